@@ -1,0 +1,213 @@
+//! Cards of the row games and sets of them.
+//!
+//! A [`Card`] that exists is a valid card number (1–104); whether it belongs to a
+//! particular deck is the ruleset's business. [`CardSet`] is a bit set, so hands and
+//! decks cost no allocation.
+
+use serde::{Deserialize, Serialize};
+
+/// The highest card number of any row game (6 nimmt!'s 104).
+pub const MAX_CARD: u8 = 104;
+
+/// A row-game card, 1–104. Serialised as a plain integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = u8, minimum = 1, maximum = 104))]
+pub struct Card(u8);
+
+impl Card {
+    /// The card with this number, if such a card exists.
+    #[must_use]
+    pub fn new(number: u8) -> Option<Self> {
+        (1..=MAX_CARD).contains(&number).then_some(Self(number))
+    }
+
+    /// The printed number.
+    #[must_use]
+    pub fn number(self) -> u8 {
+        self.0
+    }
+}
+
+/// Raised when a number is not a card.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} is not a card (1–104)")]
+pub struct NotACard(pub u8);
+
+impl TryFrom<u8> for Card {
+    type Error = NotACard;
+    fn try_from(value: u8) -> Result<Self, Self::Error> {
+        Self::new(value).ok_or(NotACard(value))
+    }
+}
+
+impl From<Card> for u8 {
+    fn from(card: Card) -> Self {
+        card.0
+    }
+}
+
+impl std::fmt::Display for Card {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Which bullhead column of RULES.md a ruleset scores by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreTable {
+    /// 6 nimmt! and X nimmt!: 55 → 7, other multiples of 11 → 5, of 10 → 3, of 5 → 2, else 1.
+    SixNimmt,
+    /// 11 nimmt!: as 6 nimmt! but 55 → 5.
+    ElevenNimmt,
+}
+
+impl ScoreTable {
+    /// Bullheads printed on `card`.
+    #[must_use]
+    pub fn bullheads(self, card: Card) -> u32 {
+        let n = card.number();
+        if n == 55 {
+            match self {
+                Self::SixNimmt => 7,
+                Self::ElevenNimmt => 5,
+            }
+        } else if n % 11 == 0 {
+            5
+        } else if n % 10 == 0 {
+            3
+        } else if n % 5 == 0 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Bullheads of several cards.
+    pub fn sum<'a>(self, cards: impl IntoIterator<Item = &'a Card>) -> u32 {
+        cards.into_iter().map(|c| self.bullheads(*c)).sum()
+    }
+}
+
+/// A set of cards as a 128-bit set: bit `n` is card `n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CardSet(u128);
+
+impl CardSet {
+    /// The empty set.
+    #[must_use]
+    pub const fn empty() -> Self {
+        Self(0)
+    }
+
+    /// Cards `1..=max`.
+    #[must_use]
+    pub fn range(max: u8) -> Self {
+        let max = max.min(MAX_CARD);
+        // Bits 1..=max set.
+        Self(((1u128 << (max + 1)) - 1) & !1)
+    }
+
+    /// Whether `card` is in the set.
+    #[must_use]
+    pub fn contains(self, card: Card) -> bool {
+        self.0 & (1u128 << card.0) != 0
+    }
+
+    /// Adds `card`; true when it was not there.
+    pub fn insert(&mut self, card: Card) -> bool {
+        let had = self.contains(card);
+        self.0 |= 1u128 << card.0;
+        !had
+    }
+
+    /// Removes `card`; true when it was there.
+    pub fn remove(&mut self, card: Card) -> bool {
+        let had = self.contains(card);
+        self.0 &= !(1u128 << card.0);
+        had
+    }
+
+    /// Number of cards.
+    #[must_use]
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// Whether the set holds no card.
+    #[must_use]
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The cards in ascending order.
+    pub fn iter(self) -> impl Iterator<Item = Card> {
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let n = bits.trailing_zeros();
+            bits &= bits - 1;
+            // n is at most 104 because only card bits are ever set.
+            u8::try_from(n).ok().map(Card)
+        })
+    }
+
+    /// The cards as a vector, ascending.
+    #[must_use]
+    pub fn to_vec(self) -> Vec<Card> {
+        self.iter().collect()
+    }
+}
+
+impl FromIterator<Card> for CardSet {
+    fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> Self {
+        let mut set = Self::empty();
+        for card in iter {
+            set.insert(card);
+        }
+        set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(n: u8) -> Card {
+        Card::new(n).unwrap()
+    }
+
+    #[test]
+    fn card_numbers_outside_1_to_104_are_not_cards() {
+        assert!(Card::new(0).is_none());
+        assert!(Card::new(105).is_none());
+        assert_eq!(card(104).number(), 104);
+    }
+
+    #[test]
+    fn six_nimmt_deck_totals_171_bullheads() {
+        let all: Vec<Card> = CardSet::range(104).to_vec();
+        assert_eq!(all.len(), 104);
+        assert_eq!(ScoreTable::SixNimmt.sum(&all), 171);
+    }
+
+    #[test]
+    fn bullhead_table_matches_the_rules() {
+        let t = ScoreTable::SixNimmt;
+        assert_eq!(t.bullheads(card(55)), 7);
+        assert_eq!(t.bullheads(card(11)), 5);
+        assert_eq!(t.bullheads(card(10)), 3);
+        assert_eq!(t.bullheads(card(15)), 2);
+        assert_eq!(t.bullheads(card(1)), 1);
+        assert_eq!(ScoreTable::ElevenNimmt.bullheads(card(55)), 5);
+    }
+
+    #[test]
+    fn card_set_iterates_ascending() {
+        let set: CardSet = [card(7), card(104), card(1)].into_iter().collect();
+        assert_eq!(set.to_vec(), vec![card(1), card(7), card(104)]);
+        assert_eq!(set.len(), 3);
+    }
+}

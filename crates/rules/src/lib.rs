@@ -1,0 +1,23 @@
+//! The rules of the Stammtisch games: pure, synchronous, no I/O, no clock, no randomness.
+//!
+//! One decider shape: [`Game::decide`] checks a command and returns events,
+//! [`Game::apply`] folds an event into the state and cannot fail, [`Game::view_for`] says
+//! what a seat may see, [`Game::legal_for`] lists what it may send. Shuffling is done by the
+//! caller through [`Dealer`]; the events record the deal, so a replay never shuffles.
+
+pub mod card;
+pub mod error;
+pub mod game;
+pub mod options;
+pub mod view;
+
+pub use card::{Card, CardSet, ScoreTable};
+pub use error::RuleError;
+pub use game::{
+    Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, Game, NewGame, Occupant,
+    RULES_VERSION, Seat, SeatCard, Setup, Status, deal_from_order,
+};
+pub use options::{
+    DealOption, DeckOption, EndCondition, Options, PlacementOption, Preset, Ruleset,
+};
+pub use view::{GameView, SHUFFLE_ALGORITHM};

@@ -1,0 +1,202 @@
+//! What a seat (or a spectator) may see of a game: a pure function of the state.
+//!
+//! Every endpoint builds its game body from [`Game::view_for`]; hidden information (other
+//! hands, unrevealed selections, the seed before the end, a prepared deal) has no field here.
+
+use serde::Serialize;
+
+use crate::card::Card;
+use crate::game::{Awaiting, BotStrategy, Command, Game, Occupant, SeatCard, Status};
+use crate::options::{Options, ROW_CAPACITY, Ruleset};
+
+/// The shuffle algorithm, as published with every game.
+pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
+
+/// A game as one caller may see it.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct GameView {
+    /// Ruleset name.
+    pub ruleset: Ruleset,
+    /// Options in force.
+    pub options: Options,
+    /// Number of seats.
+    pub players: u8,
+    /// Game name.
+    pub name: Option<String>,
+    /// `lobby`, `active` or `finished`.
+    pub status: Status,
+    /// The host's seat.
+    pub host_seat: u8,
+    /// Whether the creator prepared the first deal (and so knew the cards).
+    pub prepared_deal: bool,
+    /// Rules version the game is pinned to.
+    pub rules_version: u32,
+    /// Current round, 1-based (0 before the first deal).
+    pub round: u16,
+    /// Every seat's public state.
+    pub seats: Vec<SeatView>,
+    /// The public state of the table.
+    pub table: TableView,
+    /// The caller's seat and private state; `null` for a spectator.
+    pub you: Option<YouView>,
+    /// Who must act now.
+    pub awaiting: Vec<Awaiting>,
+    /// Commands the caller may send now.
+    pub legal: Vec<Command>,
+    /// Bullheads per round and seat (`scores[r][s]`).
+    pub scores: Vec<Vec<u32>>,
+    /// Totals per seat.
+    pub totals: Vec<u32>,
+    /// Winning seats once finished, else `null`.
+    pub winners: Option<Vec<u8>>,
+    /// The fair-shuffle commitment and, once finished, the seed.
+    pub fairness: FairnessView,
+}
+
+/// A seat's public state.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SeatView {
+    /// Seat index.
+    pub seat: u8,
+    /// Display name; `null` for a free seat.
+    pub name: Option<String>,
+    /// Account id of a person; `null` for a bot or a free seat.
+    pub account_id: Option<String>,
+    /// Whether a bot plays this seat (seated bot or resigned person).
+    pub bot: bool,
+    /// The bot strategy, for a bot seat.
+    pub strategy: Option<BotStrategy>,
+    /// The person resigned and a bot took over.
+    pub resigned: bool,
+    /// The seat has selected a card this turn (the card stays hidden).
+    pub selected: bool,
+    /// Cards left in hand.
+    pub hand_size: usize,
+    /// Cards taken this round (public).
+    pub taken: Vec<Card>,
+    /// Bullheads taken this round.
+    pub round_bullheads: u32,
+    /// Total of finished rounds.
+    pub total: u32,
+}
+
+/// A row of the table.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RowView {
+    /// The card that fills the row (the next one takes it).
+    pub capacity: usize,
+    /// Cards left to right.
+    pub cards: Vec<Card>,
+}
+
+/// The public table.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TableView {
+    /// The rows, left to right.
+    pub rows: Vec<RowView>,
+    /// Revealed cards of this turn not yet placed, ascending.
+    pub revealed: Vec<SeatCard>,
+}
+
+/// The caller's private state.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct YouView {
+    /// The caller's seat.
+    pub seat: u8,
+    /// The caller's hand, ascending.
+    pub hand: Vec<Card>,
+    /// The caller's selection this turn, before the reveal.
+    pub selected: Option<Card>,
+}
+
+/// Fair-shuffle information.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct FairnessView {
+    /// The documented shuffle algorithm.
+    pub algorithm: &'static str,
+    /// Hex SHA-256 of the seed's bytes.
+    pub commitment: String,
+    /// The seed (hex), once the game is finished.
+    pub seed: Option<String>,
+}
+
+impl Game {
+    /// The game as the account `viewer` may see it (`None`: anonymous spectator).
+    #[must_use]
+    pub fn view_for(&self, viewer: Option<&str>) -> GameView {
+        let you_seat = viewer.and_then(|a| self.seat_of(a));
+        let seats = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let seat = u8::try_from(i).unwrap_or_default();
+                SeatView {
+                    seat,
+                    name: s.name().map(str::to_owned),
+                    account_id: s.account().map(str::to_owned),
+                    bot: s.bot_controlled(),
+                    strategy: match &s.occupant {
+                        Some(Occupant::Bot { strategy, .. }) => Some(*strategy),
+                        _ if s.resigned => Some(BotStrategy::Random),
+                        _ => None,
+                    },
+                    resigned: s.resigned,
+                    selected: self.selection(seat).is_some(),
+                    hand_size: self.hand(seat).len(),
+                    taken: self.taken[i].clone(),
+                    round_bullheads: self.round_bullheads(seat),
+                    total: self.totals[i],
+                }
+            })
+            .collect();
+        GameView {
+            ruleset: self.setup.ruleset,
+            options: self.setup.options,
+            players: self.setup.players,
+            name: self.name.clone(),
+            status: self.status,
+            host_seat: self.host_seat,
+            prepared_deal: self.prepared_deal,
+            rules_version: self.rules_version,
+            round: self.round,
+            seats,
+            table: TableView {
+                rows: self
+                    .rows
+                    .iter()
+                    .map(|r| RowView {
+                        capacity: ROW_CAPACITY,
+                        cards: r.clone(),
+                    })
+                    .collect(),
+                revealed: self.revealed.clone(),
+            },
+            you: you_seat.map(|seat| YouView {
+                seat,
+                hand: self.hand(seat).to_vec(),
+                selected: self.selection(seat),
+            }),
+            awaiting: self.awaiting(),
+            legal: viewer.map(|a| self.legal_for(a)).unwrap_or_default(),
+            scores: self.scores.clone(),
+            totals: self.totals.clone(),
+            winners: (self.status == Status::Finished).then(|| self.winners.clone()),
+            fairness: FairnessView {
+                algorithm: SHUFFLE_ALGORITHM,
+                commitment: self.commitment.clone(),
+                seed: if self.seed_revealed {
+                    self.seed().map(str::to_owned)
+                } else {
+                    None
+                },
+            },
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! One error type for the HTTP layer, rendered as RFC 9457 problem+json with a stable `code`.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+
+use crate::service::ServiceError;
+use crate::store::StoreError;
+
+/// The body of every error response.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Problem {
+    /// A URI naming the problem type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Short summary of the problem type.
+    pub title: String,
+    /// HTTP status.
+    pub status: u16,
+    /// What went wrong this time.
+    pub detail: String,
+    /// Stable machine-readable code, e.g. `card_not_in_hand`.
+    pub code: String,
+    /// For `version_conflict`: the game's current version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_version: Option<i32>,
+}
+
+/// Everything a handler can answer with instead of success.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// No or a bad token.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// Wrong name or password.
+    #[error("invalid name or password")]
+    InvalidCredentials,
+    /// Authenticated but not allowed.
+    #[error("{detail}")]
+    Forbidden {
+        /// Code.
+        code: &'static str,
+        /// Detail.
+        detail: String,
+    },
+    /// No such resource.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The name is taken.
+    #[error("the name is taken")]
+    NameTaken,
+    /// `If-Match` named another version.
+    #[error("the game is at version {current}")]
+    VersionConflict {
+        /// Current version.
+        current: i32,
+    },
+    /// Retries exhausted.
+    #[error("the game is busy; try again")]
+    Busy,
+    /// A rule refuses the command.
+    #[error(transparent)]
+    Rule(rules::RuleError),
+    /// A well-formed request with invalid content.
+    #[error("{0}")]
+    Validation(String),
+    /// A request that cannot be parsed.
+    #[error("{detail}")]
+    BadRequest {
+        /// Code.
+        code: &'static str,
+        /// Detail.
+        detail: String,
+    },
+    /// Body over the limit.
+    #[error("the request body is too large")]
+    PayloadTooLarge,
+    /// Wrong content type.
+    #[error("send application/json")]
+    UnsupportedMediaType,
+    /// Too many failed logins.
+    #[error("too many failed attempts; retry in {retry_after} s")]
+    RateLimited {
+        /// Seconds.
+        retry_after: u64,
+    },
+    /// The database is unreachable.
+    #[error("the service is unavailable")]
+    Unavailable,
+    /// A bug or an outage; the body stays opaque, the log has the cause chain.
+    #[error("internal error")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl ApiError {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::Unauthorized(_) => "unauthorized",
+            Self::InvalidCredentials => "invalid_credentials",
+            Self::Forbidden { code, .. } | Self::BadRequest { code, .. } => code,
+            Self::NotFound(_) => "not_found",
+            Self::NameTaken => "name_taken",
+            Self::VersionConflict { .. } => "version_conflict",
+            Self::Busy => "busy",
+            Self::Rule(e) => e.code(),
+            Self::Validation(_) => "validation_failed",
+            Self::PayloadTooLarge => "payload_too_large",
+            Self::UnsupportedMediaType => "unsupported_media_type",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::Unavailable => "unavailable",
+            Self::Internal(_) => "internal_error",
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Unauthorized(_) | Self::InvalidCredentials => StatusCode::UNAUTHORIZED,
+            Self::Forbidden { .. } | Self::Rule(rules::RuleError::NotAPlayer) => {
+                StatusCode::FORBIDDEN
+            }
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::NameTaken | Self::VersionConflict { .. } => StatusCode::CONFLICT,
+            Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Rule(_) | Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let status = self.status_code();
+        if let Self::Internal(e) = self {
+            tracing::error!(error = ?e, "internal error");
+        }
+        let code = self.code();
+        let problem = Problem {
+            type_: format!(
+                "https://stammtisch.example/problems/{}",
+                code.replace('_', "-")
+            ),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: self.to_string(),
+            code: code.to_owned(),
+            current_version: match self {
+                Self::VersionConflict { current } => Some(*current),
+                _ => None,
+            },
+        };
+        let mut response = HttpResponse::build(status);
+        response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
+        match self {
+            Self::Unauthorized(_) => {
+                response.insert_header((
+                    header::WWW_AUTHENTICATE,
+                    "Bearer realm=\"stammtisch\", error=\"invalid_token\"",
+                ));
+            }
+            Self::InvalidCredentials => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"stammtisch\""));
+            }
+            Self::RateLimited { retry_after } => {
+                if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
+                    response.insert_header((header::RETRY_AFTER, v));
+                }
+            }
+            _ => {}
+        }
+        response.body(serde_json::to_string(&problem).unwrap_or_default())
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::GameNotFound => Self::NotFound("game"),
+            ServiceError::Rule(rule) => Self::Rule(rule),
+            ServiceError::VersionConflict { current } => Self::VersionConflict { current },
+            ServiceError::Busy => Self::Busy,
+            ServiceError::Store(store) => store.into(),
+            other @ ServiceError::Corrupt { .. } => Self::Internal(anyhow::Error::new(other)),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Pool(_) | StoreError::Connect(_) => {
+                tracing::error!(error = ?e, "database unavailable");
+                Self::Unavailable
+            }
+            other => Self::Internal(anyhow::Error::new(other)),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for ApiError {
+    fn from(e: diesel::result::Error) -> Self {
+        StoreError::Query(e).into()
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(e: actix_web::error::BlockingError) -> Self {
+        Self::Internal(anyhow::anyhow!("blocking task failed: {e}"))
+    }
+}
+
+/// Maps a JSON body error: syntax → 400, content → 422, size → 413, type → 415.
+pub fn json_error(
+    err: actix_web::error::JsonPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
+    use actix_web::error::JsonPayloadError as E;
+    let api = match &err {
+        E::OverflowKnownLength { .. } | E::Overflow { .. } => ApiError::PayloadTooLarge,
+        E::ContentType => ApiError::UnsupportedMediaType,
+        E::Deserialize(e) if e.is_data() => ApiError::Validation(e.to_string()),
+        E::Deserialize(e) => ApiError::BadRequest {
+            code: "malformed_json",
+            detail: e.to_string(),
+        },
+        other => ApiError::BadRequest {
+            code: "malformed_body",
+            detail: other.to_string(),
+        },
+    };
+    api.into()
+}
+
+/// Maps a query-string error to 400.
+pub fn query_error(
+    err: actix_web::error::QueryPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
+    ApiError::BadRequest {
+        code: "invalid_query",
+        detail: err.to_string(),
+    }
+    .into()
+}
+
+/// Maps a path error to 404.
+pub fn path_error(
+    _err: actix_web::error::PathError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
+    ApiError::NotFound("resource").into()
+}

@@ -1,0 +1,476 @@
+//! Games: create, list, view, commands, events.
+
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use rules::{
+    Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset, Ruleset, Setup,
+};
+
+use super::errors::{ApiError, Problem};
+use super::ops::Metrics;
+use super::{AppState, blocking};
+use crate::auth::Caller;
+use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
+use crate::store::{GameSummaryRow, ListQuery};
+
+/// Options as a client sends them; fields left out take the preset's or the default value.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsInput {
+    /// `full` or `tactical`.
+    pub deck: Option<DeckOption>,
+    /// `random` (`draft` is planned).
+    pub deal: Option<DealOption>,
+    /// `right` (`both_ends` is planned).
+    pub placement: Option<PlacementOption>,
+    /// `{"points": N}` or `{"rounds": k}`.
+    pub end: Option<EndCondition>,
+}
+
+/// A new game.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// `6-nimmt`.
+    pub ruleset: String,
+    /// Number of seats.
+    pub players: u8,
+    /// Options; override the preset's.
+    pub options: Option<OptionsInput>,
+    /// `standard`, `taktik`, `logik`, `profi`.
+    pub preset: Option<Preset>,
+    /// Display name (at most 64 characters).
+    pub name: Option<String>,
+    /// Move deadlines are not supported yet; must be absent or null.
+    pub move_deadline_seconds: Option<u32>,
+    /// The exact first deal (then `prepared_deal: true` for everyone).
+    pub deal: Option<Deal>,
+}
+
+/// A game in a list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GameSummary {
+    /// Id.
+    pub id: String,
+    /// Ruleset.
+    pub ruleset: String,
+    /// Name.
+    pub name: Option<String>,
+    /// `lobby`, `active`, `finished`.
+    pub status: String,
+    /// Version.
+    pub version: i32,
+    /// Seats.
+    pub players: usize,
+    /// Seats taken by people (bots not counted).
+    pub people: usize,
+    /// The caller's seat, if any.
+    pub your_seat: Option<i32>,
+    /// The caller must act now.
+    pub your_turn: bool,
+    /// Creation time (UTC, RFC 3339).
+    pub created_at: String,
+    /// Last change (UTC, RFC 3339).
+    pub updated_at: String,
+}
+
+/// A page of games.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GamePage {
+    /// Games, newest first.
+    pub items: Vec<GameSummary>,
+    /// Pass as `cursor` for the next page; `null` at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// Filters of the game list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    /// `lobby`, `active` or `finished`.
+    pub status: Option<String>,
+    /// Ruleset name.
+    pub ruleset: Option<String>,
+    /// Only games the caller sits in.
+    pub mine: Option<bool>,
+    /// `me`: the inbox, games in which the caller must act now.
+    pub awaiting: Option<String>,
+    /// Page size, 1–500 (default 50).
+    pub limit: Option<i64>,
+    /// From `next_cursor`.
+    pub cursor: Option<String>,
+}
+
+/// Paging of the event list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct EventParams {
+    /// Only events with a higher `seq` (default 0).
+    pub after: Option<i32>,
+    /// Page size, 1–500 (default 50).
+    pub limit: Option<i64>,
+}
+
+/// An event as the caller may see it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventItem {
+    /// Position in the game's stream, from 1.
+    pub seq: i32,
+    /// Event type, e.g. `card_placed`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Time of the append (UTC, RFC 3339).
+    pub at: String,
+    /// Payload.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// A page of events.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventPage {
+    /// Events in order.
+    pub items: Vec<EventItem>,
+    /// Pass as `after` for the next page; `null` at the end.
+    pub next_cursor: Option<String>,
+}
+
+fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
+    match limit {
+        None => Ok(50),
+        Some(l) if (1..=500).contains(&l) => Ok(l),
+        Some(_) => Err(ApiError::Validation("limit must be 1 to 500".into())),
+    }
+}
+
+fn game_id(raw: &str) -> Result<String, ApiError> {
+    uuid::Uuid::parse_str(raw)
+        .map(|u| u.to_string())
+        .map_err(|_| ApiError::NotFound("game"))
+}
+
+fn etag(version: i32) -> (header::HeaderName, String) {
+    (header::ETAG, format!("\"{version}\""))
+}
+
+fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header(etag(body.version))
+        .json(body)
+}
+
+/// Creates a game in the lobby; the caller is its host at seat 0.
+#[utoipa::path(
+    tag = "games",
+    request_body = CreateGame,
+    responses(
+        (status = 201, body = GameBody, headers(("Location" = String), ("ETag" = String))),
+        (status = 400, description = "malformed body", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 422, description = "`validation_failed`, `invalid_options`, `unsupported_option`, `invalid_deal`", body = Problem)
+    )
+)]
+#[post("/v1/games")]
+pub async fn create_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    let req = body.into_inner();
+    let ruleset = Ruleset::from_name(&req.ruleset)
+        .ok_or_else(|| ApiError::Validation(format!("unknown ruleset {:?}", req.ruleset)))?;
+    if req.move_deadline_seconds.is_some() {
+        return Err(ApiError::Rule(rules::RuleError::UnsupportedOption(
+            "move_deadline_seconds".into(),
+        )));
+    }
+    if req.name.as_ref().is_some_and(|n| n.chars().count() > 64) {
+        return Err(ApiError::Validation(
+            "name must be at most 64 characters".into(),
+        ));
+    }
+    let mut options = req.preset.unwrap_or(Preset::Standard).options();
+    if let Some(o) = req.options {
+        options.deck = o.deck.unwrap_or(options.deck);
+        options.deal = o.deal.unwrap_or(options.deal);
+        options.placement = o.placement.unwrap_or(options.placement);
+        options.end = o.end.unwrap_or(options.end);
+    }
+    let setup = Setup {
+        ruleset,
+        options,
+        players: req.players,
+    };
+    let st = state.clone();
+    let body = blocking(move || {
+        st.service
+            .create(CreateRequest {
+                account: &caller.id,
+                name: &caller.name,
+                setup,
+                game_name: req.name,
+                deal: req.deal,
+            })
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Metrics::inc(&state.metrics.games_created);
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/games/{}", body.id)))
+        .insert_header(etag(body.version))
+        .json(&body))
+}
+
+fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
+    let mine = row
+        .seats
+        .iter()
+        .find(|s| s.account_id.as_deref() == Some(account));
+    GameSummary {
+        your_seat: mine.map(|s| s.seat),
+        your_turn: mine.is_some_and(|s| s.awaiting),
+        players: row.seats.len(),
+        people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
+        id: row.game.id,
+        ruleset: row.game.ruleset,
+        name: row.game.name,
+        status: row.game.status,
+        version: row.game.version,
+        created_at: row.game.created_at.and_utc().to_rfc3339(),
+        updated_at: row.game.updated_at.and_utc().to_rfc3339(),
+    }
+}
+
+/// Lists games: the caller's games and open lobbies; `mine=true` only the caller's;
+/// `awaiting=me` the inbox (games in which the caller must act now).
+#[utoipa::path(
+    tag = "games",
+    params(ListParams),
+    responses(
+        (status = 200, body = GamePage),
+        (status = 400, description = "`invalid_query`", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[get("/v1/games")]
+pub async fn list_games(
+    state: web::Data<AppState>,
+    caller: Caller,
+    params: web::Query<ListParams>,
+) -> Result<HttpResponse, ApiError> {
+    let p = params.into_inner();
+    let limit = page_limit(p.limit)?;
+    if p.awaiting.as_deref().is_some_and(|a| a != "me") {
+        return Err(ApiError::Validation("awaiting accepts only \"me\"".into()));
+    }
+    if p.status
+        .as_deref()
+        .is_some_and(|s| !["lobby", "active", "finished"].contains(&s))
+    {
+        return Err(ApiError::Validation(
+            "status must be lobby, active or finished".into(),
+        ));
+    }
+    let before = match p.cursor.as_deref() {
+        None => None,
+        Some(c) => Some(
+            URL_SAFE_NO_PAD
+                .decode(c)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
+        ),
+    };
+    let items = blocking(move || {
+        let q = ListQuery {
+            account: &caller.id,
+            mine: p.mine.unwrap_or(false),
+            awaiting: p.awaiting.is_some(),
+            status: p.status.as_deref(),
+            ruleset: p.ruleset.as_deref(),
+            before_id: before.as_deref(),
+            limit,
+        };
+        let rows = state
+            .service
+            .store()
+            .read(|tx| tx.list_games(&q).map_err(ApiError::from))?;
+        Ok(rows
+            .into_iter()
+            .map(|r| summary(r, &caller.id))
+            .collect::<Vec<_>>())
+    })
+    .await?;
+    let next_cursor = (i64::try_from(items.len()).unwrap_or(i64::MAX) == limit)
+        .then(|| items.last().map(|g| URL_SAFE_NO_PAD.encode(&g.id)))
+        .flatten();
+    Ok(HttpResponse::Ok().json(GamePage { items, next_cursor }))
+}
+
+/// The game as the caller may see it (`you: null` for a spectator).
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = GameBody, headers(("ETag" = String))),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem)
+    )
+)]
+#[get("/v1/games/{id}")]
+pub async fn get_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let body =
+        blocking(move || state.service.view(&id, &caller.id).map_err(ApiError::from)).await?;
+    Ok(game_response(actix_web::http::StatusCode::OK, &body))
+}
+
+/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
+fn if_match(headers: &HeaderMap) -> Result<Option<i32>, ApiError> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let bad = || ApiError::BadRequest {
+        code: "invalid_if_match",
+        detail: "If-Match must be \"<version>\"".into(),
+    };
+    let text = value.to_str().map_err(|_| bad())?.trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse::<i32>().map(Some).map_err(|_| bad())
+}
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("Idempotency-Key") else {
+        return Ok(None);
+    };
+    let key = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| (1..=200).contains(&k.len()));
+    key.map(|k| Some(k.to_owned())).ok_or(ApiError::BadRequest {
+        code: "invalid_idempotency_key",
+        detail: "Idempotency-Key must be 1–200 visible ASCII characters".into(),
+    })
+}
+
+/// Sends a command (`{"type": "play_card", "card": 17}`, …). Bots answer in the same request.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "Game id"),
+        ("If-Match" = Option<String>, Header, description = "Expected version, e.g. \"12\""),
+        ("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key (per account and game)")
+    ),
+    request_body = Command,
+    responses(
+        (status = 200, body = GameBody, headers(("ETag" = String))),
+        (status = 400, description = "malformed body or headers", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 403, description = "`not_a_player`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 409, description = "`version_conflict`", body = Problem),
+        (status = 422, description = "a rule violation: `not_your_turn`, `card_not_in_hand`, …", body = Problem)
+    )
+)]
+#[post("/v1/games/{id}/commands")]
+pub async fn post_command(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    req: HttpRequest,
+    body: web::Json<Command>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let expected = if_match(req.headers())?;
+    let key = idempotency_key(req.headers())?;
+    let command = body.into_inner();
+    let st = state.clone();
+    let outcome = blocking(move || {
+        st.service
+            .execute(&CommandRequest {
+                game: &id,
+                account: &caller.id,
+                name: &caller.name,
+                command,
+                if_match: expected,
+                idempotency_key: key.as_deref(),
+            })
+            .map_err(|e| {
+                if matches!(e, ServiceError::Rule(_)) {
+                    Metrics::inc(&st.metrics.commands_refused);
+                }
+                ApiError::from(e)
+            })
+    })
+    .await?;
+    match outcome {
+        CommandOutcome::Applied(body) => {
+            Metrics::inc(&state.metrics.commands_applied);
+            Ok(game_response(actix_web::http::StatusCode::OK, &body))
+        }
+        CommandOutcome::Replayed(json) => {
+            let version = json
+                .get("version")
+                .and_then(serde_json::Value::as_i64)
+                .unwrap_or_default();
+            Ok(HttpResponse::Ok()
+                .insert_header((header::ETAG, format!("\"{version}\"")))
+                .insert_header(("Idempotent-Replayed", "true"))
+                .json(json))
+        }
+    }
+}
+
+/// The game's events as the caller may see them: public events and those of the caller's
+/// own seat.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "Game id"), EventParams),
+    responses(
+        (status = 200, body = EventPage),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem)
+    )
+)]
+#[get("/v1/games/{id}/events")]
+pub async fn list_events(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    params: web::Query<EventParams>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let limit = page_limit(params.limit)?;
+    let after = params.after.unwrap_or(0);
+    let rows = blocking(move || {
+        state
+            .service
+            .events(&id, &caller.id, after, limit)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    let items: Vec<EventItem> = rows
+        .into_iter()
+        .map(|e| EventItem {
+            seq: e.seq,
+            type_: e.event_type,
+            at: e.recorded_at.and_utc().to_rfc3339(),
+            data: e.data.0,
+        })
+        .collect();
+    let next_cursor = (i64::try_from(items.len()).unwrap_or(i64::MAX) == limit)
+        .then(|| items.last().map(|e| e.seq.to_string()))
+        .flatten();
+    Ok(HttpResponse::Ok().json(EventPage { items, next_cursor }))
+}

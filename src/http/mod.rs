@@ -1,0 +1,131 @@
+//! The HTTP face: routes, extractor configuration, OpenAPI and docs. Handlers are thin:
+//! extract → authorise → service (in `web::block`) → response.
+
+pub mod accounts;
+pub mod errors;
+pub mod games;
+pub mod ops;
+pub mod rulesets;
+
+use actix_web::web;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_actix_web::AppExt;
+
+use crate::auth::{LoginLimiter, Tokens};
+use crate::service::Service;
+
+/// Largest JSON body accepted.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// Shared state of every handler.
+pub struct AppState {
+    /// Use cases.
+    pub service: Service,
+    /// Failed-login limiter.
+    pub limiter: LoginLimiter,
+    /// Counters for `/metrics`.
+    pub metrics: ops::Metrics,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Stammtisch",
+        description = "Game server for the 6 nimmt! family and Nimm oder schieb. Errors are \
+                       application/problem+json with a stable `code`.",
+        version = "1"
+    ),
+    modifiers(&BearerAuth),
+    security(("bearer" = [])),
+    components(schemas(errors::Problem))
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// Registers every documented route.
+pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
+    cfg.service(accounts::create_account)
+        .service(accounts::create_guest)
+        .service(accounts::create_token)
+        .service(accounts::me)
+        .service(rulesets::list_rulesets)
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::get_game)
+        .service(games::post_command)
+        .service(games::list_events)
+        .service(ops::healthz)
+        .service(ops::readyz)
+        .service(ops::metrics);
+}
+
+/// The OpenAPI document of the server.
+#[must_use]
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, api) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(ApiDoc::openapi())
+        .configure(routes)
+        .split_for_parts();
+    api
+}
+
+/// The OpenAPI document as pretty JSON with a trailing newline (the committed file's form).
+///
+/// # Errors
+/// Serialisation failure.
+pub fn openapi_json() -> Result<String, serde_json::Error> {
+    openapi().to_pretty_json().map(|mut s| {
+        s.push('\n');
+        s
+    })
+}
+
+/// Extractor limits and error mapping shared by all routes.
+pub fn configure_extractors(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(
+        web::JsonConfig::default()
+            .limit(MAX_BODY_BYTES)
+            .error_handler(errors::json_error),
+    )
+    .app_data(web::QueryConfig::default().error_handler(errors::query_error))
+    .app_data(web::PathConfig::default().error_handler(errors::path_error))
+    .app_data(web::PayloadConfig::default().limit(MAX_BODY_BYTES));
+}
+
+/// Answers unknown routes with a problem.
+pub async fn not_found() -> actix_web::HttpResponse {
+    actix_web::ResponseError::error_response(&errors::ApiError::NotFound("route"))
+}
+
+/// Runs a blocking closure on the thread pool and flattens its result.
+///
+/// # Errors
+/// The closure's error, or a failed blocking task.
+pub async fn blocking<T, F>(f: F) -> Result<T, errors::ApiError>
+where
+    F: FnOnce() -> Result<T, errors::ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    web::block(f).await?
+}
+
+/// Token keys as shared app data.
+pub type TokenData = web::Data<Tokens>;

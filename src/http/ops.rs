@@ -1,0 +1,92 @@
+//! Health, readiness and metrics.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use actix_web::{HttpResponse, get, web};
+
+use super::{AppState, blocking};
+
+/// Counters exported at `/metrics`.
+#[derive(Default)]
+pub struct Metrics {
+    /// Commands applied.
+    pub commands_applied: AtomicU64,
+    /// Commands refused by the rules.
+    pub commands_refused: AtomicU64,
+    /// Games created.
+    pub games_created: AtomicU64,
+}
+
+impl Metrics {
+    /// Adds one to a counter.
+    pub fn inc(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Liveness: the process answers.
+#[utoipa::path(tag = "operations", security(()), responses((status = 200, description = "alive")))]
+#[get("/healthz")]
+pub async fn healthz() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
+}
+
+/// Readiness: the database answers.
+#[utoipa::path(
+    tag = "operations",
+    security(()),
+    responses((status = 200, description = "ready"), (status = 503, description = "database unreachable"))
+)]
+#[get("/readyz")]
+pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
+    let ok = blocking(move || Ok(state.service.store().ping()))
+        .await
+        .unwrap_or(false);
+    if ok {
+        HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))
+    } else {
+        HttpResponse::ServiceUnavailable()
+            .content_type("application/problem+json")
+            .json(serde_json::json!({
+                "type": "https://stammtisch.example/problems/unavailable",
+                "title": "Service Unavailable",
+                "status": 503,
+                "detail": "the database does not answer",
+                "code": "unavailable"
+            }))
+    }
+}
+
+/// Prometheus text-format counters.
+#[utoipa::path(tag = "operations", security(()), responses((status = 200, description = "metrics", content_type = "text/plain")))]
+#[get("/metrics")]
+pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
+    let m = &state.metrics;
+    let line = |name: &str, help: &str, v: &AtomicU64| {
+        format!(
+            "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}\n",
+            v.load(Ordering::Relaxed)
+        )
+    };
+    let body = [
+        line(
+            "stammtisch_commands_applied_total",
+            "Commands applied.",
+            &m.commands_applied,
+        ),
+        line(
+            "stammtisch_commands_refused_total",
+            "Commands refused by the rules.",
+            &m.commands_refused,
+        ),
+        line(
+            "stammtisch_games_created_total",
+            "Games created.",
+            &m.games_created,
+        ),
+    ]
+    .concat();
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4")
+        .body(body)
+}

@@ -1,0 +1,12 @@
+//! Stammtisch: a game server for the 6 nimmt! family and Nimm oder schieb.
+//!
+//! Layers: [`http`] (handlers, errors, OpenAPI) → [`service`] (load → decide → append) →
+//! [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure `rules` crate.
+
+pub mod auth;
+pub mod config;
+pub mod fairness;
+pub mod http;
+pub mod service;
+pub mod store;
+pub mod telemetry;

@@ -1,0 +1,158 @@
+//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`.
+
+use std::io::Write;
+use std::time::Duration;
+
+use actix_web::{App, HttpResponse, HttpServer, web};
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use stammtisch::auth::{LoginLimiter, Tokens};
+use stammtisch::config::Config;
+use stammtisch::http::{self, AppState};
+use stammtisch::service::Service;
+use stammtisch::store::{Store, StoreError};
+
+#[derive(Parser)]
+#[command(
+    name = "stammtisch",
+    about = "Game server for the 6 nimmt! family and Nimm oder schieb",
+    version
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the HTTP server (the default). Configuration from the environment: DATABASE_URL,
+    /// BIND_ADDR, JWT_SECRET, TOKEN_TTL_SECONDS, RUST_LOG.
+    Serve,
+    /// Run pending database migrations and exit.
+    Migrate,
+    /// Give a registered account a role, e.g. `analyst`.
+    GrantRole {
+        /// Account name.
+        name: String,
+        /// Role.
+        role: String,
+    },
+    /// Print the OpenAPI document (the source of `openapi/openapi.json`).
+    Openapi,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    if matches!(cli.command, Some(Cmd::Openapi)) {
+        let json = http::openapi_json()?;
+        std::io::stdout().write_all(json.as_bytes())?;
+        return Ok(());
+    }
+    stammtisch::telemetry::init();
+    let config = Config::from_env();
+    let store = Store::connect(&config.database_url).context("connecting to the database")?;
+    store.migrate().context("running migrations")?;
+    match cli.command.unwrap_or(Cmd::Serve) {
+        Cmd::Serve => serve(config, store),
+        Cmd::Migrate => {
+            tracing::info!("migrations are up to date");
+            Ok(())
+        }
+        Cmd::GrantRole { name, role } => grant_role(&store, &name, &role),
+        Cmd::Openapi => Ok(()),
+    }
+}
+
+fn grant_role(store: &Store, name: &str, role: &str) -> anyhow::Result<()> {
+    if role.is_empty() || !role.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+        anyhow::bail!("a role is lower-case letters and _");
+    }
+    store.write(|tx| {
+        let account = tx
+            .account_by_name(name)?
+            .ok_or_else(|| anyhow::anyhow!("no registered account named {name}"))?;
+        let mut roles: Vec<&str> = account.roles.split(',').filter(|r| !r.is_empty()).collect();
+        if !roles.contains(&role) {
+            roles.push(role);
+        }
+        tx.set_roles(&account.id, &roles.join(","))?;
+        Ok::<_, GrantError>(())
+    })?;
+    println!("{name} now has the role {role}");
+    Ok(())
+}
+
+/// Errors of `grant-role` inside a transaction.
+#[derive(Debug, thiserror::Error)]
+enum GrantError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// The JWT secret: from the configuration, or generated once and kept in the database.
+fn jwt_secret(config: &Config, store: &Store) -> anyhow::Result<Vec<u8>> {
+    if let Some(secret) = &config.jwt_secret {
+        return Ok(secret.as_bytes().to_vec());
+    }
+    let fresh = stammtisch::fairness::new_seed();
+    let secret = store.write(|tx| {
+        if let Some(existing) = tx.setting("jwt_secret")? {
+            return Ok::<_, GrantError>(existing);
+        }
+        tx.insert_setting("jwt_secret", &fresh)?;
+        Ok(fresh.clone())
+    })?;
+    Ok(secret.into_bytes())
+}
+
+#[actix_web::main]
+async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
+    let secret = jwt_secret(&config, &store)?;
+    let backend = store.backend();
+    let tokens = web::Data::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
+    let state = web::Data::new(AppState {
+        service: Service::new(store),
+        limiter: LoginLimiter::new(5, Duration::from_secs(300)),
+        metrics: http::ops::Metrics::default(),
+    });
+    let api = http::openapi();
+    let server = HttpServer::new(move || {
+        let (app, _) = App::new()
+            .wrap(tracing_actix_web::TracingLogger::default())
+            .app_data(state.clone())
+            .app_data(tokens.clone())
+            .configure(http::configure_extractors)
+            .into_utoipa_app()
+            .configure(http::routes)
+            .split_for_parts();
+        let api_json = api.clone();
+        app.route(
+            "/openapi.json",
+            web::get().to(move || {
+                let doc = api_json.clone();
+                async move { HttpResponse::Ok().json(doc) }
+            }),
+        )
+        .service(web::redirect("/docs", "/docs/"))
+        .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api.clone()))
+        .default_service(web::to(http::not_found))
+    })
+    .shutdown_timeout(10)
+    .bind(&config.bind_addr)
+    .with_context(|| format!("binding {}", config.bind_addr))?;
+    for addr in server.addrs() {
+        // Tests and scripts read this line to find the port.
+        println!("listening on http://{addr}");
+    }
+    std::io::stdout().flush()?;
+    tracing::info!(?backend, "stammtisch is serving");
+    server.run().await?;
+    Ok(())
+}

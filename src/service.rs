@@ -1,0 +1,405 @@
+//! Use cases: load a game from its events → decide → append, with bots acting in the same
+//! request, optimistic concurrency, bounded retries and durable idempotency.
+//!
+//! Blocking: call from `web::block`. Knows no HTTP; returns [`ServiceError`].
+
+use rand::seq::IndexedRandom;
+use serde::Serialize;
+use serde_json::Value;
+
+use rules::{Actor, Audience, Command, Deal, Event, Game, GameView, NewGame, Setup, Status};
+
+use crate::fairness::{self, SeededDealer};
+use crate::store::{GameIndex, GameRow, NewEvent, SeatRow, Store, StoreError, StoredEvent, Tx};
+
+/// Schema version of every event payload written by this build.
+pub const EVENT_SCHEMA_VERSION: i32 = 1;
+
+/// How often a command without `If-Match` is decided again after losing a race.
+const MAX_ATTEMPTS: u32 = 16;
+
+/// Why a use case failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// No such game.
+    #[error("game not found")]
+    GameNotFound,
+    /// The rules refuse the command.
+    #[error(transparent)]
+    Rule(#[from] rules::RuleError),
+    /// `If-Match` named another version.
+    #[error("the game is at version {current}")]
+    VersionConflict {
+        /// The game's version now.
+        current: i32,
+    },
+    /// Concurrent writers kept winning; the client may retry.
+    #[error("the game is busy; try again")]
+    Busy,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored event could not be read.
+    #[error("stored event {seq} of game {game} is unreadable: {source}")]
+    Corrupt {
+        /// Game.
+        game: String,
+        /// Seq.
+        seq: i32,
+        /// Cause.
+        source: serde_json::Error,
+    },
+}
+
+impl From<diesel::result::Error> for ServiceError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Store(StoreError::Query(e))
+    }
+}
+
+/// A game as one caller sees it: the rules' view plus its identity and version.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct GameBody {
+    /// Game id.
+    pub id: String,
+    /// Number of events in the game's stream (also the `ETag`).
+    pub version: i32,
+    /// The view.
+    #[serde(flatten)]
+    pub view: GameView,
+}
+
+/// The outcome of a command.
+pub enum CommandOutcome {
+    /// Applied now.
+    Applied(GameBody),
+    /// A repeated idempotency key: the first response, verbatim.
+    Replayed(Value),
+}
+
+/// A command request.
+pub struct CommandRequest<'a> {
+    /// Game id.
+    pub game: &'a str,
+    /// Caller's account id.
+    pub account: &'a str,
+    /// Caller's name.
+    pub name: &'a str,
+    /// The command.
+    pub command: Command,
+    /// Expected version from `If-Match`.
+    pub if_match: Option<i32>,
+    /// `Idempotency-Key`.
+    pub idempotency_key: Option<&'a str>,
+}
+
+/// A game creation request.
+pub struct CreateRequest<'a> {
+    /// Creator's account id.
+    pub account: &'a str,
+    /// Creator's name.
+    pub name: &'a str,
+    /// Ruleset, options, seats.
+    pub setup: Setup,
+    /// Game name.
+    pub game_name: Option<String>,
+    /// Prepared first deal.
+    pub deal: Option<Deal>,
+}
+
+/// Encodes a rules event for the store.
+fn to_new_event(event: &Event) -> Result<NewEvent, serde_json::Error> {
+    let mut value = serde_json::to_value(event)?;
+    let data = value
+        .get_mut("data")
+        .map(Value::take)
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    Ok(NewEvent {
+        event_type: event.type_name().to_owned(),
+        schema_version: EVENT_SCHEMA_VERSION,
+        audience: event.audience().as_text(),
+        data,
+    })
+}
+
+/// Decodes a stored event, upcasting older schema versions (none exist yet).
+pub fn decode(stored: &StoredEvent) -> Result<Event, ServiceError> {
+    let value = serde_json::json!({ "type": stored.event_type, "data": stored.data.0 });
+    serde_json::from_value(value).map_err(|source| ServiceError::Corrupt {
+        game: stored.game_id.clone(),
+        seq: stored.seq,
+        source,
+    })
+}
+
+/// Rebuilds a game from its stored events.
+fn rebuild(game_id: &str, stored: &[StoredEvent]) -> Result<Game, ServiceError> {
+    let events = stored.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+    Game::from_events(&events)
+        .ok_or_else(|| ServiceError::GameNotFound)
+        .inspect_err(|_| {
+            tracing::error!(
+                game = game_id,
+                "event stream does not start with game_created"
+            );
+        })
+}
+
+fn index_of(game: &Game, game_id: &str) -> GameIndex {
+    let awaiting = game.awaiting();
+    let seats = game
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, seat)| {
+            let s = u8::try_from(i).unwrap_or_default();
+            SeatRow {
+                game_id: game_id.to_owned(),
+                seat: i32::from(s),
+                account_id: seat.account().map(str::to_owned),
+                awaiting: !seat.bot_controlled() && awaiting.iter().any(|a| a.seat == s),
+            }
+        })
+        .collect();
+    GameIndex {
+        status: status_text(game.status).to_owned(),
+        seats,
+    }
+}
+
+/// The status as stored and filtered on.
+#[must_use]
+pub fn status_text(status: Status) -> &'static str {
+    match status {
+        Status::Lobby => "lobby",
+        Status::Active => "active",
+        Status::Finished => "finished",
+    }
+}
+
+fn body(game: &Game, id: &str, version: i32, viewer: &str) -> GameBody {
+    GameBody {
+        id: id.to_owned(),
+        version,
+        view: game.view_for(Some(viewer)),
+    }
+}
+
+/// The game service.
+#[derive(Clone)]
+pub struct Service {
+    store: Store,
+}
+
+impl Service {
+    /// A service over a store.
+    #[must_use]
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// The store (for the other use cases).
+    #[must_use]
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Creates a game; the creator takes seat 0.
+    ///
+    /// # Errors
+    /// Invalid options or deal, storage failure.
+    pub fn create(&self, req: CreateRequest<'_>) -> Result<GameBody, ServiceError> {
+        let seed = fairness::new_seed();
+        let commitment = fairness::commitment(&seed);
+        let events = Game::create(NewGame {
+            setup: req.setup.clone(),
+            name: req.game_name.clone(),
+            host_account: req.account,
+            host_name: req.name,
+            deal: req.deal,
+            seed,
+            commitment,
+        })?;
+        let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let encoded = encode_all(&events)?;
+        let now = chrono::Utc::now().naive_utc();
+        let row = GameRow {
+            id: id.clone(),
+            ruleset: req.setup.ruleset.name().to_owned(),
+            name: req.game_name,
+            status: "lobby".into(),
+            host_account: req.account.to_owned(),
+            version: i32::try_from(events.len()).unwrap_or(i32::MAX),
+            created_at: now,
+            updated_at: now,
+        };
+        let index = index_of(&game, &id);
+        self.store.write(|tx| {
+            tx.create_game(&row, &index, &encoded)
+                .map_err(ServiceError::from)
+        })?;
+        Ok(body(&game, &id, row.version, req.account))
+    }
+
+    /// Loads a game as `viewer` sees it.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn view(&self, game_id: &str, viewer: &str) -> Result<GameBody, ServiceError> {
+        let stored = self
+            .store
+            .read(|tx| tx.load_events(game_id).map_err(ServiceError::from))?;
+        if stored.is_empty() {
+            return Err(ServiceError::GameNotFound);
+        }
+        let game = rebuild(game_id, &stored)?;
+        Ok(body(&game, game_id, version_of(&stored), viewer))
+    }
+
+    /// The seat of `viewer` in a game (`None` for a spectator).
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn seat_of(
+        &self,
+        tx: &mut dyn Tx,
+        game_id: &str,
+        viewer: &str,
+    ) -> Result<Option<u8>, ServiceError> {
+        let stored = tx.load_events(game_id)?;
+        if stored.is_empty() {
+            return Err(ServiceError::GameNotFound);
+        }
+        Ok(rebuild(game_id, &stored)?.seat_of(viewer))
+    }
+
+    /// Runs a command: decide, let bots answer, append; retried on a lost race when the
+    /// client did not pin a version.
+    ///
+    /// # Errors
+    /// Unknown game, a rule violation, a version conflict, storage failure.
+    pub fn execute(&self, req: &CommandRequest<'_>) -> Result<CommandOutcome, ServiceError> {
+        for attempt in 0..MAX_ATTEMPTS {
+            match self.store.write(|tx| self.attempt(tx, req)) {
+                Err(ServiceError::Store(StoreError::Conflict)) => {
+                    if let Some(expected) = req.if_match {
+                        let current = self.current_version(req.game).unwrap_or(expected);
+                        return Err(ServiceError::VersionConflict { current });
+                    }
+                    tracing::debug!(game = req.game, attempt, "lost a race; deciding again");
+                    let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
+                    std::thread::sleep(std::time::Duration::from_millis(jitter));
+                }
+                other => return other,
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+
+    fn current_version(&self, game_id: &str) -> Result<i32, ServiceError> {
+        let row = self
+            .store
+            .read(|tx| tx.game(game_id).map_err(ServiceError::from))?;
+        row.map(|g| g.version).ok_or(ServiceError::GameNotFound)
+    }
+
+    fn attempt(
+        &self,
+        tx: &mut dyn Tx,
+        req: &CommandRequest<'_>,
+    ) -> Result<CommandOutcome, ServiceError> {
+        if let Some(key) = req.idempotency_key {
+            if let Some((_, response)) = tx.idempotent_response(req.game, req.account, key)? {
+                return Ok(CommandOutcome::Replayed(response));
+            }
+        }
+        let stored = tx.load_events(req.game)?;
+        if stored.is_empty() {
+            return Err(ServiceError::GameNotFound);
+        }
+        let version = version_of(&stored);
+        if let Some(expected) = req.if_match {
+            if expected != version {
+                return Err(ServiceError::VersionConflict { current: version });
+            }
+        }
+        let mut game = rebuild(req.game, &stored)?;
+        let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
+        let actor = Actor::Account {
+            id: req.account,
+            name: req.name,
+        };
+        let mut events = game.decide(actor, &req.command, &mut dealer)?;
+        events.iter().for_each(|e| game.apply(e));
+        play_bots(&mut game, &mut dealer, &mut events)?;
+        let encoded = encode_all(&events)?;
+        let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
+        tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
+        let response = body(&game, req.game, new_version, req.account);
+        if let Some(key) = req.idempotency_key {
+            let json = serde_json::to_value(&response).map_err(|e| {
+                StoreError::Query(diesel::result::Error::SerializationError(Box::new(e)))
+            })?;
+            tx.save_idempotent_response(req.game, req.account, key, 200, &json)?;
+        }
+        Ok(CommandOutcome::Applied(response))
+    }
+
+    /// A page of a game's events as `viewer` may read them.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn events(
+        &self,
+        game_id: &str,
+        viewer: &str,
+        after: i32,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, ServiceError> {
+        self.store.read(|tx| {
+            let seat = self.seat_of(tx, game_id, viewer)?;
+            let audiences: Vec<String> = std::iter::once(Audience::Public)
+                .chain(seat.map(Audience::Seat))
+                .map(Audience::as_text)
+                .collect();
+            Ok(tx.events_page(game_id, after, &audiences, limit)?)
+        })
+    }
+}
+
+fn version_of(stored: &[StoredEvent]) -> i32 {
+    stored.last().map_or(0, |e| e.seq)
+}
+
+fn encode_all(events: &[Event]) -> Result<Vec<NewEvent>, ServiceError> {
+    events
+        .iter()
+        .map(to_new_event)
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            ServiceError::Store(StoreError::Query(
+                diesel::result::Error::SerializationError(Box::new(e)),
+            ))
+        })
+}
+
+/// Lets every bot-controlled seat that must act choose its move, until a person must act
+/// or the game ends.
+fn play_bots(
+    game: &mut Game,
+    dealer: &mut SeededDealer,
+    events: &mut Vec<Event>,
+) -> Result<(), ServiceError> {
+    let mut rng = rand::rng();
+    while let Some(seat) = game.next_bot() {
+        let moves = game.moves_for(seat);
+        let Some(choice) = moves.choose(&mut rng) else {
+            break;
+        };
+        let produced = game.decide(Actor::Bot { seat }, choice, dealer)?;
+        produced.iter().for_each(|e| game.apply(e));
+        events.extend(produced);
+    }
+    Ok(())
+}

@@ -1,0 +1,575 @@
+//! Every store operation, written once and compiled for both connection types.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+
+use super::StoreError;
+use super::json::JsonValue;
+use super::schema::{accounts, events, game_seats, games, idempotency_keys, settings};
+
+/// An account as stored.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = accounts)]
+pub struct AccountRow {
+    /// Id (UUID text).
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Argon2id PHC string; `None` for guests.
+    pub password_hash: Option<String>,
+    /// Password-less quick-play account.
+    pub guest: bool,
+    /// Comma-separated roles.
+    pub roles: String,
+    /// Creation time (UTC).
+    pub created_at: NaiveDateTime,
+}
+
+/// A game's index row.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = games)]
+pub struct GameRow {
+    /// Id (UUID text).
+    pub id: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Game name.
+    pub name: Option<String>,
+    /// `lobby`, `active`, `finished`.
+    pub status: String,
+    /// Creator's account.
+    pub host_account: String,
+    /// Number of events.
+    pub version: i32,
+    /// Creation time.
+    pub created_at: NaiveDateTime,
+    /// Last change.
+    pub updated_at: NaiveDateTime,
+}
+
+/// A seat of the index: who sits there and whether they must act.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = game_seats)]
+pub struct SeatRow {
+    /// Game.
+    pub game_id: String,
+    /// Seat.
+    pub seat: i32,
+    /// Account of a person.
+    pub account_id: Option<String>,
+    /// The person must act now.
+    pub awaiting: bool,
+}
+
+/// The index of a game after a command.
+#[derive(Debug, Clone)]
+pub struct GameIndex {
+    /// New status.
+    pub status: String,
+    /// Seats.
+    pub seats: Vec<SeatRow>,
+}
+
+/// A summary for lists: the index row and its seats.
+#[derive(Debug, Clone)]
+pub struct GameSummaryRow {
+    /// The game.
+    pub game: GameRow,
+    /// Its seats.
+    pub seats: Vec<SeatRow>,
+}
+
+/// An event to append.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// Type name.
+    pub event_type: String,
+    /// Payload schema version.
+    pub schema_version: i32,
+    /// `public`, `seat:N`, `server`.
+    pub audience: String,
+    /// Payload.
+    pub data: serde_json::Value,
+}
+
+/// An event as stored.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = events)]
+pub struct StoredEvent {
+    /// Global position.
+    pub position: i64,
+    /// Unique event id.
+    pub event_id: String,
+    /// Game.
+    pub game_id: String,
+    /// Position in the game's stream, from 1.
+    pub seq: i32,
+    /// Type name.
+    pub event_type: String,
+    /// Payload schema version.
+    pub schema_version: i32,
+    /// Audience.
+    pub audience: String,
+    /// Payload.
+    pub data: JsonValue,
+    /// Time of the append (UTC).
+    pub recorded_at: NaiveDateTime,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = events)]
+struct EventInsert<'a> {
+    event_id: String,
+    game_id: &'a str,
+    seq: i32,
+    event_type: &'a str,
+    schema_version: i32,
+    audience: &'a str,
+    data: JsonValue,
+    recorded_at: NaiveDateTime,
+}
+
+/// The operations of one transaction (or one connection, for reads).
+pub trait Tx {
+    /// Inserts an account; [`StoreError::Duplicate`] when the name is taken.
+    ///
+    /// # Errors
+    /// Duplicate name, database failure.
+    fn insert_account(&mut self, row: &AccountRow) -> Result<(), StoreError>;
+    /// A registered (non-guest) account by name, case-insensitively.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn account_by_name(&mut self, name: &str) -> Result<Option<AccountRow>, StoreError>;
+    /// An account by id.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn account_by_id(&mut self, id: &str) -> Result<Option<AccountRow>, StoreError>;
+    /// Replaces an account's roles.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError>;
+    /// A setting.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn setting(&mut self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Inserts a setting; [`StoreError::Duplicate`] when it exists.
+    ///
+    /// # Errors
+    /// Duplicate, database failure.
+    fn insert_setting(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
+    /// Creates a game's index row and appends its first events.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn create_game(
+        &mut self,
+        row: &GameRow,
+        index: &GameIndex,
+        events: &[NewEvent],
+    ) -> Result<(), StoreError>;
+    /// The game's index row.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError>;
+    /// All events of a game in order.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn load_events(&mut self, game: &str) -> Result<Vec<StoredEvent>, StoreError>;
+    /// Events of a game after `after` that one of `audiences` may read, at most `limit`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn events_page(
+        &mut self,
+        game: &str,
+        after: i32,
+        audiences: &[String],
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
+    /// Appends events at `expected + 1 …` if the game is still at version `expected`, and
+    /// rewrites its index. [`StoreError::Conflict`] when another write came first; nothing
+    /// is written then.
+    ///
+    /// # Errors
+    /// Conflict, database failure.
+    fn append(
+        &mut self,
+        game: &str,
+        expected: i32,
+        index: &GameIndex,
+        events: &[NewEvent],
+    ) -> Result<(), StoreError>;
+    /// The stored first response to a command with this idempotency key.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn idempotent_response(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+    ) -> Result<Option<(i32, serde_json::Value)>, StoreError>;
+    /// Stores the first response to a command with this key.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the key was stored concurrently, database failure.
+    fn save_idempotent_response(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+        status: i32,
+        response: &serde_json::Value,
+    ) -> Result<(), StoreError>;
+    /// Games for a list, newest first, after the cursor id.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn list_games(&mut self, query: &ListQuery<'_>) -> Result<Vec<GameSummaryRow>, StoreError>;
+}
+
+/// Filters of a game list.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery<'a> {
+    /// The caller.
+    pub account: &'a str,
+    /// Only games the caller sits in.
+    pub mine: bool,
+    /// Only games in which the caller must act.
+    pub awaiting: bool,
+    /// Status filter.
+    pub status: Option<&'a str>,
+    /// Ruleset filter.
+    pub ruleset: Option<&'a str>,
+    /// Only ids below this (newest first).
+    pub before_id: Option<&'a str>,
+    /// Page size.
+    pub limit: i64,
+}
+
+diesel::define_sql_function! {
+    /// SQL `lower()`, which the case-insensitive name index is built on.
+    fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+fn now() -> NaiveDateTime {
+    chrono::Utc::now().naive_utc()
+}
+
+fn is_unique_violation(e: &DieselError) -> bool {
+    matches!(
+        e,
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)
+    )
+}
+
+fn duplicate_or(e: DieselError) -> StoreError {
+    if is_unique_violation(&e) {
+        StoreError::Duplicate
+    } else {
+        StoreError::Query(e)
+    }
+}
+
+fn conflict_or(e: DieselError) -> StoreError {
+    if is_unique_violation(&e) {
+        StoreError::Conflict
+    } else {
+        StoreError::Query(e)
+    }
+}
+
+macro_rules! impl_tx {
+    ($conn:ty) => {
+        impl Tx for $conn {
+            fn insert_account(&mut self, row: &AccountRow) -> Result<(), StoreError> {
+                diesel::insert_into(accounts::table)
+                    .values(row.clone())
+                    .execute(self)
+                    .map_err(duplicate_or)?;
+                Ok(())
+            }
+
+            fn account_by_name(&mut self, name: &str) -> Result<Option<AccountRow>, StoreError> {
+                Ok(accounts::table
+                    .filter(accounts::guest.eq(false))
+                    .filter(lower(accounts::name).eq(name.to_lowercase()))
+                    .select(AccountRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn account_by_id(&mut self, id: &str) -> Result<Option<AccountRow>, StoreError> {
+                Ok(accounts::table
+                    .find(id)
+                    .select(AccountRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError> {
+                diesel::update(accounts::table.find(id))
+                    .set(accounts::roles.eq(roles))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn setting(&mut self, key: &str) -> Result<Option<String>, StoreError> {
+                Ok(settings::table
+                    .find(key)
+                    .select(settings::value)
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn insert_setting(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+                diesel::insert_into(settings::table)
+                    .values((settings::key.eq(key), settings::value.eq(value)))
+                    .execute(self)
+                    .map_err(duplicate_or)?;
+                Ok(())
+            }
+
+            fn create_game(
+                &mut self,
+                row: &GameRow,
+                index: &GameIndex,
+                events: &[NewEvent],
+            ) -> Result<(), StoreError> {
+                diesel::insert_into(games::table)
+                    .values(row.clone())
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                insert_events(self, &row.id, 0, events)?;
+                write_seats(self, &row.id, index)
+            }
+
+            fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
+                Ok(games::table
+                    .find(id)
+                    .select(GameRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn load_events(&mut self, game: &str) -> Result<Vec<StoredEvent>, StoreError> {
+                Ok(events::table
+                    .filter(events::game_id.eq(game))
+                    .order(events::seq.asc())
+                    .select(StoredEvent::as_select())
+                    .load(self)?)
+            }
+
+            fn events_page(
+                &mut self,
+                game: &str,
+                after: i32,
+                audiences: &[String],
+                limit: i64,
+            ) -> Result<Vec<StoredEvent>, StoreError> {
+                Ok(events::table
+                    .filter(events::game_id.eq(game))
+                    .filter(events::seq.gt(after))
+                    .filter(events::audience.eq_any(audiences))
+                    .order(events::seq.asc())
+                    .limit(limit)
+                    .select(StoredEvent::as_select())
+                    .load(self)?)
+            }
+
+            fn append(
+                &mut self,
+                game: &str,
+                expected: i32,
+                index: &GameIndex,
+                events: &[NewEvent],
+            ) -> Result<(), StoreError> {
+                let new_version = expected + i32::try_from(events.len()).unwrap_or(i32::MAX);
+                // Compare-and-set on the index row first: a concurrent writer holds its row
+                // lock until commit, after which this update matches nothing. So losers are
+                // found before any event (or global position) is written.
+                let updated =
+                    diesel::update(games::table.find(game).filter(games::version.eq(expected)))
+                        .set((
+                            games::version.eq(new_version),
+                            games::status.eq(&index.status),
+                            games::updated_at.eq(now()),
+                        ))
+                        .execute(self)?;
+                if updated != 1 {
+                    return Err(StoreError::Conflict);
+                }
+                insert_events(self, game, expected, events)?;
+                write_seats(self, game, index)
+            }
+
+            fn idempotent_response(
+                &mut self,
+                game: &str,
+                account: &str,
+                key: &str,
+            ) -> Result<Option<(i32, serde_json::Value)>, StoreError> {
+                let row: Option<(i32, JsonValue)> = idempotency_keys::table
+                    .find((game, account, key))
+                    .select((idempotency_keys::status, idempotency_keys::response))
+                    .first(self)
+                    .optional()?;
+                Ok(row.map(|(s, r)| (s, r.0)))
+            }
+
+            fn save_idempotent_response(
+                &mut self,
+                game: &str,
+                account: &str,
+                key: &str,
+                status: i32,
+                response: &serde_json::Value,
+            ) -> Result<(), StoreError> {
+                diesel::insert_into(idempotency_keys::table)
+                    .values((
+                        idempotency_keys::game_id.eq(game),
+                        idempotency_keys::account_id.eq(account),
+                        idempotency_keys::key.eq(key),
+                        idempotency_keys::status.eq(status),
+                        idempotency_keys::response.eq(JsonValue(response.clone())),
+                        idempotency_keys::created_at.eq(now()),
+                    ))
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
+
+            fn list_games(&mut self, q: &ListQuery<'_>) -> Result<Vec<GameSummaryRow>, StoreError> {
+                let mut query = games::table
+                    .select(GameRow::as_select())
+                    .order(games::id.desc())
+                    .limit(q.limit)
+                    .into_boxed();
+                if q.mine || q.awaiting {
+                    let mut seats = game_seats::table
+                        .filter(game_seats::account_id.eq(q.account))
+                        .select(game_seats::game_id)
+                        .into_boxed();
+                    if q.awaiting {
+                        seats = seats.filter(game_seats::awaiting.eq(true));
+                    }
+                    query = query.filter(games::id.eq_any(seats));
+                } else {
+                    // Without `mine`, a caller sees their own games and open lobbies.
+                    let seats = game_seats::table
+                        .filter(game_seats::account_id.eq(q.account))
+                        .select(game_seats::game_id);
+                    query = query.filter(games::id.eq_any(seats).or(games::status.eq("lobby")));
+                }
+                if let Some(status) = q.status {
+                    query = query.filter(games::status.eq(status.to_owned()));
+                }
+                if let Some(ruleset) = q.ruleset {
+                    query = query.filter(games::ruleset.eq(ruleset.to_owned()));
+                }
+                if let Some(before) = q.before_id {
+                    query = query.filter(games::id.lt(before.to_owned()));
+                }
+                let rows: Vec<GameRow> = query.load(self)?;
+                let ids: Vec<&str> = rows.iter().map(|g| g.id.as_str()).collect();
+                let seats: Vec<SeatRow> = game_seats::table
+                    .filter(game_seats::game_id.eq_any(&ids))
+                    .order((game_seats::game_id, game_seats::seat))
+                    .select(SeatRow::as_select())
+                    .load(self)?;
+                Ok(rows
+                    .into_iter()
+                    .map(|game| {
+                        let seats = seats
+                            .iter()
+                            .filter(|s| s.game_id == game.id)
+                            .cloned()
+                            .collect();
+                        GameSummaryRow { game, seats }
+                    })
+                    .collect())
+            }
+        }
+
+        impl InsertEvents for $conn {
+            fn insert_events_impl(
+                &mut self,
+                game: &str,
+                expected: i32,
+                events: &[NewEvent],
+            ) -> Result<(), StoreError> {
+                let at = now();
+                let rows: Vec<EventInsert<'_>> = events
+                    .iter()
+                    .zip(expected + 1..)
+                    .map(|(e, seq)| EventInsert {
+                        event_id: uuid::Uuid::now_v7().to_string(),
+                        game_id: game,
+                        seq,
+                        event_type: &e.event_type,
+                        schema_version: e.schema_version,
+                        audience: &e.audience,
+                        data: JsonValue(e.data.clone()),
+                        recorded_at: at,
+                    })
+                    .collect();
+                diesel::insert_into(events::table)
+                    .values(rows)
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
+
+            fn write_seats_impl(
+                &mut self,
+                game: &str,
+                index: &GameIndex,
+            ) -> Result<(), StoreError> {
+                diesel::delete(game_seats::table.filter(game_seats::game_id.eq(game)))
+                    .execute(self)?;
+                diesel::insert_into(game_seats::table)
+                    .values(index.seats.clone())
+                    .execute(self)?;
+                Ok(())
+            }
+        }
+    };
+}
+
+/// Helpers shared by `create_game` and `append`.
+trait InsertEvents {
+    fn insert_events_impl(
+        &mut self,
+        game: &str,
+        expected: i32,
+        events: &[NewEvent],
+    ) -> Result<(), StoreError>;
+    fn write_seats_impl(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError>;
+}
+
+fn insert_events<C: InsertEvents>(
+    conn: &mut C,
+    game: &str,
+    expected: i32,
+    events: &[NewEvent],
+) -> Result<(), StoreError> {
+    conn.insert_events_impl(game, expected, events)
+}
+
+fn write_seats<C: InsertEvents>(
+    conn: &mut C,
+    game: &str,
+    index: &GameIndex,
+) -> Result<(), StoreError> {
+    conn.write_seats_impl(game, index)
+}
+
+impl_tx!(diesel::pg::PgConnection);
+impl_tx!(diesel::sqlite::SqliteConnection);
