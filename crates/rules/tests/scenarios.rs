@@ -1619,3 +1619,23 @@ fn commands_and_events_serialise_as_documented() {
         serde_json::from_str(r#"{"deck": "tactical", "end": {"rounds": 3}}"#).unwrap();
     assert_eq!(opts, options(DeckOption::Tactical, EndCondition::Rounds(3)));
 }
+
+#[test]
+fn a_bot_actor_for_a_seat_that_does_not_exist_is_refused() {
+    // `decide` refuses rather than panics: the other game commands already answer
+    // not_a_player for a seat outside the table.
+    let deal = deal_with(full_deck(), [10, 20, 30, 40], &[&[41], &[42]]);
+    let mut t = started(2, standard(), deal, NoShuffle);
+    assert_eq!(t.err(bot(2), &play(41)), RuleError::NotAPlayer);
+    assert_eq!(
+        t.err(bot(2), &Command::TakeRow { row: 0 }),
+        RuleError::NotAPlayer
+    );
+    let resign =
+        std::panic::catch_unwind(|| t.game.decide(bot(2), &Command::Resign, &mut NoShuffle));
+    assert!(
+        resign.is_ok(),
+        "decide panicked on resign by Actor::Bot {{ seat: 2 }} at a 2-seat table"
+    );
+    assert_eq!(resign.unwrap(), Err(RuleError::NotAPlayer));
+}

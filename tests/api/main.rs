@@ -1,0 +1,8 @@
+//! HTTP tests against a real `stammtisch` process on a real database, SQLite and
+//! PostgreSQL both (each test body runs once per backend).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::missing_panics_doc)]
+
+mod support;
+
+mod games;

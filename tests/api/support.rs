@@ -1,0 +1,323 @@
+//! Test support: a real server process on a fresh database, and a small HTTP client.
+//!
+//! Every test gets its own database: a new SQLite file in a temporary directory, or a new
+//! PostgreSQL database (created from `STAMMTISCH_TEST_PG_URL`, default
+//! `postgres://postgres@127.0.0.1:5432/postgres`) dropped when the server is dropped.
+//! A PostgreSQL that cannot be reached fails the test; nothing is skipped.
+
+#![allow(dead_code)] // each test module uses a different part of the kit
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use diesel::{Connection, RunQueryDsl};
+use reqwest::blocking::{Client, Response};
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+/// Which database a test server uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs one test body on both backends: `both!(name);` makes `name::sqlite` and `name::postgres`.
+#[macro_export]
+macro_rules! both {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn sqlite() {
+                    super::$name($crate::support::Backend::Sqlite);
+                }
+                #[test]
+                fn postgres() {
+                    super::$name($crate::support::Backend::Postgres);
+                }
+            }
+        )*
+    };
+}
+
+fn admin_url() -> String {
+    std::env::var("STAMMTISCH_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// A database made for one test.
+pub struct TestDb {
+    pub url: String,
+    pg_name: Option<String>,
+    dir: PathBuf,
+}
+
+impl TestDb {
+    pub fn new(backend: Backend) -> Self {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let dir = std::env::temp_dir().join(format!("stammtisch-test-{id}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        match backend {
+            Backend::Sqlite => Self { url: format!("sqlite://{}", dir.join("test.db").display()), pg_name: None, dir },
+            Backend::Postgres => {
+                let name = format!("stammtisch_test_{id}");
+                let admin = admin_url();
+                let mut conn = diesel::PgConnection::establish(&admin)
+                    .unwrap_or_else(|e| panic!("PostgreSQL is required for this test and unreachable at {admin}: {e}"));
+                diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn).unwrap();
+                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
+                Self { url: format!("{base}/{name}"), pg_name: Some(name), dir }
+            }
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some(name) = &self.pg_name {
+            if let Ok(mut conn) = diesel::PgConnection::establish(&admin_url()) {
+                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A running server process.
+pub struct TestServer {
+    pub base: String,
+    pub backend: Backend,
+    child: Child,
+    pub log: PathBuf,
+    pub db: TestDb,
+}
+
+impl TestServer {
+    pub fn start(backend: Backend) -> Self {
+        Self::start_on(TestDb::new(backend), backend)
+    }
+
+    pub fn start_on(db: TestDb, backend: Backend) -> Self {
+        Self::start_with_env(db, backend, &[])
+    }
+
+    /// Starts with extra environment variables (e.g. `JWT_SECRET`).
+    pub fn start_with_env(db: TestDb, backend: Backend, env: &[(&str, &str)]) -> Self {
+        let log = db.dir.join(format!("server-{}.log", uuid::Uuid::new_v4().simple()));
+        let (child, base) = spawn(&db.url, &log, env);
+        Self { base, backend, child, log, db }
+    }
+
+    pub fn client(&self) -> Api {
+        Api { base: self.base.clone(), http: Client::builder().timeout(Duration::from_secs(60)).build().unwrap() }
+    }
+
+    /// The server's log so far (standard error).
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the server binary with `DATABASE_URL=url` on a free port.
+pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) {
+    let stderr = std::fs::File::create(log).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stammtisch"));
+    cmd.arg("serve")
+        .env("DATABASE_URL", url)
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("RUST_LOG", "info")
+        .env_remove("JWT_SECRET")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(stderr));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "server did not start; log: {}", std::fs::read_to_string(log).unwrap_or_default());
+        match lines.next() {
+            Some(Ok(line)) => {
+                if let Some(addr) = line.strip_prefix("listening on ") {
+                    let base = addr.trim().to_owned();
+                    // Keep draining stdout so the server never blocks on a full pipe.
+                    std::thread::spawn(move || for _ in lines.by_ref() {});
+                    return (child, base);
+                }
+            }
+            _ => panic!("server exited before listening; log: {}", std::fs::read_to_string(log).unwrap_or_default()),
+        }
+    }
+}
+
+/// A response: status, headers, JSON body (or `Value::Null`) and the raw text.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    fn from(r: Response) -> Self {
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let text = r.text().unwrap_or_default();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Self { status, headers, body, text }
+    }
+
+    pub fn header(&self, name: &str) -> Option<String> {
+        self.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+    }
+
+    /// Asserts a problem+json answer with this status and code.
+    pub fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "expected {status} {code}, got {}: {}", self.status, self.text);
+        assert_eq!(self.body["code"], code, "body: {}", self.text);
+        let ct = self.header("content-type").unwrap_or_default();
+        assert!(ct.starts_with("application/problem+json"), "content-type {ct}");
+        assert_eq!(self.body["status"], status);
+        assert!(self.body["title"].is_string() && self.body["type"].is_string() && self.body["detail"].is_string());
+    }
+}
+
+/// An HTTP client bound to a server.
+#[derive(Clone)]
+pub struct Api {
+    pub base: String,
+    pub http: Client,
+}
+
+/// A guest or account with its token.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub id: String,
+    pub name: String,
+    pub token: String,
+}
+
+impl Api {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    pub fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        let mut req = self.http.get(self.url(path));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        Reply::from(req.send().unwrap())
+    }
+
+    pub fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.post_with(path, token, body, &[])
+    }
+
+    pub fn post_with(&self, path: &str, token: Option<&str>, body: &Value, headers: &[(&str, &str)]) -> Reply {
+        let mut req = self.http.post(self.url(path)).json(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        Reply::from(req.send().unwrap())
+    }
+
+    pub fn post_raw(&self, path: &str, token: Option<&str>, body: Vec<u8>, content_type: &str) -> Reply {
+        let mut req = self.http.post(self.url(path)).header("content-type", content_type).body(body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        Reply::from(req.send().unwrap())
+    }
+
+    pub fn guest(&self, name: &str) -> Player {
+        let r = self.post("/v1/guests", None, &json!({ "name": name }));
+        assert_eq!(r.status, 201, "{}", r.text);
+        Player {
+            id: r.body["account"]["id"].as_str().unwrap().into(),
+            name: name.into(),
+            token: r.body["access_token"].as_str().unwrap().into(),
+        }
+    }
+
+    /// Creates a game; returns its view.
+    pub fn create_game(&self, host: &Player, body: &Value) -> Value {
+        let r = self.post("/v1/games", Some(&host.token), body);
+        assert_eq!(r.status, 201, "{}", r.text);
+        r.body
+    }
+
+    pub fn command(&self, player: &Player, game: &str, cmd: &Value) -> Reply {
+        self.post(&format!("/v1/games/{game}/commands"), Some(&player.token), cmd)
+    }
+
+    /// Sends a command that must succeed; returns the new view.
+    pub fn ok(&self, player: &Player, game: &str, cmd: &Value) -> Value {
+        let r = self.command(player, game, cmd);
+        assert_eq!(r.status, 200, "command {cmd} by {}: {}", player.name, r.text);
+        r.body
+    }
+
+    pub fn view(&self, player: &Player, game: &str) -> Value {
+        let r = self.get(&format!("/v1/games/{game}"), Some(&player.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body
+    }
+
+    /// All events the player may see, following the pages.
+    pub fn events(&self, player: &Player, game: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut after = 0;
+        loop {
+            let r = self.get(&format!("/v1/games/{game}/events?after={after}&limit=500"), Some(&player.token));
+            assert_eq!(r.status, 200, "{}", r.text);
+            let items = r.body["items"].as_array().unwrap().clone();
+            out.extend(items);
+            match r.body["next_cursor"].as_str() {
+                Some(c) => after = c.parse().unwrap(),
+                None => return out,
+            }
+        }
+    }
+}
+
+/// Card numbers of a JSON array.
+pub fn cards(v: &Value) -> Vec<u64> {
+    v.as_array().map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default()
+}
+
+/// Creates a game for `host` with `humans` joining and `bots` bots, starts it.
+pub fn seated_game(api: &Api, host: &Player, others: &[Player], bots: usize, extra: &Value) -> String {
+    let players = 1 + others.len() + bots;
+    let mut body = json!({ "ruleset": "6-nimmt", "players": players });
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    let game = api.create_game(host, &body);
+    let id = game["id"].as_str().unwrap().to_owned();
+    for p in others {
+        api.ok(p, &id, &json!({ "type": "join" }));
+    }
+    for _ in 0..bots {
+        api.ok(host, &id, &json!({ "type": "add_bot", "strategy": "random" }));
+    }
+    api.ok(host, &id, &json!({ "type": "start" }));
+    id
+}
