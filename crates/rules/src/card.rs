@@ -72,11 +72,11 @@ impl ScoreTable {
                 Self::SixNimmt => 7,
                 Self::ElevenNimmt => 5,
             }
-        } else if n % 11 == 0 {
+        } else if n.is_multiple_of(11) {
             5
-        } else if n % 10 == 0 {
+        } else if n.is_multiple_of(10) {
             3
-        } else if n % 5 == 0 {
+        } else if n.is_multiple_of(5) {
             2
         } else {
             1
@@ -173,6 +173,7 @@ impl FromIterator<Card> for CardSet {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn card(n: u8) -> Card {

@@ -672,10 +672,11 @@ impl Game {
                             });
                         }
                         for (i, other) in self.seats.iter().enumerate() {
-                            if i != usize::from(s) && other.occupant.is_some() {
-                                if let Ok(i) = u8::try_from(i) {
-                                    legal.push(Command::RemoveSeat { seat: i });
-                                }
+                            if i != usize::from(s)
+                                && other.occupant.is_some()
+                                && let Ok(i) = u8::try_from(i)
+                            {
+                                legal.push(Command::RemoveSeat { seat: i });
                             }
                         }
                         if !free {
@@ -902,7 +903,18 @@ impl Decision {
         let g = &self.game;
         let seat = match actor {
             Actor::Account { id, .. } => g.seat_of(id),
-            Actor::Bot { seat } => Some(seat),
+            Actor::Bot { seat } => {
+                // The server acts for bot-controlled seats with game moves only.
+                let is_bot = g
+                    .seats
+                    .get(usize::from(seat))
+                    .is_some_and(Seat::bot_controlled);
+                if !is_bot || !matches!(command, Command::PlayCard { .. } | Command::TakeRow { .. })
+                {
+                    return Err(RuleError::NotAPlayer);
+                }
+                Some(seat)
+            }
         };
         match command {
             Command::Join => {
@@ -1007,7 +1019,12 @@ impl Decision {
                     return Err(RuleError::GameNotActive);
                 }
                 let seat = seat.ok_or(RuleError::NotAPlayer)?;
-                if self.game.seats[usize::from(seat)].bot_controlled() {
+                if self
+                    .game
+                    .seats
+                    .get(usize::from(seat))
+                    .is_none_or(Seat::bot_controlled)
+                {
                     return Err(RuleError::Resigned);
                 }
                 self.emit(Event::SeatResigned { seat });

@@ -1366,8 +1366,8 @@ fn a_resigned_seat_is_played_by_a_bot() {
     let e = t.err(acct("anna"), &play(42));
     assert_eq!((e.clone(), e.code()), (RuleError::Resigned, "resigned"));
     assert_eq!(t.err(acct("anna"), &Command::Resign), RuleError::Resigned);
-    // A bot seat cannot resign either
-    assert_eq!(t.err(bot(2), &Command::Resign), RuleError::Resigned);
+    // The server acts for bots with game moves only; a bot cannot resign
+    assert_eq!(t.err(bot(2), &Command::Resign), RuleError::NotAPlayer);
     // The server plays the seat as a bot
     t.cmd(bot(1), &play(42));
     t.cmd(bot(2), &play(43));
