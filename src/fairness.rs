@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(first, GOLDEN_FIRST_FIVE);
     }
 
-    const GOLDEN_FIRST_FIVE: [u8; 5] = [0, 0, 0, 0, 0];
+    const GOLDEN_FIRST_FIVE: [u8; 5] = [92, 48, 15, 19, 78];
 
     #[test]
     fn commitment_is_sha256_of_the_seed_bytes() {

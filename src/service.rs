@@ -72,7 +72,7 @@ pub struct GameBody {
 /// The outcome of a command.
 pub enum CommandOutcome {
     /// Applied now.
-    Applied(GameBody),
+    Applied(Box<GameBody>),
     /// A repeated idempotency key: the first response, verbatim.
     Replayed(Value),
 }
@@ -309,20 +309,20 @@ impl Service {
         tx: &mut dyn Tx,
         req: &CommandRequest<'_>,
     ) -> Result<CommandOutcome, ServiceError> {
-        if let Some(key) = req.idempotency_key {
-            if let Some((_, response)) = tx.idempotent_response(req.game, req.account, key)? {
-                return Ok(CommandOutcome::Replayed(response));
-            }
+        if let Some(key) = req.idempotency_key
+            && let Some((_, response)) = tx.idempotent_response(req.game, req.account, key)?
+        {
+            return Ok(CommandOutcome::Replayed(response));
         }
         let stored = tx.load_events(req.game)?;
         if stored.is_empty() {
             return Err(ServiceError::GameNotFound);
         }
         let version = version_of(&stored);
-        if let Some(expected) = req.if_match {
-            if expected != version {
-                return Err(ServiceError::VersionConflict { current: version });
-            }
+        if let Some(expected) = req.if_match
+            && expected != version
+        {
+            return Err(ServiceError::VersionConflict { current: version });
         }
         let mut game = rebuild(req.game, &stored)?;
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
@@ -343,7 +343,7 @@ impl Service {
             })?;
             tx.save_idempotent_response(req.game, req.account, key, 200, &json)?;
         }
-        Ok(CommandOutcome::Applied(response))
+        Ok(CommandOutcome::Applied(Box::new(response)))
     }
 
     /// A page of a game's events as `viewer` may read them.

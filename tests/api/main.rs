@@ -5,4 +5,8 @@
 
 mod support;
 
+mod concurrency;
 mod games;
+mod idempotency;
+mod openapi;
+mod scenarios;

@@ -44,7 +44,8 @@ macro_rules! both {
 }
 
 fn admin_url() -> String {
-    std::env::var("STAMMTISCH_TEST_PG_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    std::env::var("STAMMTISCH_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
 /// A database made for one test.
@@ -60,15 +61,29 @@ impl TestDb {
         let dir = std::env::temp_dir().join(format!("stammtisch-test-{id}"));
         std::fs::create_dir_all(&dir).unwrap();
         match backend {
-            Backend::Sqlite => Self { url: format!("sqlite://{}", dir.join("test.db").display()), pg_name: None, dir },
+            Backend::Sqlite => Self {
+                url: format!("sqlite://{}", dir.join("test.db").display()),
+                pg_name: None,
+                dir,
+            },
             Backend::Postgres => {
                 let name = format!("stammtisch_test_{id}");
                 let admin = admin_url();
-                let mut conn = diesel::PgConnection::establish(&admin)
-                    .unwrap_or_else(|e| panic!("PostgreSQL is required for this test and unreachable at {admin}: {e}"));
-                diesel::sql_query(format!("CREATE DATABASE {name}")).execute(&mut conn).unwrap();
-                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_owned();
-                Self { url: format!("{base}/{name}"), pg_name: Some(name), dir }
+                let mut conn = diesel::PgConnection::establish(&admin).unwrap_or_else(|e| {
+                    panic!("PostgreSQL is required for this test and unreachable at {admin}: {e}")
+                });
+                diesel::sql_query(format!("CREATE DATABASE {name}"))
+                    .execute(&mut conn)
+                    .unwrap();
+                let base = admin
+                    .rsplit_once('/')
+                    .map_or(admin.as_str(), |(b, _)| b)
+                    .to_owned();
+                Self {
+                    url: format!("{base}/{name}"),
+                    pg_name: Some(name),
+                    dir,
+                }
             }
         }
     }
@@ -76,10 +91,11 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        if let Some(name) = &self.pg_name {
-            if let Ok(mut conn) = diesel::PgConnection::establish(&admin_url()) {
-                let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
-            }
+        if let Some(name) = &self.pg_name
+            && let Ok(mut conn) = diesel::PgConnection::establish(&admin_url())
+        {
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut conn);
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
@@ -105,13 +121,42 @@ impl TestServer {
 
     /// Starts with extra environment variables (e.g. `JWT_SECRET`).
     pub fn start_with_env(db: TestDb, backend: Backend, env: &[(&str, &str)]) -> Self {
-        let log = db.dir.join(format!("server-{}.log", uuid::Uuid::new_v4().simple()));
+        let log = db
+            .dir
+            .join(format!("server-{}.log", uuid::Uuid::new_v4().simple()));
         let (child, base) = spawn(&db.url, &log, env);
-        Self { base, backend, child, log, db }
+        Self {
+            base,
+            backend,
+            child,
+            log,
+            db,
+        }
+    }
+
+    /// Stops the process and starts a new one on the same database.
+    pub fn restart(mut self) -> Self {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let log = self
+            .db
+            .dir
+            .join(format!("server-{}.log", uuid::Uuid::new_v4().simple()));
+        let (child, base) = spawn(&self.db.url, &log, &[]);
+        self.child = child;
+        self.base = base;
+        self.log = log;
+        self
     }
 
     pub fn client(&self) -> Api {
-        Api { base: self.base.clone(), http: Client::builder().timeout(Duration::from_secs(60)).build().unwrap() }
+        Api {
+            base: self.base.clone(),
+            http: Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+        }
     }
 
     /// The server's log so far (standard error).
@@ -141,12 +186,20 @@ pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) 
     for (k, v) in env {
         cmd.env(k, v);
     }
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the caller owns the child and waits for it on drop"
+    )]
     let mut child = cmd.spawn().unwrap();
     let stdout = child.stdout.take().unwrap();
     let mut lines = BufReader::new(stdout).lines();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        assert!(Instant::now() < deadline, "server did not start; log: {}", std::fs::read_to_string(log).unwrap_or_default());
+        assert!(
+            Instant::now() < deadline,
+            "server did not start; log: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
         match lines.next() {
             Some(Ok(line)) => {
                 if let Some(addr) = line.strip_prefix("listening on ") {
@@ -156,7 +209,10 @@ pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) 
                     return (child, base);
                 }
             }
-            _ => panic!("server exited before listening; log: {}", std::fs::read_to_string(log).unwrap_or_default()),
+            _ => panic!(
+                "server exited before listening; log: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            ),
         }
     }
 }
@@ -176,21 +232,40 @@ impl Reply {
         let headers = r.headers().clone();
         let text = r.text().unwrap_or_default();
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Self { status, headers, body, text }
+        Self {
+            status,
+            headers,
+            body,
+            text,
+        }
     }
 
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
     }
 
     /// Asserts a problem+json answer with this status and code.
     pub fn assert_problem(&self, status: u16, code: &str) {
-        assert_eq!(self.status, status, "expected {status} {code}, got {}: {}", self.status, self.text);
+        assert_eq!(
+            self.status, status,
+            "expected {status} {code}, got {}: {}",
+            self.status, self.text
+        );
         assert_eq!(self.body["code"], code, "body: {}", self.text);
         let ct = self.header("content-type").unwrap_or_default();
-        assert!(ct.starts_with("application/problem+json"), "content-type {ct}");
+        assert!(
+            ct.starts_with("application/problem+json"),
+            "content-type {ct}"
+        );
         assert_eq!(self.body["status"], status);
-        assert!(self.body["title"].is_string() && self.body["type"].is_string() && self.body["detail"].is_string());
+        assert!(
+            self.body["title"].is_string()
+                && self.body["type"].is_string()
+                && self.body["detail"].is_string()
+        );
     }
 }
 
@@ -226,7 +301,13 @@ impl Api {
         self.post_with(path, token, body, &[])
     }
 
-    pub fn post_with(&self, path: &str, token: Option<&str>, body: &Value, headers: &[(&str, &str)]) -> Reply {
+    pub fn post_with(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut req = self.http.post(self.url(path)).json(body);
         if let Some(t) = token {
             req = req.bearer_auth(t);
@@ -237,8 +318,18 @@ impl Api {
         Reply::from(req.send().unwrap())
     }
 
-    pub fn post_raw(&self, path: &str, token: Option<&str>, body: Vec<u8>, content_type: &str) -> Reply {
-        let mut req = self.http.post(self.url(path)).header("content-type", content_type).body(body);
+    pub fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: Vec<u8>,
+        content_type: &str,
+    ) -> Reply {
+        let mut req = self
+            .http
+            .post(self.url(path))
+            .header("content-type", content_type)
+            .body(body);
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
@@ -263,13 +354,21 @@ impl Api {
     }
 
     pub fn command(&self, player: &Player, game: &str, cmd: &Value) -> Reply {
-        self.post(&format!("/v1/games/{game}/commands"), Some(&player.token), cmd)
+        self.post(
+            &format!("/v1/games/{game}/commands"),
+            Some(&player.token),
+            cmd,
+        )
     }
 
     /// Sends a command that must succeed; returns the new view.
     pub fn ok(&self, player: &Player, game: &str, cmd: &Value) -> Value {
         let r = self.command(player, game, cmd);
-        assert_eq!(r.status, 200, "command {cmd} by {}: {}", player.name, r.text);
+        assert_eq!(
+            r.status, 200,
+            "command {cmd} by {}: {}",
+            player.name, r.text
+        );
         r.body
     }
 
@@ -284,7 +383,10 @@ impl Api {
         let mut out = Vec::new();
         let mut after = 0;
         loop {
-            let r = self.get(&format!("/v1/games/{game}/events?after={after}&limit=500"), Some(&player.token));
+            let r = self.get(
+                &format!("/v1/games/{game}/events?after={after}&limit=500"),
+                Some(&player.token),
+            );
             assert_eq!(r.status, 200, "{}", r.text);
             let items = r.body["items"].as_array().unwrap().clone();
             out.extend(items);
@@ -298,11 +400,19 @@ impl Api {
 
 /// Card numbers of a JSON array.
 pub fn cards(v: &Value) -> Vec<u64> {
-    v.as_array().map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default()
 }
 
 /// Creates a game for `host` with `humans` joining and `bots` bots, starts it.
-pub fn seated_game(api: &Api, host: &Player, others: &[Player], bots: usize, extra: &Value) -> String {
+pub fn seated_game(
+    api: &Api,
+    host: &Player,
+    others: &[Player],
+    bots: usize,
+    extra: &Value,
+) -> String {
     let players = 1 + others.len() + bots;
     let mut body = json!({ "ruleset": "6-nimmt", "players": players });
     if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
@@ -316,7 +426,11 @@ pub fn seated_game(api: &Api, host: &Player, others: &[Player], bots: usize, ext
         api.ok(p, &id, &json!({ "type": "join" }));
     }
     for _ in 0..bots {
-        api.ok(host, &id, &json!({ "type": "add_bot", "strategy": "random" }));
+        api.ok(
+            host,
+            &id,
+            &json!({ "type": "add_bot", "strategy": "random" }),
+        );
     }
     api.ok(host, &id, &json!({ "type": "start" }));
     id

@@ -1,0 +1,61 @@
+//! The committed OpenAPI document is the one the code generates, and the server serves it.
+
+use std::process::Command;
+
+use crate::support::{Backend, TestServer};
+
+#[test]
+fn openapi_json_is_current() {
+    let out = Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .arg("openapi")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let generated = String::from_utf8(out.stdout).unwrap();
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json"))
+            .unwrap();
+    assert!(
+        generated == committed,
+        "openapi/openapi.json is stale: run `cargo run -- openapi > openapi/openapi.json` and commit it"
+    );
+}
+
+#[test]
+fn the_server_serves_its_description_and_docs() {
+    let server = TestServer::start(Backend::Sqlite);
+    let api = server.client();
+    let doc = api.get("/openapi.json", None);
+    assert_eq!(doc.status, 200);
+    for path in [
+        "/v1/games",
+        "/v1/games/{id}/commands",
+        "/v1/guests",
+        "/v1/tokens",
+        "/v1/rulesets",
+    ] {
+        assert!(doc.body["paths"][path].is_object(), "{path} is documented");
+    }
+    let docs = api.get("/docs/", None);
+    assert_eq!(docs.status, 200);
+    assert!(
+        docs.text.to_lowercase().contains("swagger"),
+        "the docs page is Swagger UI"
+    );
+    assert_eq!(api.get("/healthz", None).status, 200);
+    assert_eq!(api.get("/readyz", None).body["status"], "ready");
+    let rulesets = api.get("/v1/rulesets", None);
+    assert_eq!(rulesets.status, 200);
+    let six = &rulesets.body["items"][0];
+    assert_eq!(six["name"], "6-nimmt");
+    assert_eq!(six["bullheads"]["55"], 7);
+    assert_eq!(six["bullheads"]["104"], 1);
+    let total: u64 = six["bullheads"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 171);
+    assert_eq!(api.get("/v1/nope", None).body["code"], "not_found");
+}
