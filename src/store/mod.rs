@@ -142,6 +142,28 @@ impl Store {
         result.map_err(|e| StoreError::Migration(e.to_string()))
     }
 
+    /// Reverts every migration, then applies them all again: proves the `down.sql` files.
+    ///
+    /// # Errors
+    /// A migration that fails either way.
+    pub fn redo_all_migrations(&self) -> Result<(), StoreError> {
+        let err =
+            |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
+        match &self.pools {
+            Pools::Pg(p) => {
+                let mut c = p.get()?;
+                c.revert_all_migrations(PG_MIGRATIONS).map_err(err)?;
+                c.run_pending_migrations(PG_MIGRATIONS).map_err(err)?;
+            }
+            Pools::Sqlite(p) => {
+                let mut c = p.get()?;
+                c.revert_all_migrations(SQLITE_MIGRATIONS).map_err(err)?;
+                c.run_pending_migrations(SQLITE_MIGRATIONS).map_err(err)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs `f` in one write transaction (SQLite: `BEGIN IMMEDIATE`, so writers queue for the
     /// lock instead of failing on upgrade). Rolls back when `f` fails.
     ///
