@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::errors::{ApiError, Problem};
-use super::{AppState, TokenData, blocking};
+use super::{AppState, Body, TokenData, blocking};
 use crate::auth::{self, Caller};
 use crate::store::{AccountRow, StoreError};
 
@@ -138,9 +138,9 @@ fn issue(tokens: &TokenData, row: &AccountRow) -> Result<String, ApiError> {
 #[post("/v1/accounts")]
 pub async fn create_account(
     state: web::Data<AppState>,
-    body: web::Json<NewAccount>,
+    body: Body<NewAccount>,
 ) -> Result<HttpResponse, ApiError> {
-    let NewAccount { name, password } = body.into_inner();
+    let NewAccount { name, password } = body.0;
     valid_name(&name)?;
     if !(8..=128).contains(&password.chars().count()) {
         return Err(ApiError::Validation(
@@ -177,9 +177,9 @@ pub async fn create_account(
 pub async fn create_guest(
     state: web::Data<AppState>,
     tokens: TokenData,
-    body: web::Json<NewGuest>,
+    body: Body<NewGuest>,
 ) -> Result<HttpResponse, ApiError> {
-    let NewGuest { name } = body.into_inner();
+    let NewGuest { name } = body.0;
     valid_name(&name)?;
     let row = new_row(name, None);
     let stored = row.clone();
@@ -214,9 +214,9 @@ pub async fn create_guest(
 pub async fn create_token(
     state: web::Data<AppState>,
     tokens: TokenData,
-    body: web::Json<Credentials>,
+    body: Body<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
-    let Credentials { name, password } = body.into_inner();
+    let Credentials { name, password } = body.0;
     if let Some(retry_after) = state.limiter.locked_for(&name) {
         return Err(ApiError::RateLimited { retry_after });
     }

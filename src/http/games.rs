@@ -13,7 +13,7 @@ use rules::{
 
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
-use super::{AppState, blocking};
+use super::{AppState, Body, blocking};
 use crate::auth::Caller;
 use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
 use crate::store::{GameSummaryRow, ListQuery};
@@ -179,9 +179,9 @@ fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpRe
 pub async fn create_game(
     state: web::Data<AppState>,
     caller: Caller,
-    body: web::Json<CreateGame>,
+    body: Body<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    let req = body.into_inner();
+    let req = body.0;
     let ruleset = Ruleset::from_name(&req.ruleset)
         .ok_or_else(|| ApiError::Validation(format!("unknown ruleset {:?}", req.ruleset)))?;
     if req.move_deadline_seconds.is_some() {
@@ -389,12 +389,12 @@ pub async fn post_command(
     caller: Caller,
     path: web::Path<String>,
     req: HttpRequest,
-    body: web::Json<Command>,
+    body: Body<Command>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let expected = if_match(req.headers())?;
     let key = idempotency_key(req.headers())?;
-    let command = body.into_inner();
+    let command = body.0;
     let st = state.clone();
     let outcome = blocking(move || {
         st.service

@@ -127,5 +127,32 @@ where
     web::block(f).await?
 }
 
+/// A JSON request body that must be an object (serde's derived structs would also take an
+/// array of field values), decoded into `T` with duplicate and unknown fields refused.
+pub struct Body<T>(pub T);
+
+impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Body<T> {
+    type Error = actix_web::Error;
+    type Future = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Self, Self::Error>>>>;
+
+    fn from_request(
+        req: &actix_web::HttpRequest,
+        payload: &mut actix_web::dev::Payload,
+    ) -> Self::Future {
+        let raw = web::Json::<Box<serde_json::value::RawValue>>::from_request(req, payload);
+        Box::pin(async move {
+            let raw = raw.await?.into_inner();
+            if !raw.get().trim_start().starts_with('{') {
+                return Err(
+                    errors::ApiError::Validation("the body must be a JSON object".into()).into(),
+                );
+            }
+            serde_json::from_str(raw.get())
+                .map(Body)
+                .map_err(|e| errors::ApiError::Validation(e.to_string()).into())
+        })
+    }
+}
+
 /// Token keys as shared app data.
 pub type TokenData = web::Data<Tokens>;

@@ -5,8 +5,12 @@
 
 mod support;
 
+mod auth;
+mod bad_input;
 mod concurrency;
 mod games;
+mod hidden;
 mod idempotency;
 mod openapi;
 mod scenarios;
+mod store;

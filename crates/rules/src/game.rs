@@ -144,9 +144,9 @@ pub enum Actor<'a> {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Command {
     /// Take the lowest free seat (lobby).
-    Join,
+    Join {},
     /// Give up one's seat (lobby; not the host).
-    Leave,
+    Leave {},
     /// Seat a bot (host, lobby).
     AddBot {
         /// How it plays; `random` by default.
@@ -159,7 +159,7 @@ pub enum Command {
         seat: u8,
     },
     /// Start the game (host, every seat filled).
-    Start,
+    Start {},
     /// Select a hand card face down, or replace the selection before the reveal.
     PlayCard {
         /// The card.
@@ -171,7 +171,7 @@ pub enum Command {
         row: u8,
     },
     /// Hand one's seat to a bot for the rest of the game.
-    Resign,
+    Resign {},
 }
 
 impl Command {
@@ -179,14 +179,14 @@ impl Command {
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
-            Self::Join => "join",
-            Self::Leave => "leave",
+            Self::Join {} => "join",
+            Self::Leave {} => "leave",
             Self::AddBot { .. } => "add_bot",
             Self::RemoveSeat { .. } => "remove_seat",
-            Self::Start => "start",
+            Self::Start {} => "start",
             Self::PlayCard { .. } => "play_card",
             Self::TakeRow { .. } => "take_row",
-            Self::Resign => "resign",
+            Self::Resign {} => "resign",
         }
     }
 }
@@ -663,7 +663,7 @@ impl Game {
                 let mut legal = Vec::new();
                 let free = self.seats.iter().any(|s| s.occupant.is_none());
                 match seat {
-                    None if free => legal.push(Command::Join),
+                    None if free => legal.push(Command::Join {}),
                     None => {}
                     Some(s) if s == self.host_seat => {
                         if free {
@@ -680,17 +680,17 @@ impl Game {
                             }
                         }
                         if !free {
-                            legal.push(Command::Start);
+                            legal.push(Command::Start {});
                         }
                     }
-                    Some(_) => legal.push(Command::Leave),
+                    Some(_) => legal.push(Command::Leave {}),
                 }
                 legal
             }
             Status::Active => match seat {
                 Some(s) if !self.seats[usize::from(s)].resigned => {
                     let mut legal = self.moves_for(s);
-                    legal.push(Command::Resign);
+                    legal.push(Command::Resign {});
                     legal
                 }
                 _ => Vec::new(),
@@ -917,7 +917,7 @@ impl Decision {
             }
         };
         match command {
-            Command::Join => {
+            Command::Join {} => {
                 self.require_lobby()?;
                 let Actor::Account { id, name } = actor else {
                     return Err(RuleError::NotAPlayer);
@@ -932,7 +932,7 @@ impl Decision {
                     name: name.into(),
                 });
             }
-            Command::Leave => {
+            Command::Leave {} => {
                 self.require_lobby()?;
                 let seat = seat.ok_or(RuleError::NotAPlayer)?;
                 if seat == self.game.host_seat {
@@ -964,7 +964,7 @@ impl Decision {
                 }
                 self.emit(Event::SeatRemoved { seat: *target });
             }
-            Command::Start => {
+            Command::Start {} => {
                 self.require_lobby()?;
                 self.require_host(seat)?;
                 if self.game.seats.iter().any(|s| s.occupant.is_none()) {
@@ -1014,7 +1014,7 @@ impl Decision {
                 });
                 self.resolve(dealer);
             }
-            Command::Resign => {
+            Command::Resign {} => {
                 if self.game.status != Status::Active {
                     return Err(RuleError::GameNotActive);
                 }

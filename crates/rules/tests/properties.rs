@@ -593,7 +593,7 @@ impl Run {
                 id: HOST,
                 name: "Host",
             },
-            &Command::Start,
+            &Command::Start {},
         );
         if self.p.host_resigns {
             self.exec(
@@ -601,7 +601,7 @@ impl Run {
                     id: HOST,
                     name: "Host",
                 },
-                &Command::Resign,
+                &Command::Resign {},
             );
             assert!(
                 self.game

@@ -226,7 +226,7 @@ fn started<D: Dealer>(players: u8, opts: Options, deal: Deal, dealer: D) -> Tabl
             },
         );
     }
-    t.cmd(host(), &Command::Start);
+    t.cmd(host(), &Command::Start {});
     assert_eq!(t.game.status, Status::Active);
     t
 }
@@ -330,7 +330,7 @@ fn tactical_deck_of_three_players_is_exactly_1_to_34() {
             strategy: BotStrategy::Random,
         },
     );
-    t.cmd(host(), &Command::Start);
+    t.cmd(host(), &Command::Start {});
     assert_eq!(t.dealer.asked, vec![(1, cards(1..=34))]);
     let mut dealt: Vec<Card> = t.game.rows.iter().flatten().copied().collect();
     for seat in 0..3 {
@@ -351,7 +351,7 @@ fn full_deck_deal_without_preparation_follows_the_dealer_order() {
             strategy: BotStrategy::Random,
         },
     );
-    t.cmd(host(), &Command::Start);
+    t.cmd(host(), &Command::Start {});
     assert_eq!(t.game.hand(0).to_vec(), cards(1..=10));
     assert_eq!(t.game.hand(1).to_vec(), cards(11..=20));
     assert_eq!(t.rows(), vec![vec![21], vec![22], vec![23], vec![24]]);
@@ -925,7 +925,7 @@ fn one_round_game_ends_with_the_lowest_total_winning() {
     assert_eq!(view.winners, Some(vec![0]));
     assert_eq!(view.fairness.seed.as_deref(), Some("00ff"));
     assert_eq!(t.err(host(), &play(2)), RuleError::GameNotActive);
-    assert_eq!(t.err(host(), &Command::Resign), RuleError::GameNotActive);
+    assert_eq!(t.err(host(), &Command::Resign {}), RuleError::GameNotActive);
 }
 
 #[test]
@@ -1094,56 +1094,56 @@ fn the_creator_is_the_host_at_seat_0() {
 #[test]
 fn joining_takes_the_lowest_free_seat() {
     let mut t = lobby(4);
-    assert_eq!(t.game.legal_for("anna"), vec![Command::Join]);
+    assert_eq!(t.game.legal_for("anna"), vec![Command::Join {}]);
     assert_eq!(
-        t.cmd(acct("anna"), &Command::Join),
+        t.cmd(acct("anna"), &Command::Join {}),
         vec![Event::SeatTaken {
             seat: 1,
             account: "anna".into(),
             name: "anna".into()
         }]
     );
-    t.cmd(acct("bert"), &Command::Join);
+    t.cmd(acct("bert"), &Command::Join {});
     assert_eq!(t.game.seat_of("bert"), Some(2));
     // Anna leaves, seat 1 is free again and the next to join gets it
     assert_eq!(
-        t.cmd(acct("anna"), &Command::Leave),
+        t.cmd(acct("anna"), &Command::Leave {}),
         vec![Event::SeatLeft { seat: 1 }]
     );
     assert_eq!(t.game.seat_of("anna"), None);
-    t.cmd(acct("carl"), &Command::Join);
+    t.cmd(acct("carl"), &Command::Join {});
     assert_eq!(t.game.seat_of("carl"), Some(1));
     assert_eq!(t.game.seats[1].name(), Some("carl"));
-    assert_eq!(t.game.legal_for("bert"), vec![Command::Leave]);
+    assert_eq!(t.game.legal_for("bert"), vec![Command::Leave {}]);
 }
 
 #[test]
 fn join_errors() {
     let mut t = lobby(2);
-    let e = t.err(host(), &Command::Join);
+    let e = t.err(host(), &Command::Join {});
     assert_eq!(
         (e.clone(), e.code()),
         (RuleError::AlreadySeated, "already_seated")
     );
-    t.cmd(acct("anna"), &Command::Join);
-    let e = t.err(acct("anna"), &Command::Join);
+    t.cmd(acct("anna"), &Command::Join {});
+    let e = t.err(acct("anna"), &Command::Join {});
     assert_eq!(e, RuleError::AlreadySeated);
-    let e = t.err(acct("bert"), &Command::Join);
+    let e = t.err(acct("bert"), &Command::Join {});
     assert_eq!((e.clone(), e.code()), (RuleError::GameFull, "game_full"));
     assert!(t.game.legal_for("bert").is_empty());
     // A bot cannot join
-    assert_eq!(t.err(bot(1), &Command::Join).code(), "not_a_player");
+    assert_eq!(t.err(bot(1), &Command::Join {}).code(), "not_a_player");
 }
 
 #[test]
 fn leave_errors() {
     let mut t = lobby(3);
-    let e = t.err(host(), &Command::Leave);
+    let e = t.err(host(), &Command::Leave {});
     assert_eq!(
         (e.clone(), e.code()),
         (RuleError::HostCannotLeave, "host_cannot_leave")
     );
-    let e = t.err(acct("stranger"), &Command::Leave);
+    let e = t.err(acct("stranger"), &Command::Leave {});
     assert_eq!(
         (e.clone(), e.code()),
         (RuleError::NotAPlayer, "not_a_player")
@@ -1174,14 +1174,14 @@ fn host_adds_and_removes_bots() {
         }]
     );
     assert!(t.game.seats[1].bot_controlled());
-    t.cmd(acct("anna"), &Command::Join);
+    t.cmd(acct("anna"), &Command::Join {});
     assert_eq!(t.game.seat_of("anna"), Some(2));
     assert_eq!(
         t.game.legal_for(HOST),
         vec![
             Command::RemoveSeat { seat: 1 },
             Command::RemoveSeat { seat: 2 },
-            Command::Start
+            Command::Start {}
         ]
     );
     assert_eq!(
@@ -1234,13 +1234,13 @@ fn remove_seat_errors() {
 #[test]
 fn only_the_host_manages_the_lobby() {
     let mut t = lobby(3);
-    t.cmd(acct("anna"), &Command::Join);
+    t.cmd(acct("anna"), &Command::Join {});
     for command in [
         Command::AddBot {
             strategy: BotStrategy::Random,
         },
         Command::RemoveSeat { seat: 1 },
-        Command::Start,
+        Command::Start {},
     ] {
         let e = t.err(acct("anna"), &command);
         assert_eq!(
@@ -1265,13 +1265,13 @@ fn start_requires_every_seat_filled() {
             strategy: BotStrategy::Random,
         },
     );
-    let e = t.err(host(), &Command::Start);
+    let e = t.err(host(), &Command::Start {});
     assert_eq!(
         (e.clone(), e.code()),
         (RuleError::SeatsNotFilled, "seats_not_filled")
     );
-    t.cmd(acct("anna"), &Command::Join);
-    let events = t.cmd(host(), &Command::Start);
+    t.cmd(acct("anna"), &Command::Join {});
+    let events = t.cmd(host(), &Command::Start {});
     let types: Vec<&str> = events.iter().map(Event::type_name).collect();
     assert_eq!(
         types,
@@ -1298,11 +1298,11 @@ fn lobby_commands_after_the_start_are_refused() {
             strategy: BotStrategy::Random,
         },
     );
-    t.cmd(acct("anna"), &Command::Join);
-    t.cmd(host(), &Command::Start);
+    t.cmd(acct("anna"), &Command::Join {});
+    t.cmd(host(), &Command::Start {});
     for (actor, command) in [
-        (acct("bert"), Command::Join),
-        (acct("anna"), Command::Leave),
+        (acct("bert"), Command::Join {}),
+        (acct("anna"), Command::Leave {}),
         (
             host(),
             Command::AddBot {
@@ -1310,7 +1310,7 @@ fn lobby_commands_after_the_start_are_refused() {
             },
         ),
         (host(), Command::RemoveSeat { seat: 1 }),
-        (host(), Command::Start),
+        (host(), Command::Start {}),
     ] {
         let e = t.err(actor, &command);
         assert_eq!(
@@ -1333,7 +1333,7 @@ fn game_commands_in_the_lobby_are_refused() {
         t.err(host(), &Command::TakeRow { row: 0 }),
         RuleError::GameNotActive
     );
-    assert_eq!(t.err(host(), &Command::Resign), RuleError::GameNotActive);
+    assert_eq!(t.err(host(), &Command::Resign {}), RuleError::GameNotActive);
     assert_eq!(t.err(acct("stranger"), &play(1)), RuleError::NotAPlayer);
     assert!(t.game.moves_for(0).is_empty());
 }
@@ -1346,28 +1346,31 @@ fn game_commands_in_the_lobby_are_refused() {
 fn a_resigned_seat_is_played_by_a_bot() {
     let deal = deal_with(full_deck(), [10, 20, 30, 40], &[&[41], &[42], &[43]]);
     let mut t = Table::create(new_game(setup(3, standard()), Some(deal)), NoShuffle);
-    t.cmd(acct("anna"), &Command::Join);
+    t.cmd(acct("anna"), &Command::Join {});
     t.cmd(
         host(),
         &Command::AddBot {
             strategy: BotStrategy::Random,
         },
     );
-    t.cmd(host(), &Command::Start);
+    t.cmd(host(), &Command::Start {});
     assert_eq!(t.game.next_bot(), Some(2));
-    assert!(t.game.legal_for("anna").contains(&Command::Resign));
+    assert!(t.game.legal_for("anna").contains(&Command::Resign {}));
 
     assert_eq!(
-        t.cmd(acct("anna"), &Command::Resign),
+        t.cmd(acct("anna"), &Command::Resign {}),
         vec![Event::SeatResigned { seat: 1 }]
     );
     assert!(t.game.seats[1].bot_controlled());
     assert!(t.game.legal_for("anna").is_empty());
     let e = t.err(acct("anna"), &play(42));
     assert_eq!((e.clone(), e.code()), (RuleError::Resigned, "resigned"));
-    assert_eq!(t.err(acct("anna"), &Command::Resign), RuleError::Resigned);
+    assert_eq!(
+        t.err(acct("anna"), &Command::Resign {}),
+        RuleError::Resigned
+    );
     // The server acts for bots with game moves only; a bot cannot resign
-    assert_eq!(t.err(bot(2), &Command::Resign), RuleError::NotAPlayer);
+    assert_eq!(t.err(bot(2), &Command::Resign {}), RuleError::NotAPlayer);
     // The server plays the seat as a bot
     t.cmd(bot(1), &play(42));
     t.cmd(bot(2), &play(43));
@@ -1379,7 +1382,7 @@ fn a_resigned_seat_is_played_by_a_bot() {
 fn strangers_cannot_play() {
     let deal = deal_with(full_deck(), [10, 20, 30, 40], &[&[41], &[42]]);
     let mut t = started(2, standard(), deal, NoShuffle);
-    for command in [play(41), Command::TakeRow { row: 0 }, Command::Resign] {
+    for command in [play(41), Command::TakeRow { row: 0 }, Command::Resign {}] {
         let e = t.err(acct("stranger"), &command);
         assert_eq!(
             (e.clone(), e.code()),
@@ -1632,7 +1635,7 @@ fn a_bot_actor_for_a_seat_that_does_not_exist_is_refused() {
         RuleError::NotAPlayer
     );
     let resign =
-        std::panic::catch_unwind(|| t.game.decide(bot(2), &Command::Resign, &mut NoShuffle));
+        std::panic::catch_unwind(|| t.game.decide(bot(2), &Command::Resign {}, &mut NoShuffle));
     assert!(
         resign.is_ok(),
         "decide panicked on resign by Actor::Bot {{ seat: 2 }} at a 2-seat table"

@@ -1,0 +1,139 @@
+//! The event store itself: append-only events, reversible migrations, and the server's
+//! refusal to start on a database it cannot reach.
+
+use diesel::{Connection, RunQueryDsl};
+use serde_json::json;
+
+use crate::both;
+use crate::support::{Backend, TestDb, TestServer, seated_game};
+
+fn count_events(backend: Backend, url: &str) -> i64 {
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let q = "SELECT COUNT(*) AS n FROM events";
+    match backend {
+        Backend::Postgres => {
+            let mut c = diesel::PgConnection::establish(url).unwrap();
+            diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
+        }
+        Backend::Sqlite => {
+            let mut c =
+                diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap();
+            diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
+        }
+    }
+}
+
+fn execute(backend: Backend, url: &str, sql: &str) -> Result<usize, diesel::result::Error> {
+    match backend {
+        Backend::Postgres => {
+            diesel::sql_query(sql).execute(&mut diesel::PgConnection::establish(url).unwrap())
+        }
+        Backend::Sqlite => diesel::sql_query(sql).execute(
+            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
+        ),
+    }
+}
+
+fn stored_events_cannot_be_updated_or_deleted(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let other = api.guest("other");
+    seated_game(&api, &host, &[other], 0, &json!({}));
+    let url = server.db.url.clone();
+    let before = count_events(backend, &url);
+    assert!(before > 5);
+    assert!(
+        execute(backend, &url, "UPDATE events SET event_type = 'forged'").is_err(),
+        "UPDATE must be refused"
+    );
+    assert!(
+        execute(backend, &url, "DELETE FROM events").is_err(),
+        "DELETE must be refused"
+    );
+    if backend == Backend::Postgres {
+        assert!(
+            execute(backend, &url, "TRUNCATE events CASCADE").is_err(),
+            "TRUNCATE must be refused"
+        );
+    }
+    assert_eq!(count_events(backend, &url), before);
+    let forged: i64 = {
+        let q = "SELECT COUNT(*) AS n FROM events WHERE event_type = 'forged'";
+        #[derive(diesel::QueryableByName)]
+        struct Count {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            n: i64,
+        }
+        match backend {
+            Backend::Postgres => {
+                diesel::sql_query(q)
+                    .get_result::<Count>(&mut diesel::PgConnection::establish(&url).unwrap())
+                    .unwrap()
+                    .n
+            }
+            Backend::Sqlite => {
+                diesel::sql_query(q)
+                    .get_result::<Count>(
+                        &mut diesel::SqliteConnection::establish(
+                            url.trim_start_matches("sqlite://"),
+                        )
+                        .unwrap(),
+                    )
+                    .unwrap()
+                    .n
+            }
+        }
+    };
+    assert_eq!(forged, 0);
+}
+
+fn migrations_revert_and_apply_again(backend: Backend) {
+    let db = TestDb::new(backend);
+    let store = stammtisch::store::Store::connect(&db.url).unwrap();
+    store.migrate().unwrap();
+    store.redo_all_migrations().unwrap();
+    // The schema works after the round trip: a server starts on it and serves a game.
+    let server = TestServer::start_on(db, backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let game = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    assert_eq!(game["status"], "lobby");
+}
+
+fn readiness_reports_an_unreachable_database() {
+    // A server on PostgreSQL whose database is dropped under it answers 503 on /readyz.
+    let server = TestServer::start(Backend::Postgres);
+    let api = server.client();
+    assert_eq!(api.get("/readyz", None).status, 200);
+    let admin = std::env::var("STAMMTISCH_TEST_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let name = server.db.url.rsplit('/').next().unwrap().to_owned();
+    let mut conn = diesel::PgConnection::establish(&admin).unwrap();
+    diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)"))
+        .execute(&mut conn)
+        .unwrap();
+    let r = api.get("/readyz", None);
+    assert_eq!(r.status, 503, "{}", r.text);
+    assert_eq!(r.body["code"], "unavailable");
+    let guest = api.post("/v1/guests", None, &json!({ "name": "late" }));
+    assert!(
+        guest.status == 503,
+        "a database outage is a 503, not a 500: {}",
+        guest.text
+    );
+}
+
+#[test]
+fn readiness_reports_an_unreachable_database_on_postgres() {
+    readiness_reports_an_unreachable_database();
+}
+
+both!(
+    stored_events_cannot_be_updated_or_deleted,
+    migrations_revert_and_apply_again
+);
