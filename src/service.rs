@@ -3,11 +3,12 @@
 //!
 //! Blocking: call from `web::block`. Knows no HTTP; returns [`ServiceError`].
 
-use rand::seq::IndexedRandom;
 use serde::Serialize;
 use serde_json::Value;
 
-use rules::{Actor, Audience, Command, Deal, Event, Game, GameView, NewGame, Setup, Status};
+use rules::{
+    Actor, Audience, BotStrategy, Command, Deal, Event, Game, GameView, NewGame, Setup, Status,
+};
 
 use crate::fairness::{self, SeededDealer};
 use crate::store::{GameIndex, GameRow, NewEvent, SeatRow, Store, StoreError, StoredEvent, Tx};
@@ -162,7 +163,7 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
         })
         .collect();
     GameIndex {
-        status: status_text(game.status).to_owned(),
+        status: status_text(game.status()).to_owned(),
         seats,
     }
 }
@@ -384,6 +385,24 @@ fn encode_all(events: &[Event]) -> Result<Vec<NewEvent>, ServiceError> {
         })
 }
 
+/// The server's randomness for bots.
+struct BotDice(rand::rngs::ThreadRng);
+
+impl rules::bots::Random for BotDice {
+    fn below(&mut self, n: usize) -> usize {
+        rand::RngExt::random_range(&mut self.0, 0..n.max(1))
+    }
+}
+
+/// The strategy that plays a bot-controlled seat: a seated bot's own, and the heuristic for
+/// a person who resigned.
+fn strategy_of(seat: &rules::Seat) -> BotStrategy {
+    match &seat.occupant {
+        Some(rules::Occupant::Bot { strategy, .. }) => *strategy,
+        _ => BotStrategy::Heuristic,
+    }
+}
+
 /// Lets every bot-controlled seat that must act choose its move, until a person must act
 /// or the game ends.
 fn play_bots(
@@ -391,13 +410,16 @@ fn play_bots(
     dealer: &mut SeededDealer,
     events: &mut Vec<Event>,
 ) -> Result<(), ServiceError> {
-    let mut rng = rand::rng();
+    let mut dice = BotDice(rand::rng());
     while let Some(seat) = game.next_bot() {
-        let moves = game.moves_for(seat);
-        let Some(choice) = moves.choose(&mut rng) else {
+        let strategy = game
+            .seats
+            .get(usize::from(seat))
+            .map_or(BotStrategy::Heuristic, strategy_of);
+        let Some(choice) = rules::bots::choose(game, seat, strategy, &mut dice) else {
             break;
         };
-        let produced = game.decide(Actor::Bot { seat }, choice, dealer)?;
+        let produced = game.decide(Actor::Bot { seat }, &choice, dealer)?;
         produced.iter().for_each(|e| game.apply(e));
         events.extend(produced);
     }

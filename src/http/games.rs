@@ -24,25 +24,27 @@ use crate::store::{GameSummaryRow, ListQuery};
 pub struct OptionsInput {
     /// `full` or `tactical`.
     pub deck: Option<DeckOption>,
-    /// `random` (`draft` is planned).
+    /// `random` or `draft` (needs `deck: tactical`).
     pub deal: Option<DealOption>,
-    /// `right` (`both_ends` is planned).
+    /// `right` or `both_ends`.
     pub placement: Option<PlacementOption>,
-    /// `{"points": N}` or `{"rounds": k}`.
+    /// `{"points": N}` or `{"rounds": k}` (6-nimmt, 11-nimmt).
     pub end: Option<EndCondition>,
+    /// x-nimmt: the number of deals (default 2).
+    pub deals: Option<u16>,
 }
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// `6-nimmt`.
+    /// `6-nimmt`, `11-nimmt` or `x-nimmt`.
     pub ruleset: String,
     /// Number of seats.
     pub players: u8,
     /// Options; override the preset's.
     pub options: Option<OptionsInput>,
-    /// `standard`, `taktik`, `logik`, `profi`.
+    /// 6-nimmt: `standard`, `taktik`, `logik`, `profi`; `options` given beside it override it.
     pub preset: Option<Preset>,
     /// Display name (at most 64 characters).
     pub name: Option<String>,
@@ -194,12 +196,28 @@ pub async fn create_game(
             "name must be at most 64 characters".into(),
         ));
     }
-    let mut options = req.preset.unwrap_or(Preset::Standard).options();
+    let mut options = match req.preset {
+        Some(_) if ruleset != Ruleset::SixNimmt => {
+            return Err(ApiError::Validation(
+                "presets exist for 6-nimmt only".into(),
+            ));
+        }
+        Some(preset) => preset.options(),
+        None => ruleset.default_options(),
+    };
     if let Some(o) = req.options {
         options.deck = o.deck.unwrap_or(options.deck);
         options.deal = o.deal.unwrap_or(options.deal);
         options.placement = o.placement.unwrap_or(options.placement);
         options.end = o.end.unwrap_or(options.end);
+        if let Some(deals) = o.deals {
+            if ruleset != Ruleset::XNimmt || o.end.is_some() {
+                return Err(ApiError::Validation(
+                    "`deals` is the x-nimmt end condition; give it instead of `end`".into(),
+                ));
+            }
+            options.end = EndCondition::Rounds(deals);
+        }
     }
     let setup = Setup {
         ruleset,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
-use rules::{Card, Options, Preset, Ruleset};
+use rules::{Card, Layout, Options, Preset, Ruleset};
 
 /// A ruleset's description.
 #[derive(Serialize, ToSchema)]
@@ -16,6 +16,10 @@ pub struct RulesetInfo {
     pub name: &'static str,
     /// Seats.
     pub players: PlayerRange,
+    /// Hand cards dealt per player and round.
+    pub hand_size: usize,
+    /// The centre rows.
+    pub rows: Vec<RowShape>,
     /// Each option with its allowed values and default.
     #[schema(value_type = Object)]
     pub options: Value,
@@ -24,6 +28,15 @@ pub struct RulesetInfo {
     pub presets: BTreeMap<String, Options>,
     /// Card number (string key) → bullheads.
     pub bullheads: BTreeMap<String, u32>,
+}
+
+/// A centre row's shape.
+#[derive(Serialize, ToSchema)]
+pub struct RowShape {
+    /// Capacity as the game names it (see the game view's `table.rows`).
+    pub capacity: usize,
+    /// Most cards that can lie in the row.
+    pub max_cards: usize,
 }
 
 /// Fewest and most players.
@@ -45,34 +58,50 @@ pub struct RulesetList {
 fn describe(ruleset: Ruleset) -> RulesetInfo {
     let (min, max) = ruleset.players();
     let table = ruleset.score_table();
+    let layout = Layout::new(ruleset, ruleset.default_options());
     let bullheads = (1..=ruleset.deck_max())
         .filter_map(Card::new)
         .map(|c| (c.number().to_string(), table.bullheads(c)))
         .collect();
+    let points_end = json!({
+        "values": [{ "points": "1–999" }, { "rounds": "1–50" }], "default": { "points": 66 },
+        "suggested": [{ "points": 33 }, { "points": 66 }, { "points": 100 }]
+    });
+    let options = match ruleset {
+        Ruleset::SixNimmt => json!({
+            "deck": { "values": ["full", "tactical"], "default": "full" },
+            "deal": { "values": ["random", "draft"], "default": "random", "note": "draft needs deck: tactical" },
+            "placement": { "values": ["right", "both_ends"], "default": "right" },
+            "end": points_end
+        }),
+        Ruleset::ElevenNimmt => json!({ "end": points_end }),
+        Ruleset::XNimmt => json!({ "deals": { "values": "1–50", "default": 2 } }),
+    };
+    let presets = if ruleset == Ruleset::SixNimmt {
+        Preset::ALL
+            .into_iter()
+            .map(|p| {
+                let name = serde_json::to_value(p)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned));
+                (name.unwrap_or_default(), p.options())
+            })
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     RulesetInfo {
         name: ruleset.name(),
         players: PlayerRange { min, max },
-        options: json!({
-            "deck": { "values": ["full", "tactical"], "default": "full" },
-            "deal": { "values": ["random"], "default": "random",
-                      "planned": ["draft"] },
-            "placement": { "values": ["right"], "default": "right",
-                           "planned": ["both_ends"] },
-            "end": { "values": [{ "points": "1–999" }, { "rounds": "1–50" }], "default": { "points": 66 },
-                     "suggested": [{ "points": 33 }, { "points": 66 }, { "points": 100 }] }
-        }),
-        presets: Preset::ALL
-            .into_iter()
-            .map(|p| {
-                (
-                    serde_json::to_value(p)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_owned))
-                        .unwrap_or_default(),
-                    p.options(),
-                )
+        hand_size: layout.hand_size,
+        rows: (0..layout.rows)
+            .map(|r| RowShape {
+                capacity: layout.capacity[r],
+                max_cards: layout.max_lying[r],
             })
             .collect(),
+        options,
+        presets,
         bullheads,
     }
 }

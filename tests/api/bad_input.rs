@@ -161,8 +161,6 @@ fn malformed_and_ill_typed_commands_are_refused_and_change_nothing(backend: Back
         json!({ "type": 5 }),
         json!({ "type": null }),
         json!({ "card": 51 }),
-        json!({ "type": "draft_card", "card": 51 }),
-        json!({ "type": "keep_card", "card": 51 }),
         json!({ "type": "pass" }),
     ] {
         snap.refused(
@@ -170,6 +168,19 @@ fn malformed_and_ill_typed_commands_are_refused_and_change_nothing(backend: Back
             &api.command(&host, &game, &cmd),
             422,
             Some("validation_failed"),
+        );
+    }
+
+    // Commands of other rulesets or options: known to the server, not to this game.
+    for cmd in [
+        json!({ "type": "draft_card", "card": 51 }),
+        json!({ "type": "keep_card", "card": 51 }),
+    ] {
+        snap.refused(
+            &format!("command {cmd}"),
+            &api.command(&host, &game, &cmd),
+            422,
+            Some("unknown_command"),
         );
     }
 

@@ -12,5 +12,6 @@ mod games;
 mod hidden;
 mod idempotency;
 mod openapi;
+mod rulesets;
 mod scenarios;
 mod store;

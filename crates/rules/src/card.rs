@@ -13,7 +13,7 @@ pub const MAX_CARD: u8 = 104;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "u8", into = "u8")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = u8, minimum = 1, maximum = 104))]
-pub struct Card(u8);
+pub struct Card(pub(crate) u8);
 
 impl Card {
     /// The card with this number, if such a card exists.
@@ -53,6 +53,22 @@ impl std::fmt::Display for Card {
     }
 }
 
+const fn multiples(step: u32, exclude: u128) -> u128 {
+    let mut mask = 0u128;
+    let mut n = step;
+    while n <= MAX_CARD as u32 {
+        mask |= 1u128 << n;
+        n += step;
+    }
+    mask & !exclude
+}
+
+const MULTIPLES_OF_11: u128 = multiples(11, 0);
+const MULTIPLES_OF_10: u128 = multiples(10, 0);
+const MULTIPLES_OF_5: u128 = multiples(5, 0);
+/// Multiples of 5 that score 2: not of 10, and not 55.
+const ODD_FIVES: u128 = multiples(5, MULTIPLES_OF_10 | MULTIPLES_OF_11);
+
 /// Which bullhead column of RULES.md a ruleset scores by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreTable {
@@ -81,6 +97,27 @@ impl ScoreTable {
         } else {
             1
         }
+    }
+
+    /// Bullheads of a set of cards (by population counts over the table's classes).
+    #[must_use]
+    pub fn sum_set(self, cards: CardSet) -> u32 {
+        let s = cards.0;
+        let count = |mask: u128| (s & mask).count_ones();
+        let fifty_five = if s & (1u128 << 55) != 0 {
+            match self {
+                Self::SixNimmt => 7,
+                Self::ElevenNimmt => 5,
+            }
+        } else {
+            0
+        };
+        let plain = count(!(MULTIPLES_OF_5 | MULTIPLES_OF_11));
+        plain
+            + 5 * count(MULTIPLES_OF_11 & !(1u128 << 55))
+            + 3 * count(MULTIPLES_OF_10)
+            + 2 * count(ODD_FIVES)
+            + fifty_five
     }
 
     /// Bullheads of several cards.
@@ -154,6 +191,77 @@ impl CardSet {
         })
     }
 
+    /// The lowest card.
+    #[must_use]
+    pub fn min(self) -> Option<Card> {
+        (self.0 != 0).then(|| Card(u8::try_from(self.0.trailing_zeros()).unwrap_or(0)))
+    }
+
+    /// The highest card.
+    #[must_use]
+    pub fn max(self) -> Option<Card> {
+        (self.0 != 0).then(|| Card(u8::try_from(127 - self.0.leading_zeros()).unwrap_or(0)))
+    }
+
+    /// The `k`-th lowest card (0-based).
+    #[must_use]
+    pub fn nth(self, k: usize) -> Option<Card> {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the low half of the set, on purpose"
+        )]
+        let low = self.0 as u64;
+        let high = u64::try_from(self.0 >> 64).unwrap_or(0);
+        let in_low = low.count_ones() as usize;
+        let (mut bits, offset, k) = if k < in_low {
+            (low, 0, k)
+        } else {
+            (high, 64, k - in_low)
+        };
+        for _ in 0..k {
+            if bits == 0 {
+                return None;
+            }
+            bits &= bits - 1;
+        }
+        (bits != 0).then(|| Card(u8::try_from(bits.trailing_zeros() + offset).unwrap_or(0)))
+    }
+
+    /// Cards in either set.
+    #[must_use]
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Cards in both sets.
+    #[must_use]
+    pub fn intersection(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
+    /// Cards of `self` not in `other`.
+    #[must_use]
+    pub fn difference(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Cards above `card`.
+    #[must_use]
+    pub fn above(self, card: Card) -> Self {
+        let mask = if card.0 >= 127 {
+            0
+        } else {
+            !((1u128 << (card.0 + 1)) - 1)
+        };
+        Self(self.0 & mask)
+    }
+
+    /// Cards below `card`.
+    #[must_use]
+    pub fn below(self, card: Card) -> Self {
+        Self(self.0 & ((1u128 << card.0) - 1))
+    }
+
     /// The cards as a vector, ascending.
     #[must_use]
     pub fn to_vec(self) -> Vec<Card> {
@@ -203,6 +311,37 @@ mod tests {
         assert_eq!(t.bullheads(card(15)), 2);
         assert_eq!(t.bullheads(card(1)), 1);
         assert_eq!(ScoreTable::ElevenNimmt.bullheads(card(55)), 5);
+    }
+
+    #[test]
+    fn set_sums_match_card_by_card_sums() {
+        for table in [ScoreTable::SixNimmt, ScoreTable::ElevenNimmt] {
+            let mut set = CardSet::empty();
+            for n in 1..=104 {
+                set.insert(card(n));
+                assert_eq!(
+                    table.sum_set(set),
+                    table.sum(&set.to_vec()),
+                    "{table:?} up to {n}"
+                );
+            }
+            let odd: CardSet = (1..=104).step_by(3).map(card).collect();
+            assert_eq!(table.sum_set(odd), table.sum(&odd.to_vec()));
+        }
+    }
+
+    #[test]
+    fn min_max_nth_above_below() {
+        let set: CardSet = [card(7), card(104), card(1), card(55)]
+            .into_iter()
+            .collect();
+        assert_eq!(set.min(), Some(card(1)));
+        assert_eq!(set.max(), Some(card(104)));
+        assert_eq!(set.nth(2), Some(card(55)));
+        assert_eq!(set.nth(4), None);
+        assert_eq!(set.above(card(7)).to_vec(), vec![card(55), card(104)]);
+        assert_eq!(set.below(card(55)).to_vec(), vec![card(1), card(7)]);
+        assert_eq!(CardSet::empty().max(), None);
     }
 
     #[test]

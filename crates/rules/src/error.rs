@@ -63,6 +63,18 @@ pub enum RuleError {
     /// The seat was handed to a bot.
     #[error("you resigned from this game")]
     Resigned,
+    /// The card is not among the cards just taken.
+    #[error("card {card} is not among the cards you took")]
+    CardNotTaken {
+        /// The card named.
+        card: u8,
+    },
+    /// The card is not in the open draft.
+    #[error("card {card} is not available in the draft")]
+    CardNotAvailable {
+        /// The card named.
+        card: u8,
+    },
     /// The command does not exist in this ruleset.
     #[error("{command} is not a command of this game")]
     UnknownCommand {
@@ -92,6 +104,8 @@ impl RuleError {
             Self::CardNotInHand { .. } => "card_not_in_hand",
             Self::NoSuchRow { .. } => "no_such_row",
             Self::Resigned => "resigned",
+            Self::CardNotTaken { .. } => "card_not_taken",
+            Self::CardNotAvailable { .. } => "card_not_available",
             Self::UnknownCommand { .. } => "unknown_command",
         }
     }

@@ -1,412 +1,30 @@
-//! The game aggregate: state, commands, events, `decide` and `apply`.
+//! The game aggregate: `decide` and `apply`.
 //!
 //! `decide` holds every check and returns the events a command causes; `apply` folds an
-//! event into the state and cannot fail. `decide` works on a scratch copy of the state and
-//! applies each event as it emits it, so its output always applies and a resolution chain
-//! (reveal → placements → end of round → next deal) is computed in one call. Randomness
-//! enters through [`Dealer`]: the caller shuffles, the events record what was dealt.
-
-use serde::{Deserialize, Serialize};
+//! event into the state and cannot fail. `decide` works on a copy of the [`Table`] (plain
+//! `Copy` data) and applies each event as it emits it, so its output always applies and a
+//! resolution chain (reveal → placements → choices → end of round → next deal) is computed
+//! in one call. Randomness enters through [`Dealer`]: the caller shuffles, the events record
+//! what was dealt.
 
 use crate::card::{Card, CardSet};
 use crate::error::RuleError;
-use crate::options::{EndCondition, HAND_SIZE, Options, ROW_CAPACITY, ROWS, Ruleset};
-
-/// The version of these rules that new games are pinned to.
-pub const RULES_VERSION: u32 = 1;
-
-/// Where a game is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub enum Status {
-    /// Seats are being filled.
-    Lobby,
-    /// Being played.
-    Active,
-    /// Over; `winners` is set.
-    Finished,
-}
-
-/// A bot's way of choosing moves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub enum BotStrategy {
-    /// A uniformly random legal move.
-    #[default]
-    Random,
-}
-
-/// Who sits at a seat.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Occupant {
-    /// A person's account.
-    Human {
-        /// Account id (opaque to the rules).
-        account: String,
-        /// Display name.
-        name: String,
-    },
-    /// A bot.
-    Bot {
-        /// How it plays.
-        strategy: BotStrategy,
-        /// Display name.
-        name: String,
-    },
-}
-
-/// One seat at the table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Seat {
-    /// Who sits here (`None`: free, lobby only).
-    pub occupant: Option<Occupant>,
-    /// The human resigned; a bot plays the seat.
-    pub resigned: bool,
-}
-
-impl Seat {
-    /// Whether a bot chooses this seat's moves.
-    #[must_use]
-    pub fn bot_controlled(&self) -> bool {
-        self.resigned || matches!(self.occupant, Some(Occupant::Bot { .. }))
-    }
-
-    /// The account sitting here, if a person.
-    #[must_use]
-    pub fn account(&self) -> Option<&str> {
-        match &self.occupant {
-            Some(Occupant::Human { account, .. }) => Some(account),
-            _ => None,
-        }
-    }
-
-    /// The display name, if occupied.
-    #[must_use]
-    pub fn name(&self) -> Option<&str> {
-        match &self.occupant {
-            Some(Occupant::Human { name, .. } | Occupant::Bot { name, .. }) => Some(name),
-            None => None,
-        }
-    }
-}
-
-/// A deal: the rows' first cards and every seat's hand.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Deal {
-    /// One list per row, each holding the row's starting card.
-    pub rows: Vec<Vec<Card>>,
-    /// One hand per seat, seat 0 first.
-    pub hands: Vec<Vec<Card>>,
-}
-
-/// A seat and a card, e.g. a revealed selection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct SeatCard {
-    /// The seat.
-    pub seat: u8,
-    /// The card.
-    pub card: Card,
-}
-
-/// Shuffles for the rules. The rules never draw randomness themselves.
-pub trait Dealer {
-    /// Puts `cards` (ascending on entry) into the order of the deal for `round` (1-based).
-    /// The deal then gives seat 0 the first ten cards, seat 1 the next ten, …, and the
-    /// four cards after the last hand start rows 0–3.
-    fn shuffle(&mut self, round: u16, cards: &mut [Card]);
-}
-
-/// What a command needs to know about who sent it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Actor<'a> {
-    /// A person, by account.
-    Account {
-        /// Account id.
-        id: &'a str,
-        /// Display name (for `join`).
-        name: &'a str,
-    },
-    /// The server acting for a bot-controlled seat.
-    Bot {
-        /// The seat.
-        seat: u8,
-    },
-}
-
-/// Commands, as clients send them (`{"type": "play_card", "card": 17}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub enum Command {
-    /// Take the lowest free seat (lobby).
-    Join {},
-    /// Give up one's seat (lobby; not the host).
-    Leave {},
-    /// Seat a bot (host, lobby).
-    AddBot {
-        /// How it plays; `random` by default.
-        #[serde(default)]
-        strategy: BotStrategy,
-    },
-    /// Free a seat (host, lobby).
-    RemoveSeat {
-        /// The seat to free.
-        seat: u8,
-    },
-    /// Start the game (host, every seat filled).
-    Start {},
-    /// Select a hand card face down, or replace the selection before the reveal.
-    PlayCard {
-        /// The card.
-        card: Card,
-    },
-    /// Take a row when one's card is below every row (0-based index).
-    TakeRow {
-        /// The row.
-        row: u8,
-    },
-    /// Hand one's seat to a bot for the rest of the game.
-    Resign {},
-}
-
-impl Command {
-    /// The command's name as used in `type`, `awaiting` and `legal`.
-    #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Join {} => "join",
-            Self::Leave {} => "leave",
-            Self::AddBot { .. } => "add_bot",
-            Self::RemoveSeat { .. } => "remove_seat",
-            Self::Start {} => "start",
-            Self::PlayCard { .. } => "play_card",
-            Self::TakeRow { .. } => "take_row",
-            Self::Resign {} => "resign",
-        }
-    }
-}
-
-/// Who may read an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Audience {
-    /// Everyone who may see the game.
-    Public,
-    /// Only the player at this seat.
-    Seat(u8),
-    /// Nobody through the API while the game runs (the server, and the archive of a
-    /// finished game).
-    Server,
-}
-
-impl Audience {
-    /// Stable text form: `public`, `seat:N`, `server`.
-    #[must_use]
-    pub fn as_text(self) -> String {
-        match self {
-            Self::Public => "public".into(),
-            Self::Seat(s) => format!("seat:{s}"),
-            Self::Server => "server".into(),
-        }
-    }
-
-    /// Whether a caller at `seat` (or a spectator) may read it.
-    #[must_use]
-    pub fn admits(self, seat: Option<u8>) -> bool {
-        match self {
-            Self::Public => true,
-            Self::Seat(s) => seat == Some(s),
-            Self::Server => false,
-        }
-    }
-}
-
-/// The ruleset, options and table size a game is created with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Setup {
-    /// Ruleset.
-    pub ruleset: Ruleset,
-    /// Options (validated).
-    pub options: Options,
-    /// Number of seats.
-    pub players: u8,
-}
-
-/// Events, past tense. Serialised as `{"type": …, "data": {…}}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", content = "data", rename_all = "snake_case")]
-pub enum Event {
-    /// The game exists; the creator is the host at seat 0.
-    GameCreated {
-        /// Ruleset.
-        ruleset: Ruleset,
-        /// Options.
-        options: Options,
-        /// Number of seats.
-        players: u8,
-        /// Display name of the game.
-        name: Option<String>,
-        /// Rules version the game is pinned to.
-        rules_version: u32,
-        /// Whether the creator prepared the first deal.
-        prepared_deal: bool,
-        /// Hex SHA-256 of the game's secret shuffle seed.
-        commitment: String,
-    },
-    /// The secret shuffle seed (server only until the end).
-    SeedRecorded {
-        /// Hex seed.
-        seed: String,
-    },
-    /// The prepared first deal (server only).
-    DealPrepared {
-        /// The deal.
-        deal: Deal,
-    },
-    /// A person took a seat.
-    SeatTaken {
-        /// Seat.
-        seat: u8,
-        /// Account id.
-        account: String,
-        /// Display name.
-        name: String,
-    },
-    /// A person left the lobby.
-    SeatLeft {
-        /// Seat.
-        seat: u8,
-    },
-    /// The host seated a bot.
-    BotAdded {
-        /// Seat.
-        seat: u8,
-        /// Strategy.
-        strategy: BotStrategy,
-        /// Display name.
-        name: String,
-    },
-    /// The host freed a seat.
-    SeatRemoved {
-        /// Seat.
-        seat: u8,
-    },
-    /// Play begins.
-    GameStarted {},
-    /// A round was dealt; its rows are open.
-    RoundStarted {
-        /// Round, 1-based.
-        round: u16,
-        /// The rows' starting cards.
-        rows: Vec<Card>,
-    },
-    /// A seat's hand (that seat only).
-    HandDealt {
-        /// Seat.
-        seat: u8,
-        /// The cards, ascending.
-        cards: Vec<Card>,
-    },
-    /// A seat selected or replaced its card (that seat only).
-    CardSelected {
-        /// Seat.
-        seat: u8,
-        /// The card.
-        card: Card,
-    },
-    /// A seat has selected (public; says nothing of the card).
-    SelectionMade {
-        /// Seat.
-        seat: u8,
-    },
-    /// Every selection of the turn, revealed at once.
-    CardsRevealed {
-        /// The selections, ascending by card.
-        cards: Vec<SeatCard>,
-    },
-    /// A revealed card was placed; `taken` are the cards its player took.
-    CardPlaced {
-        /// Seat.
-        seat: u8,
-        /// Card.
-        card: Card,
-        /// Row index.
-        row: u8,
-        /// Cards taken (empty when the card was simply added).
-        taken: Vec<Card>,
-        /// The player chose the row (card below every row).
-        chosen: bool,
-    },
-    /// The round is over.
-    RoundEnded {
-        /// Round.
-        round: u16,
-        /// Bullheads each seat took this round.
-        scores: Vec<u32>,
-    },
-    /// The game is over.
-    GameFinished {
-        /// Seats with the lowest total.
-        winners: Vec<u8>,
-        /// The shuffle seed, revealed.
-        seed: String,
-    },
-    /// A person handed their seat to a bot.
-    SeatResigned {
-        /// Seat.
-        seat: u8,
-    },
-}
-
-impl Event {
-    /// The event's type name (`card_placed`, …).
-    #[must_use]
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Self::GameCreated { .. } => "game_created",
-            Self::SeedRecorded { .. } => "seed_recorded",
-            Self::DealPrepared { .. } => "deal_prepared",
-            Self::SeatTaken { .. } => "seat_taken",
-            Self::SeatLeft { .. } => "seat_left",
-            Self::BotAdded { .. } => "bot_added",
-            Self::SeatRemoved { .. } => "seat_removed",
-            Self::GameStarted {} => "game_started",
-            Self::RoundStarted { .. } => "round_started",
-            Self::HandDealt { .. } => "hand_dealt",
-            Self::CardSelected { .. } => "card_selected",
-            Self::SelectionMade { .. } => "selection_made",
-            Self::CardsRevealed { .. } => "cards_revealed",
-            Self::CardPlaced { .. } => "card_placed",
-            Self::RoundEnded { .. } => "round_ended",
-            Self::GameFinished { .. } => "game_finished",
-            Self::SeatResigned { .. } => "seat_resigned",
-        }
-    }
-
-    /// Who may read this event.
-    #[must_use]
-    pub fn audience(&self) -> Audience {
-        match self {
-            Self::SeedRecorded { .. } | Self::DealPrepared { .. } => Audience::Server,
-            Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
-            _ => Audience::Public,
-        }
-    }
-}
+use crate::model::{
+    Actor, Awaiting, Command, Deal, Dealer, Event, Occupant, RULES_VERSION, Seat, SeatCard, Setup,
+    Status,
+};
+use crate::options::{DealOption, Layout};
+use crate::table::Table;
 
 /// The state of one game, rebuilt by folding its events.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     /// Ruleset, options, seats.
     pub setup: Setup,
+    /// The table's shape, derived from the setup.
+    pub layout: Layout,
     /// Game name.
     pub name: Option<String>,
-    /// Lobby, active, finished.
-    pub status: Status,
     /// Rules version pinned at creation.
     pub rules_version: u32,
     /// The seats.
@@ -421,32 +39,12 @@ pub struct Game {
     seed: Option<String>,
     /// Whether the seed has been revealed (the game is over).
     pub seed_revealed: bool,
-    /// Current round (0 before the first deal).
-    pub round: u16,
-    /// The rows, left to right.
-    pub rows: Vec<Vec<Card>>,
-    hands: Vec<CardSet>,
-    selected: Vec<Option<Card>>,
-    /// Revealed cards of this turn not yet placed, ascending.
-    pub revealed: Vec<SeatCard>,
-    /// Cards each seat took this round.
-    pub taken: Vec<Vec<Card>>,
-    /// Bullheads per round and seat.
+    /// The table.
+    pub table: Table,
+    /// Scores per round and seat.
     pub scores: Vec<Vec<u32>>,
-    /// Totals per seat.
-    pub totals: Vec<u32>,
     /// Winning seats once finished.
     pub winners: Vec<u8>,
-}
-
-/// What `awaiting` reports: a seat and the command it must send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Awaiting {
-    /// Seat.
-    pub seat: u8,
-    /// Command name.
-    pub action: &'static str,
 }
 
 /// Parameters of a new game.
@@ -472,7 +70,7 @@ impl Game {
     /// The events that create a game. Checks options and a prepared deal.
     ///
     /// # Errors
-    /// Invalid or unsupported options, an invalid deal.
+    /// Invalid options, an invalid deal.
     pub fn create(new: NewGame<'_>) -> Result<Vec<Event>, RuleError> {
         let NewGame {
             setup,
@@ -536,33 +134,38 @@ impl Game {
         else {
             return None;
         };
-        let n = usize::from(*players);
         Some(Self {
             setup: Setup {
                 ruleset: *ruleset,
                 options: *options,
                 players: *players,
             },
+            layout: Layout::new(*ruleset, *options),
             name: name.clone(),
-            status: Status::Lobby,
             rules_version: *rules_version,
-            seats: vec![Seat::default(); n],
+            seats: vec![Seat::default(); usize::from(*players)],
             host_seat: 0,
             prepared_deal: *prepared_deal,
             prepared: None,
             commitment: commitment.clone(),
             seed: None,
             seed_revealed: false,
-            round: 0,
-            rows: Vec::new(),
-            hands: vec![CardSet::empty(); n],
-            selected: vec![None; n],
-            revealed: Vec::new(),
-            taken: vec![Vec::new(); n],
+            table: Table::new(*players),
             scores: Vec::new(),
-            totals: vec![0; n],
             winners: Vec::new(),
         })
+    }
+
+    /// Lobby, active or finished.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        self.table.status
+    }
+
+    /// Current round, 1-based (0 before the first deal).
+    #[must_use]
+    pub fn round(&self) -> u16 {
+        self.table.round
     }
 
     /// The secret seed (for the server's dealer).
@@ -574,7 +177,8 @@ impl Game {
     /// A seat's hand.
     #[must_use]
     pub fn hand(&self, seat: u8) -> CardSet {
-        self.hands
+        self.table
+            .hands
             .get(usize::from(seat))
             .copied()
             .unwrap_or_default()
@@ -583,7 +187,42 @@ impl Game {
     /// A seat's current selection (private to that seat).
     #[must_use]
     pub fn selection(&self, seat: u8) -> Option<Card> {
-        self.selected.get(usize::from(seat)).copied().flatten()
+        self.table
+            .selected
+            .get(usize::from(seat))
+            .copied()
+            .flatten()
+    }
+
+    /// The rows, left to right, each ascending.
+    #[must_use]
+    pub fn rows(&self) -> Vec<Vec<Card>> {
+        self.table.rows[..self.layout.rows]
+            .iter()
+            .map(|r| r.to_vec())
+            .collect()
+    }
+
+    /// Cards a seat took this round (6 nimmt!, 11 nimmt!).
+    #[must_use]
+    pub fn taken(&self, seat: u8) -> Vec<Card> {
+        self.table
+            .taken
+            .get(usize::from(seat))
+            .map(|t| t.to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Revealed cards of this turn not yet placed, ascending.
+    #[must_use]
+    pub fn revealed(&self) -> Vec<SeatCard> {
+        self.table.revealed().collect()
+    }
+
+    /// Totals per seat.
+    #[must_use]
+    pub fn totals(&self) -> Vec<u32> {
+        self.table.totals[..usize::from(self.setup.players)].to_vec()
     }
 
     /// The seat of an account.
@@ -595,32 +234,23 @@ impl Game {
             .and_then(|i| u8::try_from(i).ok())
     }
 
-    fn seat_count(&self) -> u8 {
-        self.setup.players
-    }
-
     /// The seat that must take a row now, with its card.
     #[must_use]
     pub fn pending_take(&self) -> Option<SeatCard> {
-        let first = *self.revealed.first()?;
-        self.target_row(first.card).is_none().then_some(first)
+        self.table.pending_take(&self.layout)
     }
 
-    /// The row a card goes to: the highest row end below it. `None` when below every row.
+    /// The row a card would go to now (`None`: it fits no row).
     #[must_use]
     pub fn target_row(&self, card: Card) -> Option<usize> {
-        self.rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, row)| row.last().filter(|end| **end < card).map(|end| (i, *end)))
-            .max_by_key(|(_, end)| *end)
-            .map(|(i, _)| i)
+        self.table.target(&self.layout, card).map(|(row, _)| row)
     }
 
     /// Who must act now, and how.
     #[must_use]
     pub fn awaiting(&self) -> Vec<Awaiting> {
-        match self.status {
+        let t = &self.table;
+        match t.status {
             Status::Finished => Vec::new(),
             Status::Lobby => {
                 if self.seats.iter().all(|s| s.occupant.is_some()) {
@@ -633,16 +263,28 @@ impl Game {
                 }
             }
             Status::Active => {
+                if let Some(seat) = t.draft_seat(&self.layout) {
+                    return vec![Awaiting {
+                        seat,
+                        action: "draft_card",
+                    }];
+                }
+                if let Some((seat, _)) = t.pending_keep {
+                    return vec![Awaiting {
+                        seat,
+                        action: "keep_card",
+                    }];
+                }
                 if let Some(p) = self.pending_take() {
                     return vec![Awaiting {
                         seat: p.seat,
                         action: "take_row",
                     }];
                 }
-                if !self.revealed.is_empty() {
+                if t.next_revealed().is_some() {
                     return Vec::new();
                 }
-                (0..self.seat_count())
+                t.seats()
                     .filter(|s| self.selection(*s).is_none() && !self.hand(*s).is_empty())
                     .map(|seat| Awaiting {
                         seat,
@@ -653,11 +295,30 @@ impl Game {
         }
     }
 
+    /// Whether `seat` must act now.
+    #[must_use]
+    pub fn is_awaited(&self, seat: u8) -> bool {
+        let t = &self.table;
+        if t.status != Status::Active {
+            return false;
+        }
+        if let Some(s) = t.draft_seat(&self.layout) {
+            return s == seat;
+        }
+        if let Some((s, _)) = t.pending_keep {
+            return s == seat;
+        }
+        if let Some(p) = self.pending_take() {
+            return p.seat == seat;
+        }
+        t.next_revealed().is_none() && self.selection(seat).is_none() && !self.hand(seat).is_empty()
+    }
+
     /// The commands an account (seated or not) may send now.
     #[must_use]
     pub fn legal_for(&self, account: &str) -> Vec<Command> {
         let seat = self.seat_of(account);
-        match self.status {
+        match self.table.status {
             Status::Finished => Vec::new(),
             Status::Lobby => {
                 let mut legal = Vec::new();
@@ -668,7 +329,7 @@ impl Game {
                     Some(s) if s == self.host_seat => {
                         if free {
                             legal.push(Command::AddBot {
-                                strategy: BotStrategy::Random,
+                                strategy: crate::BotStrategy::Random,
                             });
                         }
                         for (i, other) in self.seats.iter().enumerate() {
@@ -701,20 +362,40 @@ impl Game {
     /// The game moves a seat may make now (no lobby commands, no `resign`).
     #[must_use]
     pub fn moves_for(&self, seat: u8) -> Vec<Command> {
-        if self.status != Status::Active {
+        let t = &self.table;
+        let selecting = t.status == Status::Active
+            && !t.drafting
+            && t.pending_keep.is_none()
+            && t.next_revealed().is_none();
+        if selecting && self.selection(seat).is_some() {
+            // A selection may be replaced until the last one of the turn arrives.
+            return self
+                .hand(seat)
+                .iter()
+                .map(|card| Command::PlayCard { card })
+                .collect();
+        }
+        if !self.is_awaited(seat) {
             return Vec::new();
         }
-        if let Some(p) = self.pending_take() {
-            if p.seat == seat {
-                return (0..ROWS)
-                    .filter_map(|r| u8::try_from(r).ok())
-                    .map(|row| Command::TakeRow { row })
-                    .collect();
-            }
-            return Vec::new();
+        if t.drafting {
+            return t
+                .pool
+                .iter()
+                .map(|card| Command::DraftCard { card })
+                .collect();
         }
-        if !self.revealed.is_empty() {
-            return Vec::new();
+        if let Some((_, cards)) = t.pending_keep {
+            return cards
+                .iter()
+                .map(|card| Command::KeepCard { card })
+                .collect();
+        }
+        if self.pending_take().is_some() {
+            return (0..self.layout.rows)
+                .filter_map(|r| u8::try_from(r).ok())
+                .map(|row| Command::TakeRow { row })
+                .collect();
         }
         self.hand(seat)
             .iter()
@@ -725,16 +406,28 @@ impl Game {
     /// The next bot-controlled seat that must act, if any.
     #[must_use]
     pub fn next_bot(&self) -> Option<u8> {
-        self.awaiting()
-            .into_iter()
-            .find(|a| {
-                a.action != "start"
-                    && self
-                        .seats
-                        .get(usize::from(a.seat))
-                        .is_some_and(Seat::bot_controlled)
-            })
-            .map(|a| a.seat)
+        let t = &self.table;
+        if t.status != Status::Active {
+            return None;
+        }
+        let bot = |s: u8| {
+            self.seats
+                .get(usize::from(s))
+                .is_some_and(Seat::bot_controlled)
+        };
+        if let Some(seat) = t.draft_seat(&self.layout) {
+            return bot(seat).then_some(seat);
+        }
+        if let Some((seat, _)) = t.pending_keep {
+            return bot(seat).then_some(seat);
+        }
+        if t.next_revealed().is_some() {
+            return self.pending_take().map(|p| p.seat).filter(|s| bot(*s));
+        }
+        t.seats().find(|s| {
+            let i = usize::from(*s);
+            t.selected[i].is_none() && !t.hands[i].is_empty() && bot(*s)
+        })
     }
 
     /// Decides what a command causes.
@@ -747,18 +440,104 @@ impl Game {
         command: &Command,
         dealer: &mut dyn Dealer,
     ) -> Result<Vec<Event>, RuleError> {
-        let mut scratch = Decision {
-            game: self.clone(),
-            events: Vec::new(),
+        let mut table = self.table;
+        let mut decision = Decision {
+            ctx: self.ctx(),
+            table: &mut table,
+            events: Vec::with_capacity(8),
         };
-        scratch.run(actor, command, dealer)?;
-        Ok(scratch.events)
+        decision.run(actor, command, dealer)?;
+        Ok(decision.events)
+    }
+
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            seats: &self.seats,
+            host_seat: self.host_seat,
+            layout: &self.layout,
+            players: self.setup.players,
+            prepared: self.prepared.as_ref(),
+            seed: self.seed.as_deref(),
+        }
+    }
+
+    /// Decides a command and applies its events at once; returns the events.
+    ///
+    /// The same as [`Game::decide`] followed by [`Game::apply`] of every event, but the
+    /// table `decide` already folded the events into is kept instead of folding them again.
+    ///
+    /// # Errors
+    /// The rule the command breaks; the game is unchanged then.
+    pub fn execute(
+        &mut self,
+        actor: Actor<'_>,
+        command: &Command,
+        dealer: &mut dyn Dealer,
+    ) -> Result<Vec<Event>, RuleError> {
+        let mut events = Vec::with_capacity(8);
+        self.execute_into(actor, command, dealer, &mut events)?;
+        Ok(events)
+    }
+
+    /// [`Game::execute`], appending the events to `out` (simulations reuse one buffer).
+    ///
+    /// # Errors
+    /// The rule the command breaks; the game and `out` are unchanged then.
+    pub fn execute_into(
+        &mut self,
+        actor: Actor<'_>,
+        command: &Command,
+        dealer: &mut dyn Dealer,
+        out: &mut Vec<Event>,
+    ) -> Result<(), RuleError> {
+        let Self {
+            table,
+            seats,
+            host_seat,
+            layout,
+            setup,
+            prepared,
+            seed,
+            ..
+        } = self;
+        let ctx = Ctx {
+            seats,
+            host_seat: *host_seat,
+            layout,
+            players: setup.players,
+            prepared: prepared.as_ref(),
+            seed: seed.as_deref(),
+        };
+        // `run` checks everything before it emits the first event, so a refused command
+        // leaves the table untouched and no copy is needed.
+        let start = out.len();
+        let mut decision = Decision {
+            ctx,
+            table,
+            events: std::mem::take(out),
+        };
+        let result = decision.run(actor, command, dealer);
+        debug_assert!(
+            result.is_ok() || decision.events.len() == start,
+            "an error after an event"
+        );
+        *out = decision.events;
+        result?;
+        for event in &out[start..] {
+            self.apply_meta(event);
+        }
+        Ok(())
     }
 
     /// Folds one event into the state.
     pub fn apply(&mut self, event: &Event) {
+        self.table.apply(&self.layout, event);
+        self.apply_meta(event);
+    }
+
+    /// Folds an event into everything but the table.
+    fn apply_meta(&mut self, event: &Event) {
         match event {
-            Event::GameCreated { .. } => {}
             Event::SeedRecorded { seed } => self.seed = Some(seed.clone()),
             Event::DealPrepared { deal } => self.prepared = Some(deal.clone()),
             Event::SeatTaken {
@@ -790,66 +569,9 @@ impl Game {
                     *s = Seat::default();
                 }
             }
-            Event::GameStarted {} => self.status = Status::Active,
-            Event::RoundStarted { round, rows } => {
-                self.round = *round;
-                self.prepared = None;
-                self.rows = rows.iter().map(|c| vec![*c]).collect();
-                self.revealed.clear();
-                for t in &mut self.taken {
-                    t.clear();
-                }
-            }
-            Event::HandDealt { seat, cards } => {
-                if let Some(h) = self.hands.get_mut(usize::from(*seat)) {
-                    *h = cards.iter().copied().collect();
-                }
-            }
-            Event::CardSelected { seat, card } => {
-                if let Some(s) = self.selected.get_mut(usize::from(*seat)) {
-                    *s = Some(*card);
-                }
-            }
-            Event::SelectionMade { .. } => {}
-            Event::CardsRevealed { cards } => {
-                for sc in cards {
-                    if let Some(h) = self.hands.get_mut(usize::from(sc.seat)) {
-                        h.remove(sc.card);
-                    }
-                }
-                self.selected.iter_mut().for_each(|s| *s = None);
-                self.revealed.clone_from(cards);
-            }
-            Event::CardPlaced {
-                seat,
-                card,
-                row,
-                taken,
-                ..
-            } => {
-                if let Some(pos) = self.revealed.iter().position(|sc| sc.card == *card) {
-                    self.revealed.remove(pos);
-                }
-                if let Some(r) = self.rows.get_mut(usize::from(*row)) {
-                    if taken.is_empty() {
-                        r.push(*card);
-                    } else {
-                        r.clear();
-                        r.push(*card);
-                    }
-                }
-                if let Some(t) = self.taken.get_mut(usize::from(*seat)) {
-                    t.extend_from_slice(taken);
-                }
-            }
-            Event::RoundEnded { scores, .. } => {
-                for (total, s) in self.totals.iter_mut().zip(scores) {
-                    *total += s;
-                }
-                self.scores.push(scores.clone());
-            }
+            Event::RoundStarted { .. } | Event::DraftStarted { .. } => self.prepared = None,
+            Event::RoundEnded { scores, .. } => self.scores.push(scores.clone()),
             Event::GameFinished { winners, .. } => {
-                self.status = Status::Finished;
                 self.winners.clone_from(winners);
                 self.seed_revealed = true;
             }
@@ -858,39 +580,42 @@ impl Game {
                     s.resigned = true;
                 }
             }
-        }
-    }
-
-    /// Bullheads a seat took in the current round.
-    #[must_use]
-    pub fn round_bullheads(&self, seat: u8) -> u32 {
-        let table = self.setup.ruleset.score_table();
-        self.taken
-            .get(usize::from(seat))
-            .map_or(0, |t| table.sum(t))
-    }
-
-    fn round_over(&self) -> bool {
-        self.revealed.is_empty() && self.hands.iter().all(|h| h.is_empty())
-    }
-
-    fn game_over(&self) -> bool {
-        match self.setup.options.end {
-            EndCondition::Points(limit) => self.totals.iter().any(|t| *t >= u32::from(limit)),
-            EndCondition::Rounds(k) => self.round >= k,
+            _ => {}
         }
     }
 }
 
-/// A decision in progress: a scratch copy of the game and the events emitted so far.
-struct Decision {
-    game: Game,
+/// What a decision reads of the game besides the table.
+#[derive(Clone, Copy)]
+struct Ctx<'g> {
+    seats: &'g [Seat],
+    host_seat: u8,
+    layout: &'g Layout,
+    players: u8,
+    prepared: Option<&'g Deal>,
+    seed: Option<&'g str>,
+}
+
+impl Ctx<'_> {
+    fn seat_of(&self, account: &str) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|s| s.account() == Some(account))
+            .and_then(|i| u8::try_from(i).ok())
+    }
+}
+
+/// A decision in progress: the table it changes (the game's own in [`Game::execute`], a
+/// copy in [`Game::decide`]) and the events emitted so far.
+struct Decision<'g, 't> {
+    ctx: Ctx<'g>,
+    table: &'t mut Table,
     events: Vec<Event>,
 }
 
-impl Decision {
+impl Decision<'_, '_> {
     fn emit(&mut self, event: Event) {
-        self.game.apply(&event);
+        self.table.apply(self.ctx.layout, &event);
         self.events.push(event);
     }
 
@@ -900,7 +625,7 @@ impl Decision {
         command: &Command,
         dealer: &mut dyn Dealer,
     ) -> Result<(), RuleError> {
-        let g = &self.game;
+        let g = self.ctx;
         let seat = match actor {
             Actor::Account { id, .. } => g.seat_of(id),
             Actor::Bot { seat } => {
@@ -909,8 +634,14 @@ impl Decision {
                     .seats
                     .get(usize::from(seat))
                     .is_some_and(Seat::bot_controlled);
-                if !is_bot || !matches!(command, Command::PlayCard { .. } | Command::TakeRow { .. })
-                {
+                let game_move = matches!(
+                    command,
+                    Command::PlayCard { .. }
+                        | Command::TakeRow { .. }
+                        | Command::DraftCard { .. }
+                        | Command::KeepCard { .. }
+                );
+                if !is_bot || !game_move {
                     return Err(RuleError::NotAPlayer);
                 }
                 Some(seat)
@@ -935,7 +666,7 @@ impl Decision {
             Command::Leave {} => {
                 self.require_lobby()?;
                 let seat = seat.ok_or(RuleError::NotAPlayer)?;
-                if seat == self.game.host_seat {
+                if seat == g.host_seat {
                     return Err(RuleError::HostCannotLeave);
                 }
                 self.emit(Event::SeatLeft { seat });
@@ -954,12 +685,11 @@ impl Decision {
             Command::RemoveSeat { seat: target } => {
                 self.require_lobby()?;
                 self.require_host(seat)?;
-                let occupied = self
-                    .game
+                let occupied = g
                     .seats
                     .get(usize::from(*target))
                     .is_some_and(|s| s.occupant.is_some());
-                if !occupied || *target == self.game.host_seat {
+                if !occupied || *target == g.host_seat {
                     return Err(RuleError::InvalidSeat { seat: *target });
                 }
                 self.emit(Event::SeatRemoved { seat: *target });
@@ -967,7 +697,7 @@ impl Decision {
             Command::Start {} => {
                 self.require_lobby()?;
                 self.require_host(seat)?;
-                if self.game.seats.iter().any(|s| s.occupant.is_none()) {
+                if g.seats.iter().any(|s| s.occupant.is_none()) {
                     return Err(RuleError::SeatsNotFilled);
                 }
                 self.emit(Event::GameStarted {});
@@ -975,53 +705,111 @@ impl Decision {
             }
             Command::PlayCard { card } => {
                 let seat = self.require_acting_seat(seat, actor)?;
-                let g = &self.game;
-                if g.hand(seat).is_empty() || !g.revealed.is_empty() {
+                let t = &self.table;
+                let hand = t.hands[usize::from(seat)];
+                let selecting = !t.drafting
+                    && t.pending_keep.is_none()
+                    && t.next_revealed().is_none()
+                    && !hand.is_empty();
+                if !selecting {
                     return Err(RuleError::NotYourTurn {
                         action: "play_card",
                     });
                 }
-                if !g.hand(seat).contains(*card) {
+                if !hand.contains(*card) {
                     return Err(RuleError::CardNotInHand {
                         card: card.number(),
                     });
                 }
-                let first = g.selection(seat).is_none();
+                let first = t.selected[usize::from(seat)].is_none();
                 self.emit(Event::CardSelected { seat, card: *card });
                 if first {
                     self.emit(Event::SelectionMade { seat });
                 }
-                if self.game.awaiting().is_empty() {
+                let t = &self.table;
+                let all_selected = t.seats().all(|s| {
+                    t.selected[usize::from(s)].is_some() || t.hands[usize::from(s)].is_empty()
+                });
+                if all_selected {
                     self.reveal();
                     self.resolve(dealer);
                 }
             }
             Command::TakeRow { row } => {
                 let seat = self.require_acting_seat(seat, actor)?;
-                let pending = self.game.pending_take().filter(|p| p.seat == seat);
+                let layout = g.layout;
+                let pending = self.table.pending_take(layout).filter(|p| p.seat == seat);
                 let Some(pending) = pending else {
                     return Err(RuleError::NotYourTurn { action: "take_row" });
                 };
-                let Some(taken) = self.game.rows.get(usize::from(*row)).cloned() else {
+                let r = usize::from(*row);
+                if r >= layout.rows {
                     return Err(RuleError::NoSuchRow { row: *row });
-                };
+                }
+                let taken = self.table.rows[r].to_vec();
                 self.emit(Event::CardPlaced {
                     seat,
                     card: pending.card,
                     row: *row,
                     taken,
                     chosen: true,
+                    side: crate::Side::Right,
                 });
                 self.resolve(dealer);
             }
+            Command::DraftCard { card } => {
+                if g.layout.options.deal != DealOption::Draft {
+                    return Err(RuleError::UnknownCommand {
+                        command: "draft_card",
+                    });
+                }
+                let seat = self.require_acting_seat(seat, actor)?;
+                if self.table.draft_seat(g.layout) != Some(seat) {
+                    return Err(RuleError::NotYourTurn {
+                        action: "draft_card",
+                    });
+                }
+                if !self.table.pool.contains(*card) {
+                    return Err(RuleError::CardNotAvailable {
+                        card: card.number(),
+                    });
+                }
+                self.emit(Event::CardDrafted { seat, card: *card });
+                if self.table.pool.len() == g.layout.rows {
+                    let rows = self.table.pool.to_vec();
+                    self.emit(Event::RoundStarted {
+                        round: self.table.round,
+                        rows,
+                    });
+                }
+            }
+            Command::KeepCard { card } => {
+                if !g.layout.x_rows {
+                    return Err(RuleError::UnknownCommand {
+                        command: "keep_card",
+                    });
+                }
+                let seat = self.require_acting_seat(seat, actor)?;
+                let Some((keeper, cards)) = self.table.pending_keep.filter(|(s, _)| *s == seat)
+                else {
+                    return Err(RuleError::NotYourTurn {
+                        action: "keep_card",
+                    });
+                };
+                if !cards.contains(*card) {
+                    return Err(RuleError::CardNotTaken {
+                        card: card.number(),
+                    });
+                }
+                self.keep(keeper, *card, cards);
+                self.resolve(dealer);
+            }
             Command::Resign {} => {
-                if self.game.status != Status::Active {
+                if self.table.status != Status::Active {
                     return Err(RuleError::GameNotActive);
                 }
                 let seat = seat.ok_or(RuleError::NotAPlayer)?;
-                if self
-                    .game
-                    .seats
+                if g.seats
                     .get(usize::from(seat))
                     .is_none_or(Seat::bot_controlled)
                 {
@@ -1034,7 +822,7 @@ impl Decision {
     }
 
     fn require_lobby(&self) -> Result<(), RuleError> {
-        if self.game.status == Status::Lobby {
+        if self.table.status == Status::Lobby {
             Ok(())
         } else {
             Err(RuleError::NotInLobby)
@@ -1044,7 +832,7 @@ impl Decision {
     fn require_host(&self, seat: Option<u8>) -> Result<(), RuleError> {
         match seat {
             None => Err(RuleError::NotAPlayer),
-            Some(s) if s == self.game.host_seat => Ok(()),
+            Some(s) if s == self.ctx.host_seat => Ok(()),
             Some(_) => Err(RuleError::NotHost),
         }
     }
@@ -1052,11 +840,11 @@ impl Decision {
     /// A seated, active, non-resigned seat (or a bot acting for its seat).
     fn require_acting_seat(&self, seat: Option<u8>, actor: Actor<'_>) -> Result<u8, RuleError> {
         let seat = seat.ok_or(RuleError::NotAPlayer)?;
-        if self.game.status != Status::Active {
+        if self.table.status != Status::Active {
             return Err(RuleError::GameNotActive);
         }
         let s = self
-            .game
+            .ctx
             .seats
             .get(usize::from(seat))
             .ok_or(RuleError::NotAPlayer)?;
@@ -1067,7 +855,7 @@ impl Decision {
     }
 
     fn free_seat(&self) -> Option<u8> {
-        self.game
+        self.ctx
             .seats
             .iter()
             .position(|s| s.occupant.is_none())
@@ -1075,27 +863,61 @@ impl Decision {
     }
 
     fn reveal(&mut self) {
-        let mut cards: Vec<SeatCard> = (0..self.game.seat_count())
-            .filter_map(|seat| {
-                self.game
-                    .selection(seat)
-                    .map(|card| SeatCard { seat, card })
+        let t = &*self.table;
+        let chosen: CardSet = t.selected.iter().flatten().copied().collect();
+        // Ascending by card: walk the set and find each card's seat.
+        let cards: Vec<SeatCard> = chosen
+            .iter()
+            .filter_map(|card| {
+                let seat = t.selected.iter().position(|s| *s == Some(card))?;
+                Some(SeatCard {
+                    seat: u8::try_from(seat).ok()?,
+                    card,
+                })
             })
             .collect();
-        cards.sort_by_key(|sc| sc.card);
         self.emit(Event::CardsRevealed { cards });
     }
 
+    /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand.
+    fn keep(&mut self, seat: u8, card: Card, cards: CardSet) {
+        let x_row = self.table.x_rows[usize::from(seat)];
+        let stacked = if x_row.max().is_none_or(|last| card > last) {
+            Vec::new()
+        } else {
+            x_row.to_vec()
+        };
+        let mut rest = cards;
+        rest.remove(card);
+        self.emit(Event::CardKept {
+            seat,
+            card,
+            stacked,
+            to_hand: rest.to_vec(),
+        });
+    }
+
     /// Places revealed cards until a choice is needed or the turn is over; ends the round
-    /// (and maybe the game) when the last turn is resolved.
+    /// (and maybe the game) when the turn ends with an empty hand.
     fn resolve(&mut self, dealer: &mut dyn Dealer) {
-        while let Some(next) = self.game.revealed.first().copied() {
-            let Some(row) = self.game.target_row(next.card) else {
+        let layout = *self.ctx.layout;
+        loop {
+            if let Some((seat, cards)) = self.table.pending_keep {
+                match cards.iter().next() {
+                    Some(only) if cards.len() == 1 => self.keep(seat, only, cards),
+                    _ => return, // paused for keep_card
+                }
+                continue;
+            }
+            let Some(next) = self.table.next_revealed() else {
+                break;
+            };
+            let Some((row, side)) = self.table.target(&layout, next.card) else {
                 return; // paused for take_row
             };
-            let lying = &self.game.rows[row];
-            let taken = if lying.len() >= ROW_CAPACITY {
-                lying.clone()
+            let lying = self.table.rows[row];
+            let taken = if lying.len() >= layout.max_lying[row] {
+                lying.to_vec()
             } else {
                 Vec::new()
             };
@@ -1106,22 +928,18 @@ impl Decision {
                 row,
                 taken,
                 chosen: false,
+                side,
             });
         }
-        if self.game.round_over() {
-            let scores: Vec<u32> = (0..self.game.seat_count())
-                .map(|s| self.game.round_bullheads(s))
-                .collect();
+        if self.table.round_over() {
+            let scores = self.table.round_scores(&layout);
             self.emit(Event::RoundEnded {
-                round: self.game.round,
+                round: self.table.round,
                 scores,
             });
-            if self.game.game_over() {
-                let min = self.game.totals.iter().copied().min().unwrap_or_default();
-                let winners = (0..self.game.seat_count())
-                    .filter(|s| self.game.totals[usize::from(*s)] == min)
-                    .collect();
-                let seed = self.game.seed.clone().unwrap_or_default();
+            if self.table.game_over(&layout) {
+                let winners = self.table.leaders();
+                let seed = self.ctx.seed.unwrap_or_default().to_owned();
                 self.emit(Event::GameFinished { winners, seed });
             } else {
                 self.deal(dealer);
@@ -1130,15 +948,26 @@ impl Decision {
     }
 
     fn deal(&mut self, dealer: &mut dyn Dealer) {
-        let round = self.game.round + 1;
-        let players = self.game.seat_count();
-        let deal = match self.game.prepared.take() {
-            Some(deal) if round == 1 => deal,
+        let g = self.ctx;
+        let round = self.table.round + 1;
+        let players = g.players;
+        if g.layout.options.deal == DealOption::Draft {
+            let pool = g.layout.deck(players).to_vec();
+            let first_seat =
+                u8::try_from(usize::from(round - 1) % usize::from(players)).unwrap_or(0);
+            self.emit(Event::DraftStarted {
+                round,
+                pool,
+                first_seat,
+            });
+            return;
+        }
+        let deal = match g.prepared {
+            Some(deal) if round == 1 => deal.clone(),
             _ => {
-                let g = &self.game;
-                let mut cards = g.setup.options.deck(g.setup.ruleset, players).to_vec();
+                let mut cards = g.layout.deck(players).to_vec();
                 dealer.shuffle(round, &mut cards);
-                deal_from_order(&cards, players)
+                deal_from_order(&cards, players, g.layout)
             }
         };
         self.emit(Event::RoundStarted {
@@ -1149,8 +978,7 @@ impl Decision {
                 .filter_map(|r| r.first().copied())
                 .collect(),
         });
-        for (seat, hand) in deal.hands.into_iter().enumerate() {
-            let mut cards = hand;
+        for (seat, mut cards) in deal.hands.into_iter().enumerate() {
             cards.sort_unstable();
             let seat = u8::try_from(seat).unwrap_or_default();
             self.emit(Event::HandDealt { seat, cards });
@@ -1158,16 +986,17 @@ impl Decision {
     }
 }
 
-/// The deal a shuffled deck gives: seat 0 the first ten cards, seat 1 the next ten, …,
-/// then one card for each row.
+/// The deal a shuffled deck gives: seat 0 the first hand, seat 1 the next, …, then one card
+/// for each row in row order.
 #[must_use]
-pub fn deal_from_order(cards: &[Card], players: u8) -> Deal {
+pub fn deal_from_order(cards: &[Card], players: u8, layout: &Layout) -> Deal {
     let players = usize::from(players);
+    let size = layout.hand_size;
     let hands = (0..players)
-        .map(|s| cards[s * HAND_SIZE..(s + 1) * HAND_SIZE].to_vec())
+        .map(|s| cards[s * size..(s + 1) * size].to_vec())
         .collect();
-    let start = players * HAND_SIZE;
-    let rows = cards[start..start + ROWS]
+    let start = players * size;
+    let rows = cards[start..start + layout.rows]
         .iter()
         .map(|c| vec![*c])
         .collect();
@@ -1176,9 +1005,14 @@ pub fn deal_from_order(cards: &[Card], players: u8) -> Deal {
 
 /// Checks that a prepared deal is complete and possible.
 fn validate_deal(setup: &Setup, deal: &Deal) -> Result<(), RuleError> {
+    let layout = Layout::new(setup.ruleset, setup.options);
     let bad = |m: String| Err(RuleError::InvalidDeal(m));
-    if deal.rows.len() != ROWS || deal.rows.iter().any(|r| r.len() != 1) {
-        return bad(format!("rows must be {ROWS} rows of exactly one card each"));
+    if setup.options.deal == DealOption::Draft {
+        return bad("a draft deal lies open and cannot be prepared".into());
+    }
+    let rows = layout.rows;
+    if deal.rows.len() != rows || deal.rows.iter().any(|r| r.len() != 1) {
+        return bad(format!("rows must be {rows} rows of exactly one card each"));
     }
     if deal.hands.len() != usize::from(setup.players) {
         return bad(format!(
@@ -1186,10 +1020,11 @@ fn validate_deal(setup: &Setup, deal: &Deal) -> Result<(), RuleError> {
             setup.players
         ));
     }
-    if let Some(i) = deal.hands.iter().position(|h| h.len() != HAND_SIZE) {
-        return bad(format!("hand {i} must hold {HAND_SIZE} cards"));
+    let size = layout.hand_size;
+    if let Some(i) = deal.hands.iter().position(|h| h.len() != size) {
+        return bad(format!("hand {i} must hold {size} cards"));
     }
-    let deck = setup.options.deck(setup.ruleset, setup.players);
+    let deck = layout.deck(setup.players);
     let mut seen = CardSet::empty();
     for card in deal.rows.iter().chain(&deal.hands).flatten() {
         if !deck.contains(*card) {

@@ -3,21 +3,27 @@
 //! One decider shape: [`Game::decide`] checks a command and returns events,
 //! [`Game::apply`] folds an event into the state and cannot fail, [`Game::view_for`] says
 //! what a seat may see, [`Game::legal_for`] lists what it may send. Shuffling is done by the
-//! caller through [`Dealer`]; the events record the deal, so a replay never shuffles.
+//! caller through [`Dealer`]; the events record the deal, so a replay never shuffles. The
+//! row games (6 nimmt!, 11 nimmt!, X nimmt!) share one parameterised [`Table`].
 
+pub mod bots;
 pub mod card;
 pub mod error;
 pub mod game;
+pub mod model;
 pub mod options;
+pub mod table;
 pub mod view;
 
 pub use card::{Card, CardSet, ScoreTable};
 pub use error::RuleError;
-pub use game::{
-    Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, Game, NewGame, Occupant,
-    RULES_VERSION, Seat, SeatCard, Setup, Status, deal_from_order,
+pub use game::{Game, NewGame, deal_from_order};
+pub use model::{
+    Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, Occupant, RULES_VERSION,
+    Seat, SeatCard, Setup, Side, Status,
 };
 pub use options::{
-    DealOption, DeckOption, EndCondition, Options, PlacementOption, Preset, Ruleset,
+    DealOption, DeckOption, EndCondition, Layout, Options, PlacementOption, Preset, Ruleset,
 };
+pub use table::Table;
 pub use view::{GameView, SHUFFLE_ALGORITHM};

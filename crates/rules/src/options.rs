@@ -5,24 +5,32 @@ use serde::{Deserialize, Serialize};
 use crate::card::{Card, CardSet, ScoreTable};
 use crate::error::RuleError;
 
-/// The rulesets the server knows. Only the row games listed here can be played so far.
+/// The row games the server plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Ruleset {
     /// 6 nimmt! (seeds 001, 003).
     #[serde(rename = "6-nimmt")]
     SixNimmt,
+    /// 11 nimmt! as seed 004 describes it.
+    #[serde(rename = "11-nimmt")]
+    ElevenNimmt,
+    /// X nimmt! (seed 002).
+    #[serde(rename = "x-nimmt")]
+    XNimmt,
 }
 
 impl Ruleset {
-    /// Every playable ruleset.
-    pub const ALL: [Self; 1] = [Self::SixNimmt];
+    /// Every playable row game.
+    pub const ALL: [Self; 3] = [Self::SixNimmt, Self::ElevenNimmt, Self::XNimmt];
 
     /// The API name, e.g. `6-nimmt`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::SixNimmt => "6-nimmt",
+            Self::ElevenNimmt => "11-nimmt",
+            Self::XNimmt => "x-nimmt",
         }
     }
 
@@ -37,6 +45,8 @@ impl Ruleset {
     pub fn players(self) -> (u8, u8) {
         match self {
             Self::SixNimmt => (2, 10),
+            Self::ElevenNimmt => (2, 9),
+            Self::XNimmt => (2, 4),
         }
     }
 
@@ -44,7 +54,8 @@ impl Ruleset {
     #[must_use]
     pub fn score_table(self) -> ScoreTable {
         match self {
-            Self::SixNimmt => ScoreTable::SixNimmt,
+            Self::SixNimmt | Self::XNimmt => ScoreTable::SixNimmt,
+            Self::ElevenNimmt => ScoreTable::ElevenNimmt,
         }
     }
 
@@ -53,7 +64,27 @@ impl Ruleset {
     pub fn deck_max(self) -> u8 {
         match self {
             Self::SixNimmt => 104,
+            Self::ElevenNimmt | Self::XNimmt => 100,
         }
+    }
+
+    /// The default options.
+    #[must_use]
+    pub fn default_options(self) -> Options {
+        let end = match self {
+            Self::SixNimmt | Self::ElevenNimmt => EndCondition::Points(66),
+            Self::XNimmt => EndCondition::Rounds(2),
+        };
+        Options {
+            end,
+            ..Options::default()
+        }
+    }
+
+    /// Whether the options `deck`, `deal`, `placement` exist in this ruleset.
+    #[must_use]
+    pub fn has_variants(self) -> bool {
+        self == Self::SixNimmt
     }
 }
 
@@ -178,8 +209,7 @@ impl Options {
     /// Checks the options against the ruleset and the number of players.
     ///
     /// # Errors
-    /// [`RuleError::InvalidOptions`] for out-of-range values or combinations the rules forbid,
-    /// [`RuleError::UnsupportedOption`] for options this server cannot play yet.
+    /// [`RuleError::InvalidOptions`] for out-of-range values or combinations the rules forbid.
     pub fn validate(&self, ruleset: Ruleset, players: u8) -> Result<(), RuleError> {
         let (min, max) = ruleset.players();
         if players < min || players > max {
@@ -199,18 +229,27 @@ impl Options {
                     "end.rounds must be 1 to 50".into(),
                 ));
             }
+            EndCondition::Points(_) if ruleset == Ruleset::XNimmt => {
+                return Err(RuleError::InvalidOptions(
+                    "x-nimmt ends after a number of deals (`deals`)".into(),
+                ));
+            }
             _ => {}
+        }
+        let plain = Options {
+            end: self.end,
+            ..Options::default()
+        };
+        if !ruleset.has_variants() && *self != plain {
+            return Err(RuleError::InvalidOptions(format!(
+                "{} has no deck, deal or placement options",
+                ruleset.name()
+            )));
         }
         if self.deal == DealOption::Draft && self.deck != DeckOption::Tactical {
             return Err(RuleError::InvalidOptions(
                 "deal: draft requires deck: tactical".into(),
             ));
-        }
-        if self.deal == DealOption::Draft {
-            return Err(RuleError::UnsupportedOption("deal: draft".into()));
-        }
-        if self.placement == PlacementOption::BothEnds {
-            return Err(RuleError::UnsupportedOption("placement: both_ends".into()));
         }
         Ok(())
     }
@@ -225,12 +264,69 @@ impl Options {
     }
 }
 
-/// Number of centre rows and their capacity.
-pub const ROWS: usize = 4;
-/// A row is full at this many cards: the next card takes them.
-pub const ROW_CAPACITY: usize = 5;
-/// Hand cards per player and round.
-pub const HAND_SIZE: usize = 10;
+/// The shape of a game's table, derived from ruleset and options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The ruleset.
+    pub ruleset: Ruleset,
+    /// Bullhead column.
+    pub table: ScoreTable,
+    /// Number of centre rows.
+    pub rows: usize,
+    /// Most cards that can lie in each row; the next card takes them.
+    pub max_lying: [usize; MAX_ROWS],
+    /// The capacity printed on each row card (6 nimmt!: full at 5; X nimmt!: 3, 4, 5 —
+    /// the card that makes the row reach it takes the others).
+    pub capacity: [usize; MAX_ROWS],
+    /// Hand cards dealt per player.
+    pub hand_size: usize,
+    /// Personal X rows and X stacks (X nimmt!).
+    pub x_rows: bool,
+    /// The options.
+    pub options: Options,
+}
+
+/// Most centre rows of any ruleset.
+pub const MAX_ROWS: usize = 4;
+/// Most seats of any ruleset.
+pub const MAX_SEATS: usize = 10;
+/// Most seats of a ruleset with X rows (x-nimmt).
+pub const MAX_X_SEATS: usize = 4;
+
+impl Layout {
+    /// The layout of a ruleset with options.
+    #[must_use]
+    pub fn new(ruleset: Ruleset, options: Options) -> Self {
+        match ruleset {
+            Ruleset::SixNimmt | Ruleset::ElevenNimmt => Self {
+                ruleset,
+                table: ruleset.score_table(),
+                rows: 4,
+                max_lying: [5; MAX_ROWS],
+                capacity: [5; MAX_ROWS],
+                hand_size: 10,
+                x_rows: false,
+                options,
+            },
+            Ruleset::XNimmt => Self {
+                ruleset,
+                table: ruleset.score_table(),
+                rows: 3,
+                max_lying: [2, 3, 4, 0],
+                capacity: [3, 4, 5, 0],
+                hand_size: 8,
+                x_rows: true,
+                options,
+            },
+        }
+    }
+
+    /// The cards in play for `players` players.
+    #[must_use]
+    pub fn deck(&self, players: u8) -> CardSet {
+        self.options.deck(self.ruleset, players)
+    }
+}
 
 /// Whether `card` is in the deck of this game.
 #[must_use]

@@ -6,8 +6,9 @@
 use serde::Serialize;
 
 use crate::card::Card;
-use crate::game::{Awaiting, BotStrategy, Command, Game, Occupant, SeatCard, Status};
-use crate::options::{Options, ROW_CAPACITY, Ruleset};
+use crate::game::Game;
+use crate::model::{Awaiting, BotStrategy, Command, Occupant, SeatCard, Status};
+use crate::options::{Options, Ruleset};
 
 /// The shuffle algorithm, as published with every game.
 pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
@@ -74,10 +75,16 @@ pub struct SeatView {
     pub selected: bool,
     /// Cards left in hand.
     pub hand_size: usize,
-    /// Cards taken this round (public).
+    /// Cards taken this round (public; 6-nimmt and 11-nimmt).
     pub taken: Vec<Card>,
-    /// Bullheads taken this round.
+    /// Bullheads taken this round (6-nimmt and 11-nimmt).
     pub round_bullheads: u32,
+    /// The seat's X row, ascending (x-nimmt only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x_row: Option<Vec<Card>>,
+    /// Number of cards on the seat's face-down X stack (x-nimmt only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x_stack_size: Option<usize>,
     /// Total of finished rounds.
     pub total: u32,
 }
@@ -86,9 +93,24 @@ pub struct SeatView {
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RowView {
-    /// The card that fills the row (the next one takes it).
+    /// The row's capacity as the game names it: 6-nimmt and 11-nimmt rows are full at 5
+    /// (the sixth card takes them); an x-nimmt row of capacity 3, 4 or 5 is taken by the card
+    /// that makes it reach that count.
     pub capacity: usize,
+    /// The most cards that can lie in the row; the next card placed takes them
+    /// (5 in 6-nimmt and 11-nimmt, capacity − 1 in x-nimmt).
+    pub max_cards: usize,
     /// Cards left to right.
+    pub cards: Vec<Card>,
+}
+
+/// Cards a seat took and must choose from (x-nimmt `keep_card`), public.
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PendingKeepView {
+    /// The seat that chooses.
+    pub seat: u8,
+    /// The cards it took.
     pub cards: Vec<Card>,
 }
 
@@ -100,6 +122,12 @@ pub struct TableView {
     pub rows: Vec<RowView>,
     /// Revealed cards of this turn not yet placed, ascending.
     pub revealed: Vec<SeatCard>,
+    /// The open draft's cards (`deal: draft`, while drafting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft_pool: Option<Vec<Card>>,
+    /// Cards just taken that wait for `keep_card` (x-nimmt).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_keep: Option<PendingKeepView>,
 }
 
 /// The caller's private state.
@@ -112,6 +140,9 @@ pub struct YouView {
     pub hand: Vec<Card>,
     /// The caller's selection this turn, before the reveal.
     pub selected: Option<Card>,
+    /// The caller's X stack (x-nimmt only; face down to everyone else).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x_stack: Option<Vec<Card>>,
 }
 
 /// Fair-shuffle information.
@@ -130,6 +161,9 @@ impl Game {
     /// The game as the account `viewer` may see it (`None`: anonymous spectator).
     #[must_use]
     pub fn view_for(&self, viewer: Option<&str>) -> GameView {
+        let t = &self.table;
+        let layout = &self.layout;
+        let x = layout.x_rows;
         let you_seat = viewer.and_then(|a| self.seat_of(a));
         let seats = self
             .seats
@@ -144,50 +178,58 @@ impl Game {
                     bot: s.bot_controlled(),
                     strategy: match &s.occupant {
                         Some(Occupant::Bot { strategy, .. }) => Some(*strategy),
-                        _ if s.resigned => Some(BotStrategy::Random),
+                        _ if s.resigned => Some(BotStrategy::Heuristic),
                         _ => None,
                     },
                     resigned: s.resigned,
                     selected: self.selection(seat).is_some(),
                     hand_size: self.hand(seat).len(),
-                    taken: self.taken[i].clone(),
-                    round_bullheads: self.round_bullheads(seat),
-                    total: self.totals[i],
+                    taken: t.taken[i].to_vec(),
+                    round_bullheads: layout.table.sum_set(t.taken[i]),
+                    x_row: x.then(|| t.x_rows[i].to_vec()),
+                    x_stack_size: x.then(|| t.x_stacks[i].len()),
+                    total: t.totals[i],
                 }
             })
             .collect();
+        let status = self.status();
         GameView {
             ruleset: self.setup.ruleset,
             options: self.setup.options,
             players: self.setup.players,
             name: self.name.clone(),
-            status: self.status,
+            status,
             host_seat: self.host_seat,
             prepared_deal: self.prepared_deal,
             rules_version: self.rules_version,
-            round: self.round,
+            round: self.round(),
             seats,
             table: TableView {
-                rows: self
-                    .rows
-                    .iter()
+                rows: (0..layout.rows)
                     .map(|r| RowView {
-                        capacity: ROW_CAPACITY,
-                        cards: r.clone(),
+                        capacity: layout.capacity[r],
+                        max_cards: layout.max_lying[r],
+                        cards: t.rows[r].to_vec(),
                     })
                     .collect(),
-                revealed: self.revealed.clone(),
+                revealed: self.revealed(),
+                draft_pool: t.drafting.then(|| t.pool.to_vec()),
+                pending_keep: t.pending_keep.map(|(seat, cards)| PendingKeepView {
+                    seat,
+                    cards: cards.to_vec(),
+                }),
             },
             you: you_seat.map(|seat| YouView {
                 seat,
                 hand: self.hand(seat).to_vec(),
                 selected: self.selection(seat),
+                x_stack: x.then(|| t.x_stacks[usize::from(seat)].to_vec()),
             }),
             awaiting: self.awaiting(),
             legal: viewer.map(|a| self.legal_for(a)).unwrap_or_default(),
             scores: self.scores.clone(),
-            totals: self.totals.clone(),
-            winners: (self.status == Status::Finished).then(|| self.winners.clone()),
+            totals: self.totals(),
+            winners: (status == Status::Finished).then(|| self.winners.clone()),
             fairness: FairnessView {
                 algorithm: SHUFFLE_ALGORITHM,
                 commitment: self.commitment.clone(),

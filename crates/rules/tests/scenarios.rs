@@ -5,7 +5,7 @@
 use stammtisch_rules::{
     Actor, Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer,
     DeckOption, EndCondition, Event, Game, NewGame, Options, PlacementOption, RuleError, Ruleset,
-    SeatCard, Setup, Status,
+    SeatCard, Setup, Side, Status,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ impl<D: Dealer> Table<D> {
 
     fn rows(&self) -> Vec<Vec<u8>> {
         self.game
-            .rows
+            .rows()
             .iter()
             .map(|r| r.iter().map(|c| c.number()).collect())
             .collect()
@@ -227,7 +227,7 @@ fn started<D: Dealer>(players: u8, opts: Options, deal: Deal, dealer: D) -> Tabl
         );
     }
     t.cmd(host(), &Command::Start {});
-    assert_eq!(t.game.status, Status::Active);
+    assert_eq!(t.game.status(), Status::Active);
     t
 }
 
@@ -241,16 +241,36 @@ fn placed(events: &[Event]) -> Vec<(u8, u8, u8, Vec<u8>, bool)> {
                 row,
                 taken,
                 chosen,
-            } => Some((
-                *seat,
-                card.number(),
-                *row,
-                taken.iter().map(|c| c.number()).collect(),
-                *chosen,
-            )),
+                side,
+            } => {
+                // Every game of this file places at the right end (`placement: right`).
+                assert_eq!(*side, Side::Right, "{card} placed at a left end");
+                Some((
+                    *seat,
+                    card.number(),
+                    *row,
+                    taken.iter().map(|c| c.number()).collect(),
+                    *chosen,
+                ))
+            }
             _ => None,
         })
         .collect()
+}
+
+/// The cards each seat took this round, seat 0 first.
+fn taken_by_all(game: &Game) -> Vec<Vec<Card>> {
+    (0..game.setup.players).map(|s| game.taken(s)).collect()
+}
+
+/// Bullheads a seat took this round, by the game's own score table; the view agrees.
+fn round_bullheads(game: &Game, seat: u8) -> u32 {
+    let sum = game.setup.ruleset.score_table().sum(&game.taken(seat));
+    assert_eq!(
+        game.view_for(None).seats[usize::from(seat)].round_bullheads,
+        sum
+    );
+    sum
 }
 
 fn count(events: &[Event], type_name: &str) -> usize {
@@ -269,7 +289,7 @@ fn standard() -> Options {
 fn start_deals_the_prepared_deal_as_round_one() {
     let deal = deal_with(full_deck(), [40, 10, 30, 20], &[&[25, 45], &[35]]);
     let t = started(2, standard(), deal.clone(), NoShuffle);
-    assert_eq!(t.game.round, 1);
+    assert_eq!(t.game.round(), 1);
     assert_eq!(t.rows(), vec![vec![40], vec![10], vec![30], vec![20]]);
     for (seat, hand) in deal.hands.iter().enumerate() {
         let mut sorted = hand.clone();
@@ -332,7 +352,7 @@ fn tactical_deck_of_three_players_is_exactly_1_to_34() {
     );
     t.cmd(host(), &Command::Start {});
     assert_eq!(t.dealer.asked, vec![(1, cards(1..=34))]);
-    let mut dealt: Vec<Card> = t.game.rows.iter().flatten().copied().collect();
+    let mut dealt: Vec<Card> = t.game.rows().iter().flatten().copied().collect();
     for seat in 0..3 {
         assert_eq!(t.game.hand(seat).len(), 10);
         dealt.extend(t.game.hand(seat).iter());
@@ -398,7 +418,7 @@ fn a_card_goes_to_the_row_with_the_highest_end_below_it() {
         placed(&events),
         vec![(0, 11, 1, vec![], false), (1, 41, 2, vec![], false)]
     );
-    assert!(t.game.taken.iter().all(Vec::is_empty));
+    assert!(taken_by_all(&t.game).iter().all(Vec::is_empty));
     assert_eq!(t.game.target_row(c(46)), Some(0));
     assert_eq!(t.game.target_row(c(9)), None);
 }
@@ -412,7 +432,7 @@ fn cards_are_revealed_at_once_ascending_and_placed_in_one_call() {
     events.extend(t.cmd(bot(2), &play(42)));
     // Nothing is revealed before the last selection arrives.
     assert_eq!(count(&events, "cards_revealed"), 0);
-    assert!(t.game.revealed.is_empty());
+    assert!(t.game.revealed().is_empty());
     let last = t.cmd(bot(3), &play(43));
     let types: Vec<&str> = last.iter().map(Event::type_name).collect();
     assert_eq!(
@@ -461,7 +481,7 @@ fn cards_are_revealed_at_once_ascending_and_placed_in_one_call() {
         ]
     );
     assert_eq!(t.rows()[3], vec![40, 41, 42, 43, 44]);
-    assert!(t.game.revealed.is_empty());
+    assert!(t.game.revealed().is_empty());
     assert_eq!(t.game.awaiting().len(), 4);
 }
 
@@ -492,10 +512,10 @@ fn the_sixth_card_takes_the_five_and_starts_the_row() {
         vec![vec![10, 11], vec![20, 21], vec![30], vec![45, 46]]
     );
     // The taken cards are seat 0's, its own card is not among them
-    assert_eq!(t.game.taken[0], cards([40, 41, 42, 43, 44]));
-    assert!(t.game.taken[1..].iter().all(Vec::is_empty));
+    assert_eq!(t.game.taken(0), cards([40, 41, 42, 43, 44]));
+    assert!(taken_by_all(&t.game)[1..].iter().all(Vec::is_empty));
     // 40 → 3, 41 → 1, 42 → 1, 43 → 1, 44 → 5
-    assert_eq!(t.game.round_bullheads(0), 11);
+    assert_eq!(round_bullheads(&t.game, 0), 11);
     let view = t.game.view_for(Some(HOST));
     assert_eq!(view.seats[0].taken, cards([40, 41, 42, 43, 44]));
     assert_eq!(view.seats[0].round_bullheads, 11);
@@ -564,7 +584,7 @@ fn a_card_below_every_row_waits_for_its_player_to_take_a_row() {
     assert!(t.game.moves_for(1).is_empty());
     assert_eq!(t.game.next_bot(), None);
     assert_eq!(
-        t.game.revealed,
+        t.game.revealed(),
         vec![
             SeatCard {
                 seat: 0,
@@ -608,8 +628,8 @@ fn a_card_below_every_row_waits_for_its_player_to_take_a_row() {
         vec![(0, 5, 1, vec![20], true), (1, 25, 0, vec![], false)]
     );
     assert_eq!(t.rows(), vec![vec![10, 25], vec![5], vec![30], vec![40]]);
-    assert_eq!(t.game.taken[0], cards([20]));
-    assert_eq!(t.game.round_bullheads(0), 3);
+    assert_eq!(t.game.taken(0), cards([20]));
+    assert_eq!(round_bullheads(&t.game, 0), 3);
     assert_eq!(t.game.pending_take(), None);
     assert_eq!(t.game.awaiting().len(), 2);
     // A take_row with nothing pending is refused
@@ -656,7 +676,7 @@ fn a_bot_takes_a_row_of_several_cards() {
             (0, 50, 2, vec![], false)
         ]
     );
-    assert_eq!(t.game.round_bullheads(1), 3 + 1 + 1 + 3);
+    assert_eq!(round_bullheads(&t.game, 1), 3 + 1 + 1 + 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -760,6 +780,43 @@ fn a_selection_can_be_replaced_before_the_reveal() {
 }
 
 #[test]
+fn a_seat_that_selected_may_still_replace_its_selection() {
+    // RULES.md: a player may replace their selection until the last selection of the turn
+    // arrives, so every hand card stays among the moves and the legal commands.
+    let deal = deal_with(full_deck(), [10, 20, 30, 40], &[&[41, 43], &[42]]);
+    let mut t = started(2, standard(), deal, NoShuffle);
+    t.cmd(host(), &play(41));
+    // Seat 0 is not awaited any more …
+    assert!(!t.game.is_awaited(0));
+    assert_eq!(
+        t.game.awaiting(),
+        vec![Awaiting {
+            seat: 1,
+            action: "play_card"
+        }]
+    );
+    // … but may send any hand card, and says so
+    let replacements: Vec<Command> = t
+        .game
+        .hand(0)
+        .iter()
+        .map(|card| Command::PlayCard { card })
+        .collect();
+    assert_eq!(replacements.len(), 10);
+    assert_eq!(t.game.moves_for(0), replacements);
+    let mut legal = replacements.clone();
+    legal.push(Command::Resign {});
+    assert_eq!(t.game.legal_for(HOST), legal);
+    assert_eq!(t.game.view_for(Some(HOST)).legal, legal);
+    for command in &replacements {
+        assert!(
+            t.game.decide(host(), command, &mut NoShuffle).is_ok(),
+            "{command:?}"
+        );
+    }
+}
+
+#[test]
 fn a_card_of_another_hand_cannot_be_played() {
     let deal = deal_with(full_deck(), [10, 20, 30, 40], &[&[41], &[42]]);
     let mut t = started(2, standard(), deal, NoShuffle);
@@ -848,11 +905,11 @@ fn a_round_of_ten_turns_ends_with_the_bullheads_taken() {
         }]
     );
     assert_eq!(t.game.scores, vec![vec![13, 17]]);
-    assert_eq!(t.game.totals, vec![13, 17]);
+    assert_eq!(t.game.totals(), vec![13, 17]);
     // Nobody reached 66: round 2 is dealt at once (NoShuffle: 1..=10, 11..=20, rows 21..=24)
-    assert_eq!(t.game.status, Status::Active);
-    assert_eq!(t.game.round, 2);
-    assert!(t.game.taken.iter().all(Vec::is_empty));
+    assert_eq!(t.game.status(), Status::Active);
+    assert_eq!(t.game.round(), 2);
+    assert!(taken_by_all(&t.game).iter().all(Vec::is_empty));
     assert_eq!(t.rows(), vec![vec![21], vec![22], vec![23], vec![24]]);
     assert_eq!(t.game.hand(0).to_vec(), cards(1..=10));
     assert_eq!(t.game.hand(1).to_vec(), cards(11..=20));
@@ -883,7 +940,7 @@ fn zero_is_a_score() {
     );
     play_ascending(&mut t);
     assert_eq!(t.game.scores, vec![vec![13, 0]]);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![1]);
 }
 
@@ -916,7 +973,7 @@ fn one_round_game_ends_with_the_lowest_total_winning() {
         0,
         "no new round after the last"
     );
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![0]);
     assert!(t.game.awaiting().is_empty());
     assert!(t.game.moves_for(0).is_empty());
@@ -938,7 +995,7 @@ fn equal_lowest_totals_share_the_win_after_one_round() {
     );
     play_ascending(&mut t);
     assert_eq!(t.game.scores, vec![vec![17, 17]]);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![0, 1]);
 }
 
@@ -969,9 +1026,9 @@ fn points_game_ends_after_the_round_in_which_someone_reaches_the_limit() {
         NoShuffle,
     );
     play_ascending(&mut t);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![0]);
-    assert_eq!(t.game.round, 1);
+    assert_eq!(t.game.round(), 1);
 
     // limit 18: nobody reached it, the game goes on
     let mut t = started(
@@ -981,8 +1038,8 @@ fn points_game_ends_after_the_round_in_which_someone_reaches_the_limit() {
         NoShuffle,
     );
     play_ascending(&mut t);
-    assert_eq!(t.game.status, Status::Active);
-    assert_eq!(t.game.round, 2);
+    assert_eq!(t.game.status(), Status::Active);
+    assert_eq!(t.game.round(), 2);
 }
 
 #[test]
@@ -1004,8 +1061,8 @@ fn points_game_over_two_rounds_with_shared_winners() {
         dealer,
     );
     play_ascending(&mut t);
-    assert_eq!(t.game.totals, vec![13, 17]);
-    assert_eq!(t.game.status, Status::Active);
+    assert_eq!(t.game.totals(), vec![13, 17]);
+    assert_eq!(t.game.status(), Status::Active);
     // The prepared deal is only round 1's: round 2 came from the dealer
     assert_eq!(t.dealer.asked.len(), 1);
     assert_eq!(t.dealer.asked[0].0, 2);
@@ -1014,8 +1071,8 @@ fn points_game_over_two_rounds_with_shared_winners() {
     assert_eq!(t.game.hand(1).to_vec(), cards(2..=11));
     play_ascending(&mut t);
     assert_eq!(t.game.scores, vec![vec![13, 17], vec![17, 13]]);
-    assert_eq!(t.game.totals, vec![30, 30]);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.totals(), vec![30, 30]);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![0, 1]);
 }
 
@@ -1033,11 +1090,11 @@ fn rounds_game_runs_the_given_number_of_rounds() {
         dealer,
     );
     play_ascending(&mut t);
-    assert_eq!(t.game.status, Status::Active);
+    assert_eq!(t.game.status(), Status::Active);
     play_ascending(&mut t);
     assert_eq!(t.game.scores, vec![vec![13, 17], vec![13, 17]]);
-    assert_eq!(t.game.totals, vec![26, 34]);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.totals(), vec![26, 34]);
+    assert_eq!(t.game.status(), Status::Finished);
     assert_eq!(t.game.winners, vec![0]);
 }
 
@@ -1059,14 +1116,17 @@ fn a_tactical_game_plays_every_card() {
         NoShuffle,
     );
     play_ascending(&mut t);
-    assert_eq!(t.game.status, Status::Finished);
+    assert_eq!(t.game.status(), Status::Finished);
     // Everything dealt is on the table or taken
-    let mut all: Vec<Card> = t.game.rows.iter().flatten().copied().collect();
-    all.extend(t.game.taken.iter().flatten());
+    let mut all: Vec<Card> = t.game.rows().iter().flatten().copied().collect();
+    all.extend(taken_by_all(&t.game).iter().flatten());
     all.sort_unstable();
     assert_eq!(all, cards(1..=24));
     let table = Ruleset::SixNimmt.score_table();
-    let scores: Vec<u32> = t.game.taken.iter().map(|taken| table.sum(taken)).collect();
+    let scores: Vec<u32> = taken_by_all(&t.game)
+        .iter()
+        .map(|taken| table.sum(taken))
+        .collect();
     assert_eq!(t.game.scores, vec![scores]);
 }
 
@@ -1081,11 +1141,11 @@ fn lobby(players: u8) -> Table<NoShuffle> {
 #[test]
 fn the_creator_is_the_host_at_seat_0() {
     let t = lobby(3);
-    assert_eq!(t.game.status, Status::Lobby);
+    assert_eq!(t.game.status(), Status::Lobby);
     assert_eq!(t.game.host_seat, 0);
     assert_eq!(t.game.seat_of(HOST), Some(0));
     assert_eq!(t.game.name.as_deref(), Some("Stammtisch"));
-    assert_eq!(t.game.round, 0);
+    assert_eq!(t.game.round(), 0);
     assert!(t.game.awaiting().is_empty());
     let types: Vec<&str> = t.events.iter().map(Event::type_name).collect();
     assert_eq!(types, vec!["game_created", "seed_recorded", "seat_taken"]);
@@ -1283,8 +1343,8 @@ fn start_requires_every_seat_filled() {
             "hand_dealt"
         ]
     );
-    assert_eq!(t.game.status, Status::Active);
-    assert_eq!(t.game.round, 1);
+    assert_eq!(t.game.status(), Status::Active);
+    assert_eq!(t.game.round(), 1);
     assert_eq!(t.game.awaiting().len(), 3);
     assert_eq!(t.game.next_bot(), Some(1));
 }
@@ -1440,20 +1500,24 @@ fn options_out_of_range_are_invalid() {
 }
 
 #[test]
-fn unimplemented_options_are_unsupported() {
+fn draft_and_both_ends_are_playable_options_now() {
+    // These options used to be refused as unsupported_option; RULES.md makes both part of
+    // 6-nimmt (presets `logik` and `profi`), and the rules crate now plays them.
     let draft = Options {
         deck: DeckOption::Tactical,
         deal: DealOption::Draft,
         ..standard()
     };
-    let e = create_err(4, draft, None);
-    assert!(matches!(e, RuleError::UnsupportedOption(_)), "{e:?}");
-    assert_eq!(e.code(), "unsupported_option");
+    assert!(Game::create(new_game(setup(4, draft), None)).is_ok());
     let profi = Options {
         placement: PlacementOption::BothEnds,
         ..standard()
     };
-    assert_eq!(create_err(4, profi, None).code(), "unsupported_option");
+    assert!(Game::create(new_game(setup(4, profi), None)).is_ok());
+    // A draft lies open: its deal cannot be prepared.
+    let deal = deal_with(CardSet::range(44), [1, 2, 3, 4], &[&[], &[], &[], &[]]);
+    let e = create_err(4, draft, Some(deal));
+    assert!(matches!(e, RuleError::InvalidDeal(_)), "{e:?}");
 }
 
 fn assert_invalid_deal(players: u8, opts: Options, deal: Deal, what: &str) {
@@ -1575,6 +1639,11 @@ fn every_error_has_its_stable_code() {
         (RuleError::CardNotInHand { card: 7 }, "card_not_in_hand"),
         (RuleError::NoSuchRow { row: 4 }, "no_such_row"),
         (RuleError::Resigned, "resigned"),
+        (RuleError::CardNotTaken { card: 7 }, "card_not_taken"),
+        (
+            RuleError::CardNotAvailable { card: 7 },
+            "card_not_available",
+        ),
         (
             RuleError::UnknownCommand { command: "x" },
             "unknown_command",
@@ -1613,10 +1682,29 @@ fn commands_and_events_serialise_as_documented() {
         row: 2,
         taken: vec![c(30)],
         chosen: true,
+        side: Side::Right,
     };
+    // The right end is the default and left out.
     assert_eq!(
         serde_json::to_value(&event).unwrap(),
         serde_json::json!({"type": "card_placed", "data": {"seat": 1, "card": 5, "row": 2, "taken": [30], "chosen": true}})
+    );
+    let back: Event = serde_json::from_value(
+        serde_json::json!({"type": "card_placed", "data": {"seat": 1, "card": 5, "row": 2, "taken": [30], "chosen": true}}),
+    )
+    .unwrap();
+    assert_eq!(back, event);
+    let left = Event::CardPlaced {
+        seat: 0,
+        card: c(7),
+        row: 1,
+        taken: vec![],
+        chosen: false,
+        side: Side::Left,
+    };
+    assert_eq!(
+        serde_json::to_value(&left).unwrap(),
+        serde_json::json!({"type": "card_placed", "data": {"seat": 0, "card": 7, "row": 1, "taken": [], "chosen": false, "side": "left"}})
     );
     let opts: Options =
         serde_json::from_str(r#"{"deck": "tactical", "end": {"rounds": 3}}"#).unwrap();

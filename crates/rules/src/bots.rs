@@ -1,0 +1,160 @@
+//! Bots: a legal move for a seat, chosen by a strategy. Pure; randomness comes from the
+//! caller through [`Random`].
+
+use crate::card::{Card, CardSet};
+use crate::game::Game;
+use crate::model::{BotStrategy, Command, Side, Status};
+
+/// A source of uniform choices.
+pub trait Random {
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize;
+}
+
+/// A small, fast generator (SplitMix64) for simulations and benchmarks.
+#[derive(Clone, Debug)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl Random for SplitMix {
+    fn below(&mut self, n: usize) -> usize {
+        // Multiply-shift: unbiased enough for play, and fast.
+        let x = u128::from(self.next_u64()) * n as u128;
+        usize::try_from(x >> 64).unwrap_or(0)
+    }
+}
+
+fn pick(set: CardSet, rng: &mut dyn Random) -> Option<Card> {
+    if set.is_empty() {
+        None
+    } else {
+        set.nth(rng.below(set.len()))
+    }
+}
+
+/// The move a bot with `strategy` makes for `seat`, if the seat must act.
+#[must_use]
+pub fn choose(
+    game: &Game,
+    seat: u8,
+    strategy: BotStrategy,
+    rng: &mut dyn Random,
+) -> Option<Command> {
+    if game.status() != Status::Active || !game.is_awaited(seat) {
+        return None;
+    }
+    let t = &game.table;
+    let layout = &game.layout;
+    if t.drafting {
+        let card = match strategy {
+            BotStrategy::Random => pick(t.pool, rng)?,
+            BotStrategy::Heuristic => t
+                .pool
+                .iter()
+                .min_by_key(|c| (layout.table.bullheads(*c), u8::MAX - c.number()))?,
+        };
+        return Some(Command::DraftCard { card });
+    }
+    if let Some((_, cards)) = t.pending_keep {
+        let card = match strategy {
+            BotStrategy::Random => pick(cards, rng)?,
+            BotStrategy::Heuristic => keep_choice(game, seat, cards)?,
+        };
+        return Some(Command::KeepCard { card });
+    }
+    if game.pending_take().is_some() {
+        let row = match strategy {
+            BotStrategy::Random => rng.below(layout.rows),
+            BotStrategy::Heuristic => t.cheapest_row(layout),
+        };
+        return Some(Command::TakeRow {
+            row: u8::try_from(row).unwrap_or(0),
+        });
+    }
+    let hand = game.hand(seat);
+    let card = match strategy {
+        BotStrategy::Random => pick(hand, rng)?,
+        BotStrategy::Heuristic => safest_card(game, hand)?,
+    };
+    Some(Command::PlayCard { card })
+}
+
+/// X nimmt!: keep a card that extends the X row (the most bullheads among them, as the X
+/// row scores nothing); else start the new X row as low as possible.
+fn keep_choice(game: &Game, seat: u8, cards: CardSet) -> Option<Card> {
+    let x_row = game.table.x_rows[usize::from(seat)];
+    let table = game.layout.table;
+    let appendable = match x_row.max() {
+        Some(last) => cards.above(last),
+        None => cards,
+    };
+    if appendable.is_empty() {
+        cards.min()
+    } else {
+        appendable
+            .iter()
+            .max_by_key(|c| (table.bullheads(*c), u8::MAX - c.number()))
+    }
+}
+
+/// The hand card with the lowest expected penalty: taking a row for certain costs its
+/// bullheads; a row with room costs its bullheads times the chance that enough unseen cards
+/// land between its end and the card first.
+fn safest_card(game: &Game, hand: CardSet) -> Option<Card> {
+    let t = &game.table;
+    let layout = &game.layout;
+    let table = layout.table;
+    let mut seen = hand;
+    for s in t.seats().map(usize::from) {
+        seen = seen
+            .union(t.taken[s])
+            .union(t.x_rows.get(s).copied().unwrap_or_default());
+    }
+    for row in &t.rows[..layout.rows] {
+        seen = seen.union(*row);
+    }
+    let unknown = layout.deck(t.players).difference(seen);
+    let unknown_len = unknown.len().max(1);
+    let others = f64::from(t.players.saturating_sub(1));
+    let cheapest = table.sum_set(t.rows[t.cheapest_row(layout)]);
+    let cost = |card: Card| -> f64 {
+        match t.target(layout, card) {
+            None => f64::from(cheapest) + 0.5,
+            Some((r, side)) => {
+                let row = t.rows[r];
+                let bullheads = f64::from(table.sum_set(row));
+                let room = layout.max_lying[r].saturating_sub(row.len());
+                if room == 0 {
+                    return bullheads + 0.25;
+                }
+                // Unseen cards between the row's end and the card could arrive first.
+                let (between, gap) = match (side, row.min(), row.max()) {
+                    (Side::Right, _, Some(last)) => (
+                        unknown.above(last).below(card).len(),
+                        card.number() - last.number(),
+                    ),
+                    (Side::Left, Some(first), _) => (
+                        unknown.above(card).below(first).len(),
+                        first.number() - card.number(),
+                    ),
+                    _ => (0, 0),
+                };
+                let intruders = others * between as f64 / unknown_len as f64;
+                let room = i32::try_from(room).unwrap_or(i32::MAX);
+                let chance = (intruders / f64::from(room)).min(1.0).powi(room);
+                chance * (bullheads + 1.0) + 0.001 * f64::from(gap)
+            }
+        }
+    };
+    hand.iter().min_by(|a, b| cost(*a).total_cmp(&cost(*b)))
+}

@@ -1,0 +1,470 @@
+//! The vocabulary of the row games: commands (imperative), events (past tense), seats,
+//! deals and who may read what.
+
+use serde::{Deserialize, Serialize};
+
+use crate::card::Card;
+use crate::options::{Options, Ruleset};
+
+/// The version of these rules that new games are pinned to.
+pub const RULES_VERSION: u32 = 1;
+
+/// Where a game is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Status {
+    /// Seats are being filled.
+    Lobby,
+    /// Being played.
+    Active,
+    /// Over; `winners` is set.
+    Finished,
+}
+
+/// A bot's way of choosing moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum BotStrategy {
+    /// A uniformly random legal move.
+    #[default]
+    Random,
+    /// Avoids taking rows: plays the card with the lowest expected penalty.
+    Heuristic,
+}
+
+/// Who sits at a seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Occupant {
+    /// A person's account.
+    Human {
+        /// Account id (opaque to the rules).
+        account: String,
+        /// Display name.
+        name: String,
+    },
+    /// A bot.
+    Bot {
+        /// How it plays.
+        strategy: BotStrategy,
+        /// Display name.
+        name: String,
+    },
+}
+
+/// One seat at the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seat {
+    /// Who sits here (`None`: free, lobby only).
+    pub occupant: Option<Occupant>,
+    /// The human resigned; a bot plays the seat.
+    pub resigned: bool,
+}
+
+impl Seat {
+    /// Whether a bot chooses this seat's moves.
+    #[must_use]
+    pub fn bot_controlled(&self) -> bool {
+        self.resigned || matches!(self.occupant, Some(Occupant::Bot { .. }))
+    }
+
+    /// The account sitting here, if a person.
+    #[must_use]
+    pub fn account(&self) -> Option<&str> {
+        match &self.occupant {
+            Some(Occupant::Human { account, .. }) => Some(account),
+            _ => None,
+        }
+    }
+
+    /// The display name, if occupied.
+    #[must_use]
+    pub fn name(&self) -> Option<&str> {
+        match &self.occupant {
+            Some(Occupant::Human { name, .. } | Occupant::Bot { name, .. }) => Some(name),
+            None => None,
+        }
+    }
+}
+
+/// A deal: the rows' first cards and every seat's hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Deal {
+    /// One list per row, each holding the row's starting card.
+    pub rows: Vec<Vec<Card>>,
+    /// One hand per seat, seat 0 first.
+    pub hands: Vec<Vec<Card>>,
+}
+
+/// An end of a row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Side {
+    /// Before the first card (`placement: both_ends`).
+    Left,
+    /// After the last card.
+    #[default]
+    Right,
+}
+
+impl Side {
+    /// Whether this is the right end (the default, left out of events).
+    #[must_use]
+    pub fn is_right(&self) -> bool {
+        *self == Self::Right
+    }
+}
+
+/// A seat and a card, e.g. a revealed selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SeatCard {
+    /// The seat.
+    pub seat: u8,
+    /// The card.
+    pub card: Card,
+}
+
+/// Shuffles for the rules. The rules never draw randomness themselves.
+pub trait Dealer {
+    /// Puts `cards` (ascending on entry) into the order of the deal for `round` (1-based).
+    /// The deal then gives seat 0 the first hand (ten cards; eight in x-nimmt), seat 1 the
+    /// next, …, and the cards after the last hand start the rows, one each, in row order.
+    fn shuffle(&mut self, round: u16, cards: &mut [Card]);
+}
+
+/// What a command needs to know about who sent it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor<'a> {
+    /// A person, by account.
+    Account {
+        /// Account id.
+        id: &'a str,
+        /// Display name (for `join`).
+        name: &'a str,
+    },
+    /// The server acting for a bot-controlled seat.
+    Bot {
+        /// The seat.
+        seat: u8,
+    },
+}
+
+/// Commands, as clients send them (`{"type": "play_card", "card": 17}`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum Command {
+    /// Take the lowest free seat (lobby).
+    Join {},
+    /// Give up one's seat (lobby; not the host).
+    Leave {},
+    /// Seat a bot (host, lobby).
+    AddBot {
+        /// How it plays; `random` by default.
+        #[serde(default)]
+        strategy: BotStrategy,
+    },
+    /// Free a seat (host, lobby).
+    RemoveSeat {
+        /// The seat to free.
+        seat: u8,
+    },
+    /// Start the game (host, every seat filled).
+    Start {},
+    /// Select a hand card face down, or replace the selection before the reveal.
+    PlayCard {
+        /// The card.
+        card: Card,
+    },
+    /// Take a row when one's card fits no row (0-based index).
+    TakeRow {
+        /// The row.
+        row: u8,
+    },
+    /// Take a card from the open draft (`deal: draft`).
+    DraftCard {
+        /// The card.
+        card: Card,
+    },
+    /// Choose which of the cards just taken goes to one's X row (x-nimmt).
+    KeepCard {
+        /// The card.
+        card: Card,
+    },
+    /// Hand one's seat to a bot for the rest of the game.
+    Resign {},
+}
+
+impl Command {
+    /// The command's name as used in `type`, `awaiting` and `legal`.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Join {} => "join",
+            Self::Leave {} => "leave",
+            Self::AddBot { .. } => "add_bot",
+            Self::RemoveSeat { .. } => "remove_seat",
+            Self::Start {} => "start",
+            Self::PlayCard { .. } => "play_card",
+            Self::TakeRow { .. } => "take_row",
+            Self::DraftCard { .. } => "draft_card",
+            Self::KeepCard { .. } => "keep_card",
+            Self::Resign {} => "resign",
+        }
+    }
+}
+
+/// Who may read an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience {
+    /// Everyone who may see the game.
+    Public,
+    /// Only the player at this seat.
+    Seat(u8),
+    /// Nobody through the API while the game runs (the server, and the archive of a
+    /// finished game).
+    Server,
+}
+
+impl Audience {
+    /// Stable text form: `public`, `seat:N`, `server`.
+    #[must_use]
+    pub fn as_text(self) -> String {
+        match self {
+            Self::Public => "public".into(),
+            Self::Seat(s) => format!("seat:{s}"),
+            Self::Server => "server".into(),
+        }
+    }
+
+    /// Whether a caller at `seat` (or a spectator) may read it.
+    #[must_use]
+    pub fn admits(self, seat: Option<u8>) -> bool {
+        match self {
+            Self::Public => true,
+            Self::Seat(s) => seat == Some(s),
+            Self::Server => false,
+        }
+    }
+}
+
+/// The ruleset, options and table size a game is created with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Ruleset.
+    pub ruleset: Ruleset,
+    /// Options (validated).
+    pub options: Options,
+    /// Number of seats.
+    pub players: u8,
+}
+
+/// Events, past tense. Serialised as `{"type": …, "data": {…}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum Event {
+    /// The game exists; the creator is the host at seat 0.
+    GameCreated {
+        /// Ruleset.
+        ruleset: Ruleset,
+        /// Options.
+        options: Options,
+        /// Number of seats.
+        players: u8,
+        /// Display name of the game.
+        name: Option<String>,
+        /// Rules version the game is pinned to.
+        rules_version: u32,
+        /// Whether the creator prepared the first deal.
+        prepared_deal: bool,
+        /// Hex SHA-256 of the game's secret shuffle seed.
+        commitment: String,
+    },
+    /// The secret shuffle seed (server only until the end).
+    SeedRecorded {
+        /// Hex seed.
+        seed: String,
+    },
+    /// The prepared first deal (server only).
+    DealPrepared {
+        /// The deal.
+        deal: Deal,
+    },
+    /// A person took a seat.
+    SeatTaken {
+        /// Seat.
+        seat: u8,
+        /// Account id.
+        account: String,
+        /// Display name.
+        name: String,
+    },
+    /// A person left the lobby.
+    SeatLeft {
+        /// Seat.
+        seat: u8,
+    },
+    /// The host seated a bot.
+    BotAdded {
+        /// Seat.
+        seat: u8,
+        /// Strategy.
+        strategy: BotStrategy,
+        /// Display name.
+        name: String,
+    },
+    /// The host freed a seat.
+    SeatRemoved {
+        /// Seat.
+        seat: u8,
+    },
+    /// Play begins.
+    GameStarted {},
+    /// A round was dealt; its rows are open.
+    RoundStarted {
+        /// Round, 1-based.
+        round: u16,
+        /// The rows' starting cards.
+        rows: Vec<Card>,
+    },
+    /// A seat's hand (that seat only).
+    HandDealt {
+        /// Seat.
+        seat: u8,
+        /// The cards, ascending.
+        cards: Vec<Card>,
+    },
+    /// A seat selected or replaced its card (that seat only).
+    CardSelected {
+        /// Seat.
+        seat: u8,
+        /// The card.
+        card: Card,
+    },
+    /// A seat has selected (public; says nothing of the card).
+    SelectionMade {
+        /// Seat.
+        seat: u8,
+    },
+    /// Every selection of the turn, revealed at once.
+    CardsRevealed {
+        /// The selections, ascending by card.
+        cards: Vec<SeatCard>,
+    },
+    /// A revealed card was placed; `taken` are the cards its player took.
+    CardPlaced {
+        /// Seat.
+        seat: u8,
+        /// Card.
+        card: Card,
+        /// Row index.
+        row: u8,
+        /// Cards taken (empty when the card was simply added).
+        taken: Vec<Card>,
+        /// The player chose the row (the card fitted no row).
+        chosen: bool,
+        /// The end of the row the card went to (`left` only with `placement: both_ends`).
+        #[serde(default, skip_serializing_if = "Side::is_right")]
+        side: Side,
+    },
+    /// The open draft of a round began (`deal: draft`); every card of the deck lies open.
+    DraftStarted {
+        /// Round, 1-based.
+        round: u16,
+        /// The open cards.
+        pool: Vec<Card>,
+        /// The seat that picks first.
+        first_seat: u8,
+    },
+    /// A seat took a card from the open draft.
+    CardDrafted {
+        /// Seat.
+        seat: u8,
+        /// Card.
+        card: Card,
+    },
+    /// A seat chose the card for its X row from the cards it took (x-nimmt).
+    CardKept {
+        /// Seat.
+        seat: u8,
+        /// The card that went to the X row.
+        card: Card,
+        /// The X row that went onto the X stack (empty when the card was appended).
+        stacked: Vec<Card>,
+        /// The other taken cards, which went into the hand.
+        to_hand: Vec<Card>,
+    },
+    /// The round is over.
+    RoundEnded {
+        /// Round.
+        round: u16,
+        /// Bullheads each seat took this round.
+        scores: Vec<u32>,
+    },
+    /// The game is over.
+    GameFinished {
+        /// Seats with the lowest total.
+        winners: Vec<u8>,
+        /// The shuffle seed, revealed.
+        seed: String,
+    },
+    /// A person handed their seat to a bot.
+    SeatResigned {
+        /// Seat.
+        seat: u8,
+    },
+}
+
+impl Event {
+    /// The event's type name (`card_placed`, …).
+    #[must_use]
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::GameCreated { .. } => "game_created",
+            Self::SeedRecorded { .. } => "seed_recorded",
+            Self::DealPrepared { .. } => "deal_prepared",
+            Self::SeatTaken { .. } => "seat_taken",
+            Self::SeatLeft { .. } => "seat_left",
+            Self::BotAdded { .. } => "bot_added",
+            Self::SeatRemoved { .. } => "seat_removed",
+            Self::GameStarted {} => "game_started",
+            Self::RoundStarted { .. } => "round_started",
+            Self::HandDealt { .. } => "hand_dealt",
+            Self::CardSelected { .. } => "card_selected",
+            Self::SelectionMade { .. } => "selection_made",
+            Self::CardsRevealed { .. } => "cards_revealed",
+            Self::CardPlaced { .. } => "card_placed",
+            Self::DraftStarted { .. } => "draft_started",
+            Self::CardDrafted { .. } => "card_drafted",
+            Self::CardKept { .. } => "card_kept",
+            Self::RoundEnded { .. } => "round_ended",
+            Self::GameFinished { .. } => "game_finished",
+            Self::SeatResigned { .. } => "seat_resigned",
+        }
+    }
+
+    /// Who may read this event.
+    #[must_use]
+    pub fn audience(&self) -> Audience {
+        match self {
+            Self::SeedRecorded { .. } | Self::DealPrepared { .. } => Audience::Server,
+            Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
+            _ => Audience::Public,
+        }
+    }
+}
+
+/// What `awaiting` reports: a seat and the command it must send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Awaiting {
+    /// Seat.
+    pub seat: u8,
+    /// Command name.
+    pub action: &'static str,
+}
