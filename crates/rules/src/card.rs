@@ -178,17 +178,9 @@ impl CardSet {
     }
 
     /// The cards in ascending order.
-    pub fn iter(self) -> impl Iterator<Item = Card> {
-        let mut bits = self.0;
-        std::iter::from_fn(move || {
-            if bits == 0 {
-                return None;
-            }
-            let n = bits.trailing_zeros();
-            bits &= bits - 1;
-            // n is at most 104 because only card bits are ever set.
-            u8::try_from(n).ok().map(Card)
-        })
+    #[must_use]
+    pub fn iter(self) -> CardIter {
+        CardIter(self.0)
     }
 
     /// The lowest card.
@@ -265,9 +257,36 @@ impl CardSet {
     /// The cards as a vector, ascending.
     #[must_use]
     pub fn to_vec(self) -> Vec<Card> {
-        self.iter().collect()
+        let mut out = Vec::with_capacity(self.len());
+        out.extend(self.iter());
+        out
     }
 }
+
+/// The cards of a [`CardSet`], ascending; knows its length, so collecting allocates once.
+#[derive(Clone, Debug)]
+pub struct CardIter(u128);
+
+impl Iterator for CardIter {
+    type Item = Card;
+
+    fn next(&mut self) -> Option<Card> {
+        if self.0 == 0 {
+            return None;
+        }
+        let n = self.0.trailing_zeros();
+        self.0 &= self.0 - 1;
+        // n is at most 104 because only card bits are ever set.
+        u8::try_from(n).ok().map(Card)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for CardIter {}
 
 impl FromIterator<Card> for CardSet {
     fn from_iter<I: IntoIterator<Item = Card>>(iter: I) -> Self {

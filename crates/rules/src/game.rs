@@ -866,16 +866,14 @@ impl Decision<'_, '_> {
         let t = &*self.table;
         let chosen: CardSet = t.selected.iter().flatten().copied().collect();
         // Ascending by card: walk the set and find each card's seat.
-        let cards: Vec<SeatCard> = chosen
-            .iter()
-            .filter_map(|card| {
-                let seat = t.selected.iter().position(|s| *s == Some(card))?;
-                Some(SeatCard {
-                    seat: u8::try_from(seat).ok()?,
-                    card,
-                })
-            })
-            .collect();
+        let mut cards = Vec::with_capacity(chosen.len());
+        for card in chosen.iter() {
+            if let Some(seat) = t.selected.iter().position(|s| *s == Some(card))
+                && let Ok(seat) = u8::try_from(seat)
+            {
+                cards.push(SeatCard { seat, card });
+            }
+        }
         self.emit(Event::CardsRevealed { cards });
     }
 
@@ -962,24 +960,35 @@ impl Decision<'_, '_> {
             });
             return;
         }
-        let deal = match g.prepared {
-            Some(deal) if round == 1 => deal.clone(),
-            _ => {
-                let mut cards = g.layout.deck(players).to_vec();
-                dealer.shuffle(round, &mut cards);
-                deal_from_order(&cards, players, g.layout)
-            }
-        };
-        self.emit(Event::RoundStarted {
-            round,
-            rows: deal
+        if let (Some(deal), 1) = (g.prepared, round) {
+            let rows = deal
                 .rows
                 .iter()
                 .filter_map(|r| r.first().copied())
-                .collect(),
-        });
-        for (seat, mut cards) in deal.hands.into_iter().enumerate() {
-            cards.sort_unstable();
+                .collect();
+            self.emit(Event::RoundStarted { round, rows });
+            for (seat, hand) in deal.hands.iter().enumerate() {
+                let cards = hand.iter().copied().collect::<CardSet>().to_vec();
+                let seat = u8::try_from(seat).unwrap_or_default();
+                self.emit(Event::HandDealt { seat, cards });
+            }
+            return;
+        }
+        // The deck on the stack: no allocation per deal for the shuffle. The order is read
+        // as `deal_from_order` documents it.
+        let deck = g.layout.deck(players);
+        let mut buf = [Card(1); crate::card::MAX_CARD as usize];
+        for (slot, card) in buf.iter_mut().zip(deck.iter()) {
+            *slot = card;
+        }
+        let cards = &mut buf[..deck.len()];
+        dealer.shuffle(round, cards);
+        let size = g.layout.hand_size;
+        let start = usize::from(players) * size;
+        let rows = cards[start..start + g.layout.rows].to_vec();
+        self.emit(Event::RoundStarted { round, rows });
+        for (seat, hand) in cards[..start].chunks_exact(size).enumerate() {
+            let cards = hand.iter().copied().collect::<CardSet>().to_vec();
             let seat = u8::try_from(seat).unwrap_or_default();
             self.emit(Event::HandDealt { seat, cards });
         }
