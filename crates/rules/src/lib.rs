@@ -11,6 +11,7 @@ pub mod card;
 pub mod error;
 pub mod game;
 pub mod model;
+pub mod nos_cards;
 pub mod options;
 pub mod table;
 pub mod view;
