@@ -14,6 +14,11 @@ pub struct Config {
     pub jwt_secret: Option<String>,
     /// `TOKEN_TTL_SECONDS`, default 86400 (one day).
     pub token_ttl: Duration,
+    /// `STREAM_POLL_MS`, default 2000: how often a live stream re-reads the events table
+    /// when no wake-up hint arrives.
+    pub stream_poll: Duration,
+    /// `STREAM_KEEPALIVE_MS`, default 15000: silence after which a stream sends a comment.
+    pub stream_keep_alive: Duration,
 }
 
 impl Config {
@@ -29,6 +34,16 @@ impl Config {
                 var("TOKEN_TTL_SECONDS")
                     .and_then(|v| v.parse().ok())
                     .unwrap_or(86_400),
+            ),
+            stream_poll: Duration::from_millis(
+                var("STREAM_POLL_MS")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(2_000),
+            ),
+            stream_keep_alive: Duration::from_millis(
+                var("STREAM_KEEPALIVE_MS")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(15_000),
             ),
         }
     }

@@ -112,15 +112,74 @@ fn jwt_secret(config: &Config, store: &Store) -> anyhow::Result<Vec<u8>> {
     Ok(secret.into_bytes())
 }
 
+/// Moves for seats whose deadline passed, every 250 ms, until shutdown. Every replica runs
+/// one; the store's compare-and-set makes each deadline fire once.
+fn watch_deadlines(service: Service, shutdown: tokio::sync::watch::Receiver<bool>) {
+    let spawned = std::thread::Builder::new().name("deadlines".into()).spawn(move || {
+        while !*shutdown.borrow() {
+            let now = chrono::Utc::now().naive_utc();
+            match service.store().read(|tx| tx.expired_games(now, 50)) {
+                Ok(games) => {
+                    for game in games {
+                        if let Err(e) = service.expire(&game) {
+                            tracing::warn!(game, error = %e, "could not move for an expired deadline");
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "could not look for expired deadlines"),
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the deadline watcher");
+    }
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 #[actix_web::main]
 async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let secret = jwt_secret(&config, &store)?;
     let backend = store.backend();
     let tokens = web::Data::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
+    let notifier = stammtisch::notify::Notifier::new();
+    if backend == stammtisch::store::Backend::Postgres {
+        notifier.listen_postgres(config.database_url.clone());
+    }
+    let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
+    let service = Service::new(store, notifier);
+    watch_deadlines(service.clone(), shutdown_rx.clone());
     let state = web::Data::new(AppState {
-        service: Service::new(store),
+        service,
         limiter: LoginLimiter::new(5, Duration::from_secs(300)),
         metrics: http::ops::Metrics::default(),
+        shutdown: shutdown_rx,
+        stream_poll: config.stream_poll,
+        stream_keep_alive: config.stream_keep_alive,
     });
     let api = http::openapi();
     let server = HttpServer::new(move || {
@@ -153,6 +212,17 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     }
     std::io::stdout().flush()?;
     tracing::info!(?backend, "stammtisch is serving");
-    server.run().await?;
+    let server = server.disable_signals().run();
+    let handle = server.handle();
+    // On SIGTERM or SIGINT: end the live streams, stop accepting, let in-flight requests
+    // finish (up to the shutdown timeout), then exit.
+    actix_web::rt::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        let _ = shutdown_tx.send(true);
+        handle.stop(true).await;
+    });
+    server.await?;
+    tracing::info!("stopped");
     Ok(())
 }

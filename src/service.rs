@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use rules::{
-    Actor, Audience, BotStrategy, Command, Deal, Event, Game, GameView, NewGame, Setup, Status,
+    Actor, Audience, BotStrategy, Command, Deal, Event, Game, GameView, NewGame, SeatDeadline,
+    Setup, Status,
 };
 
 use crate::fairness::{self, SeededDealer};
@@ -106,15 +107,28 @@ pub struct CreateRequest<'a> {
     pub game_name: Option<String>,
     /// Prepared first deal.
     pub deal: Option<Deal>,
+    /// Seconds per move (then the server moves for a seat that lets it pass).
+    pub move_deadline_seconds: Option<u32>,
 }
 
 /// Encodes a rules event for the store.
 fn to_new_event(event: &Event) -> Result<NewEvent, serde_json::Error> {
+    to_new_event_with_cause(event, None)
+}
+
+/// Encodes a rules event, marking what caused it (`"cause": "deadline"`) in its data.
+fn to_new_event_with_cause(
+    event: &Event,
+    cause: Option<&str>,
+) -> Result<NewEvent, serde_json::Error> {
     let mut value = serde_json::to_value(event)?;
-    let data = value
+    let mut data = value
         .get_mut("data")
         .map(Value::take)
         .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    if let (Some(cause), Some(object)) = (cause, data.as_object_mut()) {
+        object.insert("cause".into(), Value::String(cause.to_owned()));
+    }
     Ok(NewEvent {
         event_type: event.type_name().to_owned(),
         schema_version: EVENT_SCHEMA_VERSION,
@@ -154,11 +168,26 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
         .enumerate()
         .map(|(i, seat)| {
             let s = u8::try_from(i).unwrap_or_default();
+            let asked: Vec<&str> = awaiting
+                .iter()
+                .filter(|a| a.seat == s)
+                .map(|a| a.action)
+                .collect();
+            let person = !seat.bot_controlled() && seat.account().is_some();
+            let deadline_at = game
+                .deadlines
+                .iter()
+                .filter(|d| d.seat == s)
+                .filter_map(|d| chrono::DateTime::parse_from_rfc3339(&d.at).ok())
+                .map(|t| t.naive_utc())
+                .min();
             SeatRow {
                 game_id: game_id.to_owned(),
                 seat: i32::from(s),
                 account_id: seat.account().map(str::to_owned),
-                awaiting: !seat.bot_controlled() && awaiting.iter().any(|a| a.seat == s),
+                awaiting: person && !asked.is_empty(),
+                action: (person && !asked.is_empty()).then(|| asked.join(",")),
+                deadline_at: deadline_at.filter(|_| person),
             }
         })
         .collect();
@@ -166,6 +195,45 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
         status: status_text(game.status()).to_owned(),
         seats,
     }
+}
+
+/// The deadlines after a command: a person asked to act gets `now + move_deadline_seconds`,
+/// unless the same ask was already running for a seat that did not act in this command.
+/// `None` when nothing changed (or the game has no deadlines).
+fn refresh_deadlines(
+    game: &Game,
+    acted: Option<u8>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<Event> {
+    let seconds = game.move_deadline_seconds?;
+    let mut deadlines = Vec::new();
+    if game.status() == Status::Active {
+        for asked in game.awaiting() {
+            let person = game
+                .seats
+                .get(usize::from(asked.seat))
+                .is_some_and(|s| !s.bot_controlled());
+            if !person {
+                continue;
+            }
+            let running = game.deadlines.iter().find(|d| {
+                d.seat == asked.seat && d.action == asked.action && Some(asked.seat) != acted
+            });
+            let at = running.map_or_else(
+                || {
+                    (now + chrono::Duration::seconds(i64::from(seconds)))
+                        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                },
+                |d| d.at.clone(),
+            );
+            deadlines.push(SeatDeadline {
+                seat: asked.seat,
+                action: asked.action.to_owned(),
+                at,
+            });
+        }
+    }
+    (deadlines != game.deadlines).then_some(Event::DeadlinesSet { deadlines })
 }
 
 /// The status as stored and filtered on.
@@ -190,13 +258,20 @@ fn body(game: &Game, id: &str, version: i32, viewer: &str) -> GameBody {
 #[derive(Clone)]
 pub struct Service {
     store: Store,
+    notifier: crate::notify::Notifier,
 }
 
 impl Service {
     /// A service over a store.
     #[must_use]
-    pub fn new(store: Store) -> Self {
-        Self { store }
+    pub fn new(store: Store, notifier: crate::notify::Notifier) -> Self {
+        Self { store, notifier }
+    }
+
+    /// The stream wake-ups.
+    #[must_use]
+    pub fn notifier(&self) -> &crate::notify::Notifier {
+        &self.notifier
     }
 
     /// The store (for the other use cases).
@@ -212,7 +287,7 @@ impl Service {
     pub fn create(&self, req: CreateRequest<'_>) -> Result<GameBody, ServiceError> {
         let seed = fairness::new_seed();
         let commitment = fairness::commitment(&seed);
-        let events = Game::create(NewGame {
+        let mut events = Game::create(NewGame {
             setup: req.setup.clone(),
             name: req.game_name.clone(),
             host_account: req.account,
@@ -221,6 +296,9 @@ impl Service {
             seed,
             commitment,
         })?;
+        if let Some(seconds) = req.move_deadline_seconds {
+            events.push(Event::MoveDeadlineSet { seconds });
+        }
         let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
         let id = uuid::Uuid::now_v7().to_string();
         let encoded = encode_all(&events)?;
@@ -292,6 +370,10 @@ impl Service {
                     let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
                     std::thread::sleep(std::time::Duration::from_millis(jitter));
                 }
+                Ok(CommandOutcome::Applied(body)) => {
+                    self.notifier.notify(req.game);
+                    return Ok(CommandOutcome::Applied(body));
+                }
                 other => return other,
             }
         }
@@ -331,9 +413,14 @@ impl Service {
             id: req.account,
             name: req.name,
         };
+        let acted = game.seat_of(req.account);
         let mut events = game.decide(actor, &req.command, &mut dealer)?;
         events.iter().for_each(|e| game.apply(e));
         play_bots(&mut game, &mut dealer, &mut events)?;
+        if let Some(deadlines) = refresh_deadlines(&game, acted, chrono::Utc::now()) {
+            game.apply(&deadlines);
+            events.push(deadlines);
+        }
         let encoded = encode_all(&events)?;
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
@@ -345,6 +432,82 @@ impl Service {
             tx.save_idempotent_response(req.game, req.account, key, 200, &json)?;
         }
         Ok(CommandOutcome::Applied(Box::new(response)))
+    }
+
+    /// Moves for every seat of a game whose deadline has passed (`take_row`: the cheapest
+    /// row; otherwise the heuristic bot's choice); those events carry `"cause": "deadline"`.
+    /// Safe with any number of replicas: the append is a compare-and-set on the version, so
+    /// one replica wins and the others find nothing due when they look again.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn expire(&self, game_id: &str) -> Result<usize, ServiceError> {
+        for _ in 0..MAX_ATTEMPTS {
+            match self
+                .store
+                .write(|tx| self.expire_attempt(tx, game_id, chrono::Utc::now()))
+            {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(moved) => {
+                    if moved > 0 {
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(moved);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+
+    fn expire_attempt(
+        &self,
+        tx: &mut dyn Tx,
+        game_id: &str,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<usize, ServiceError> {
+        let stored = tx.load_events(game_id)?;
+        if stored.is_empty() {
+            return Err(ServiceError::GameNotFound);
+        }
+        let version = version_of(&stored);
+        let mut game = rebuild(game_id, &stored)?;
+        let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
+        let mut dice = BotDice(rand::rng());
+        let mut encoded = Vec::new();
+        let mut moved = 0;
+        // Each pass moves for one overdue seat; the loop ends when none is left.
+        while let Some(seat) = overdue(&game, now) {
+            let Some(choice) = rules::bots::choose(&game, seat, BotStrategy::Heuristic, &mut dice)
+            else {
+                break;
+            };
+            let caused = game.decide(Actor::Deadline { seat }, &choice, &mut dealer)?;
+            let mut followed = Vec::new();
+            caused.iter().for_each(|e| game.apply(e));
+            play_bots(&mut game, &mut dealer, &mut followed)?;
+            if let Some(deadlines) = refresh_deadlines(&game, Some(seat), now) {
+                game.apply(&deadlines);
+                followed.push(deadlines);
+            }
+            for event in &caused {
+                encoded
+                    .push(to_new_event_with_cause(event, Some("deadline")).map_err(serialization)?);
+            }
+            encoded.extend(encode_all(&followed)?);
+            moved += 1;
+            tracing::info!(
+                game = game_id,
+                seat,
+                action = choice.name(),
+                "moved for a seat whose deadline passed"
+            );
+        }
+        if encoded.is_empty() {
+            return Ok(0);
+        }
+        tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
+        Ok(moved)
     }
 
     /// A page of a game's events as `viewer` may read them.
@@ -371,6 +534,21 @@ impl Service {
 
 fn version_of(stored: &[StoredEvent]) -> i32 {
     stored.last().map_or(0, |e| e.seq)
+}
+
+/// The first seat whose deadline is at or before `now` and which is still asked to act.
+fn overdue(game: &Game, now: chrono::DateTime<chrono::Utc>) -> Option<u8> {
+    game.deadlines
+        .iter()
+        .filter(|d| chrono::DateTime::parse_from_rfc3339(&d.at).is_ok_and(|at| at <= now))
+        .map(|d| d.seat)
+        .find(|seat| game.is_awaited(*seat))
+}
+
+fn serialization(e: serde_json::Error) -> ServiceError {
+    ServiceError::Store(StoreError::Query(
+        diesel::result::Error::SerializationError(Box::new(e)),
+    ))
 }
 
 fn encode_all(events: &[Event]) -> Result<Vec<NewEvent>, ServiceError> {

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use rules::{
-    Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset, Ruleset, Setup,
+    ChipsOption, Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset,
+    Ruleset, Setup,
 };
 
 use super::errors::{ApiError, Problem};
@@ -32,6 +33,10 @@ pub struct OptionsInput {
     pub end: Option<EndCondition>,
     /// x-nimmt: the number of deals (default 2).
     pub deals: Option<u16>,
+    /// nimm-oder-schieb: the number of games of the match (default 1).
+    pub games: Option<u16>,
+    /// nimm-oder-schieb: `hidden` (default) or `open` chip counts.
+    pub chips: Option<ChipsOption>,
 }
 
 /// A new game.
@@ -48,11 +53,19 @@ pub struct CreateGame {
     pub preset: Option<Preset>,
     /// Display name (at most 64 characters).
     pub name: Option<String>,
-    /// Move deadlines are not supported yet; must be absent or null.
+    /// Seconds per move, 1 to 2,592,000 (30 days): a seat that lets its deadline pass is
+    /// moved for by the server (`take_row`: the cheapest row; other moves: the heuristic
+    /// bot's choice), and those events carry `"cause": "deadline"`.
     pub move_deadline_seconds: Option<u32>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
 }
+
+/// The inbox is sorted in memory from at most this many games.
+const MAX_INBOX: i64 = 2_000;
+
+/// The longest move deadline: 30 days.
+pub const MAX_MOVE_DEADLINE_SECONDS: u32 = 30 * 24 * 3600;
 
 /// A game in a list.
 #[derive(Debug, Serialize, ToSchema)]
@@ -75,6 +88,10 @@ pub struct GameSummary {
     pub your_seat: Option<i32>,
     /// The caller must act now.
     pub your_turn: bool,
+    /// What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …).
+    pub your_actions: Vec<String>,
+    /// When the caller must have acted (games with move deadlines; UTC, RFC 3339).
+    pub deadline_at: Option<String>,
     /// Creation time (UTC, RFC 3339).
     pub created_at: String,
     /// Last change (UTC, RFC 3339).
@@ -150,7 +167,8 @@ fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
     }
 }
 
-fn game_id(raw: &str) -> Result<String, ApiError> {
+/// Parses a game id from a path (not a UUID: 404).
+pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
     uuid::Uuid::parse_str(raw)
         .map(|u| u.to_string())
         .map_err(|_| ApiError::NotFound("game"))
@@ -186,9 +204,12 @@ pub async fn create_game(
     let req = body.0;
     let ruleset = Ruleset::from_name(&req.ruleset)
         .ok_or_else(|| ApiError::Validation(format!("unknown ruleset {:?}", req.ruleset)))?;
-    if req.move_deadline_seconds.is_some() {
-        return Err(ApiError::Rule(rules::RuleError::UnsupportedOption(
-            "move_deadline_seconds".into(),
+    if req
+        .move_deadline_seconds
+        .is_some_and(|d| !(1..=MAX_MOVE_DEADLINE_SECONDS).contains(&d))
+    {
+        return Err(ApiError::Validation(format!(
+            "move_deadline_seconds must be 1 to {MAX_MOVE_DEADLINE_SECONDS} (30 days)"
         )));
     }
     if req.name.as_ref().is_some_and(|n| n.chars().count() > 64) {
@@ -218,6 +239,16 @@ pub async fn create_game(
             }
             options.end = EndCondition::Rounds(deals);
         }
+        if let Some(games) = o.games {
+            if ruleset != Ruleset::NimmOderSchieb || o.end.is_some() {
+                return Err(ApiError::Validation(
+                    "`games` is the nimm-oder-schieb end condition; give it instead of `end`"
+                        .into(),
+                ));
+            }
+            options.end = EndCondition::Rounds(games);
+        }
+        options.chips = o.chips.unwrap_or(options.chips);
     }
     let setup = Setup {
         ruleset,
@@ -233,6 +264,7 @@ pub async fn create_game(
                 setup,
                 game_name: req.name,
                 deal: req.deal,
+                move_deadline_seconds: req.move_deadline_seconds,
             })
             .map_err(ApiError::from)
     })
@@ -252,6 +284,14 @@ fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
     GameSummary {
         your_seat: mine.map(|s| s.seat),
         your_turn: mine.is_some_and(|s| s.awaiting),
+        your_actions: mine
+            .and_then(|s| s.action.as_deref())
+            .filter(|_| mine.is_some_and(|s| s.awaiting))
+            .map(|a| a.split(',').map(str::to_owned).collect())
+            .unwrap_or_default(),
+        deadline_at: mine
+            .and_then(|s| s.deadline_at)
+            .map(|t| t.and_utc().to_rfc3339()),
         players: row.seats.len(),
         people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
         id: row.game.id,
@@ -295,7 +335,9 @@ pub async fn list_games(
             "status must be lobby, active or finished".into(),
         ));
     }
-    let before = match p.cursor.as_deref() {
+    // The inbox is ordered by deadline and paged by position; other lists by id.
+    let inbox = p.awaiting.is_some();
+    let cursor = match p.cursor.as_deref() {
         None => None,
         Some(c) => Some(
             URL_SAFE_NO_PAD
@@ -305,29 +347,56 @@ pub async fn list_games(
                 .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
         ),
     };
-    let items = blocking(move || {
+    let offset: usize = match (&cursor, inbox) {
+        (Some(c), true) => c
+            .parse()
+            .map_err(|_| ApiError::Validation("invalid cursor".into()))?,
+        _ => 0,
+    };
+    let before = cursor.filter(|_| !inbox);
+    let (items, more) = blocking(move || {
         let q = ListQuery {
             account: &caller.id,
             mine: p.mine.unwrap_or(false),
-            awaiting: p.awaiting.is_some(),
+            awaiting: inbox,
             status: p.status.as_deref(),
             ruleset: p.ruleset.as_deref(),
             before_id: before.as_deref(),
-            limit,
+            limit: if inbox { MAX_INBOX } else { limit },
         };
         let rows = state
             .service
             .store()
             .read(|tx| tx.list_games(&q).map_err(ApiError::from))?;
-        Ok(rows
-            .into_iter()
-            .map(|r| summary(r, &caller.id))
-            .collect::<Vec<_>>())
+        let mut items: Vec<GameSummary> =
+            rows.into_iter().map(|r| summary(r, &caller.id)).collect();
+        if !inbox {
+            let more = i64::try_from(items.len()).unwrap_or(i64::MAX) == limit;
+            return Ok((items, more));
+        }
+        // Earliest deadline first; games without a deadline after them, newest first.
+        items.sort_by(|a, b| match (&a.deadline_at, &b.deadline_at) {
+            (Some(x), Some(y)) => x.cmp(y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.id.cmp(&a.id),
+        });
+        let page: Vec<GameSummary> = items
+            .drain(..)
+            .skip(offset)
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .collect();
+        let more = page.len() == usize::try_from(limit).unwrap_or(usize::MAX);
+        Ok((page, more))
     })
     .await?;
-    let next_cursor = (i64::try_from(items.len()).unwrap_or(i64::MAX) == limit)
-        .then(|| items.last().map(|g| URL_SAFE_NO_PAD.encode(&g.id)))
-        .flatten();
+    let next_cursor = if !more {
+        None
+    } else if inbox {
+        Some(URL_SAFE_NO_PAD.encode((offset + items.len()).to_string()))
+    } else {
+        items.last().map(|g| URL_SAFE_NO_PAD.encode(&g.id))
+    };
     Ok(HttpResponse::Ok().json(GamePage { items, next_cursor }))
 }
 

@@ -6,6 +6,7 @@ pub mod errors;
 pub mod games;
 pub mod ops;
 pub mod rulesets;
+pub mod stream;
 
 use actix_web::web;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -26,6 +27,12 @@ pub struct AppState {
     pub limiter: LoginLimiter,
     /// Counters for `/metrics`.
     pub metrics: ops::Metrics,
+    /// Turns true when the server shuts down (streams end).
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// Live streams re-read the table at least this often.
+    pub stream_poll: std::time::Duration,
+    /// Live streams send a comment after this much silence.
+    pub stream_keep_alive: std::time::Duration,
 }
 
 #[derive(OpenApi)]
@@ -71,6 +78,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::get_game)
         .service(games::post_command)
         .service(games::list_events)
+        .service(stream::stream_events)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);

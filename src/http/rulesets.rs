@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
+use rules::nos_cards::{CardFace, NosCard, starting_chips};
 use rules::{Card, Layout, Options, Preset, Ruleset};
 
 /// A ruleset's description.
@@ -16,18 +17,27 @@ pub struct RulesetInfo {
     pub name: &'static str,
     /// Seats.
     pub players: PlayerRange,
-    /// Hand cards dealt per player and round.
-    pub hand_size: usize,
-    /// The centre rows.
-    pub rows: Vec<RowShape>,
+    /// Row games: hand cards dealt per player and round.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand_size: Option<usize>,
+    /// Row games: the centre rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Vec<RowShape>>,
     /// Each option with its allowed values and default.
     #[schema(value_type = Object)]
     pub options: Value,
     /// Preset name → the options it stands for.
     #[schema(value_type = Object)]
     pub presets: BTreeMap<String, Options>,
-    /// Card number (string key) → bullheads.
-    pub bullheads: BTreeMap<String, u32>,
+    /// Row games: card number (string key) → bullheads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bullheads: Option<BTreeMap<String, u32>>,
+    /// nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cards: Option<Vec<CardFace>>,
+    /// nimm-oder-schieb: chips each player starts with, by number of players.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starting_chips: Option<BTreeMap<String, u8>>,
 }
 
 /// A centre row's shape.
@@ -76,7 +86,12 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
         }),
         Ruleset::ElevenNimmt => json!({ "end": points_end }),
         Ruleset::XNimmt => json!({ "deals": { "values": "1–50", "default": 2 } }),
+        Ruleset::NimmOderSchieb => json!({
+            "chips": { "values": ["hidden", "open"], "default": "hidden" },
+            "games": { "values": "1–50", "default": 1 }
+        }),
     };
+    let nos = ruleset == Ruleset::NimmOderSchieb;
     let presets = if ruleset == Ruleset::SixNimmt {
         Preset::ALL
             .into_iter()
@@ -93,16 +108,24 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
     RulesetInfo {
         name: ruleset.name(),
         players: PlayerRange { min, max },
-        hand_size: layout.hand_size,
-        rows: (0..layout.rows)
-            .map(|r| RowShape {
-                capacity: layout.capacity[r],
-                max_cards: layout.max_lying[r],
-            })
-            .collect(),
+        hand_size: (!nos).then_some(layout.hand_size),
+        rows: (!nos).then(|| {
+            (0..layout.rows)
+                .map(|r| RowShape {
+                    capacity: layout.capacity[r],
+                    max_cards: layout.max_lying[r],
+                })
+                .collect()
+        }),
         options,
         presets,
-        bullheads,
+        bullheads: (!nos).then_some(bullheads),
+        cards: nos.then(|| NosCard::all().map(NosCard::face).collect()),
+        starting_chips: nos.then(|| {
+            (min..=max)
+                .map(|p| (p.to_string(), starting_chips(p)))
+                .collect()
+        }),
     }
 }
 

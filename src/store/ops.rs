@@ -60,6 +60,10 @@ pub struct SeatRow {
     pub account_id: Option<String>,
     /// The person must act now.
     pub awaiting: bool,
+    /// What is asked of the person (`play_card`, or `pass,take`, …).
+    pub action: Option<String>,
+    /// When the seat must have acted (games with move deadlines).
+    pub deadline_at: Option<NaiveDateTime>,
 }
 
 /// The index of a game after a command.
@@ -228,6 +232,11 @@ pub trait Tx {
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
+    /// Games in which some seat's move deadline is at or before `now`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn expired_games(&mut self, now: NaiveDateTime, limit: i64) -> Result<Vec<String>, StoreError>;
     /// Games for a list, newest first, after the cursor id.
     ///
     /// # Errors
@@ -348,7 +357,8 @@ macro_rules! impl_tx {
                     .execute(self)
                     .map_err(conflict_or)?;
                 insert_events(self, &row.id, 0, events)?;
-                write_seats(self, &row.id, index)
+                write_seats(self, &row.id, index)?;
+                self.hint(&row.id)
             }
 
             fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -407,7 +417,8 @@ macro_rules! impl_tx {
                     return Err(StoreError::Conflict);
                 }
                 insert_events(self, game, expected, events)?;
-                write_seats(self, game, index)
+                write_seats(self, game, index)?;
+                self.hint(game)
             }
 
             fn idempotent_response(
@@ -444,6 +455,19 @@ macro_rules! impl_tx {
                     .execute(self)
                     .map_err(conflict_or)?;
                 Ok(())
+            }
+
+            fn expired_games(
+                &mut self,
+                now: NaiveDateTime,
+                limit: i64,
+            ) -> Result<Vec<String>, StoreError> {
+                Ok(game_seats::table
+                    .filter(game_seats::deadline_at.le(now))
+                    .select(game_seats::game_id)
+                    .distinct()
+                    .limit(limit)
+                    .load(self)?)
             }
 
             fn list_games(&mut self, q: &ListQuery<'_>) -> Result<Vec<GameSummaryRow>, StoreError> {
@@ -541,6 +565,29 @@ macro_rules! impl_tx {
             }
         }
     };
+}
+
+/// Tells other processes that a game has new events, when the backend can.
+trait Hint {
+    fn hint(&mut self, game: &str) -> Result<(), StoreError>;
+}
+
+impl Hint for diesel::pg::PgConnection {
+    /// `pg_notify` is delivered at commit, and not at all after a rollback.
+    fn hint(&mut self, game: &str) -> Result<(), StoreError> {
+        diesel::sql_query("SELECT pg_notify($1, $2)")
+            .bind::<diesel::sql_types::Text, _>(crate::notify::CHANNEL)
+            .bind::<diesel::sql_types::Text, _>(game)
+            .execute(self)?;
+        Ok(())
+    }
+}
+
+impl Hint for diesel::sqlite::SqliteConnection {
+    /// One process owns an SQLite file: the in-process notifier is enough.
+    fn hint(&mut self, _game: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// Helpers shared by `create_game` and `append`.

@@ -34,6 +34,8 @@ diesel::table! {
         version -> Integer,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        public -> Bool,
+        invite_code -> Nullable<Text>,
     }
 }
 
@@ -45,6 +47,8 @@ diesel::table! {
         seat -> Integer,
         account_id -> Nullable<Text>,
         awaiting -> Bool,
+        action -> Nullable<Text>,
+        deadline_at -> Nullable<Timestamp>,
     }
 }
 
@@ -79,6 +83,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+
+    webhooks (id) {
+        id -> Text,
+        account_id -> Text,
+        url -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Json;
+
+    webhook_deliveries (id) {
+        id -> Text,
+        webhook_id -> Text,
+        account_id -> Text,
+        game_id -> Text,
+        kind -> Text,
+        game_version -> Integer,
+        payload -> Json,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(events -> games (game_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -87,5 +124,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     games,
     game_seats,
     events,
-    idempotency_keys
+    idempotency_keys,
+    webhooks,
+    webhook_deliveries
 );

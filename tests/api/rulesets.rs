@@ -282,6 +282,35 @@ fn options_are_checked_per_ruleset(backend: Backend) {
             "validation_failed",
         ),
         (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 2 }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 8 }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 4, "options": { "end": { "points": 50 } } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "6-nimmt", "players": 4, "options": { "chips": "open" } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "6-nimmt", "players": 4, "options": { "games": 2 } }),
+            "validation_failed",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 3, "deal": { "draw_pile": [3, 4, 5] } }),
+            "invalid_deal",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 3,
+                     "deal": { "rows": [[1], [2], [3], [4]], "hands": [[5], [6], [7]] } }),
+            "invalid_deal",
+        ),
+        (
             json!({ "ruleset": "6-nimmt", "players": 2, "preset": "logik",
                      "deal": { "rows": [[1], [2], [3], [4]], "hands": [[5, 6, 7, 8, 9, 10, 11, 12, 13, 14], [15, 16, 17, 18, 19, 20, 21, 22, 23, 24]] } }),
             "invalid_deal",
@@ -309,7 +338,22 @@ fn options_are_checked_per_ruleset(backend: Backend) {
         .iter()
         .map(|i| i["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, vec!["6-nimmt", "11-nimmt", "x-nimmt"]);
+    assert_eq!(
+        names,
+        vec!["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"]
+    );
+    let nos = &r.body["items"][3];
+    assert_eq!(nos["players"], json!({ "min": 3, "max": 7 }));
+    assert_eq!(nos["cards"].as_array().unwrap().len(), 33);
+    assert_eq!(
+        nos["cards"][20],
+        json!({ "value": 23, "suit": "diamonds", "rank": "10", "label": "10♦" })
+    );
+    assert_eq!(
+        nos["starting_chips"],
+        json!({ "3": 11, "4": 11, "5": 11, "6": 9, "7": 7 })
+    );
+    assert!(nos.get("bullheads").is_none());
     assert_eq!(r.body["items"][1]["bullheads"]["55"], 5);
     assert_eq!(
         r.body["items"][1]["bullheads"].as_object().unwrap().len(),

@@ -435,3 +435,152 @@ pub fn seated_game(
     api.ok(host, &id, &json!({ "type": "start" }));
     id
 }
+
+/// Another server process on the same database (a second replica).
+pub struct Replica {
+    pub base: String,
+    child: Child,
+}
+
+impl Replica {
+    pub fn client(&self) -> Api {
+        Api {
+            base: self.base.clone(),
+            http: Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+        }
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl TestServer {
+    /// Starts a second server process on this server's database.
+    pub fn replica(&self, env: &[(&str, &str)]) -> Replica {
+        let log = self
+            .db
+            .dir
+            .join(format!("replica-{}.log", uuid::Uuid::new_v4().simple()));
+        let (child, base) = spawn(&self.db.url, &log, env);
+        Replica { base, child }
+    }
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub id: Option<String>,
+    pub event: Option<String>,
+    pub data: Value,
+    /// A comment line (keep-alive) instead of an event.
+    pub comment: bool,
+}
+
+/// A live `text/event-stream` response, read frame by frame. Every read waits at most
+/// `read_timeout`; a longer silence fails the test.
+pub struct EventStream {
+    reader: BufReader<Response>,
+}
+
+impl EventStream {
+    pub fn open(
+        base: &str,
+        path: &str,
+        token: &str,
+        last_event_id: Option<&str>,
+        read_timeout: Duration,
+    ) -> Self {
+        let client = Client::builder().timeout(read_timeout).build().unwrap();
+        let mut req = client.get(format!("{base}{path}")).bearer_auth(token);
+        if let Some(id) = last_event_id {
+            req = req.header("Last-Event-ID", id);
+        }
+        let resp = req.send().unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "stream refused");
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        assert!(ct.starts_with("text/event-stream"), "content-type {ct}");
+        Self {
+            reader: BufReader::new(resp),
+        }
+    }
+
+    /// The next frame; `None` when the server closed the stream.
+    pub fn next_frame(&mut self) -> Option<Frame> {
+        let mut frame = Frame {
+            id: None,
+            event: None,
+            data: Value::Null,
+            comment: false,
+        };
+        let mut any = false;
+        loop {
+            let mut line = String::new();
+            let n = self
+                .reader
+                .read_line(&mut line)
+                .expect("the stream went silent for too long");
+            if n == 0 {
+                return any.then_some(frame);
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if any {
+                    return Some(frame);
+                }
+                continue;
+            }
+            any = true;
+            if line.starts_with(':') {
+                frame.comment = true;
+            } else if let Some(v) = line.strip_prefix("id: ") {
+                frame.id = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("event: ") {
+                frame.event = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                frame.data = serde_json::from_str(v).unwrap();
+            }
+        }
+    }
+
+    /// The next event frame, skipping comments.
+    pub fn next_event(&mut self) -> Option<Frame> {
+        loop {
+            let f = self.next_frame()?;
+            if !f.comment {
+                return Some(f);
+            }
+        }
+    }
+}
+
+impl TestServer {
+    /// Sends SIGTERM and waits for the process to exit; returns whether it exited cleanly.
+    pub fn terminate(&mut self) -> bool {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(sent.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.success();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not stop after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}

@@ -13,7 +13,7 @@ use common::{FastDealer, new_game, play_out};
 fn duel(label: &str, ruleset: Ruleset, options: Options, games: u32) {
     let mut dealer = FastDealer(SplitMix(7));
     let mut rng = SplitMix(11);
-    let (mut heuristic, mut random, mut wins) = (0u64, 0u64, 0u32);
+    let (mut heuristic, mut random, mut wins) = (0i64, 0i64, 0u32);
     for g in 0..games {
         // The heuristic bot sits at a different seat each game.
         let seat = usize::try_from(g % 4).unwrap_or(0);

@@ -13,6 +13,11 @@ use stammtisch_rules::{BotStrategy, Ruleset};
 use common::{FastDealer, new_game, play_out, rounds};
 
 fn measure(label: &str, ruleset: Ruleset, players: usize, budget: Duration) {
+    let unit = if ruleset == Ruleset::NimmOderSchieb {
+        "games"
+    } else {
+        "deals"
+    };
     let strategies = vec![BotStrategy::Random; players];
     let mut dealer = FastDealer(SplitMix(0x5eed));
     let mut rng = SplitMix(42);
@@ -32,7 +37,7 @@ fn measure(label: &str, ruleset: Ruleset, players: usize, budget: Duration) {
     let secs = start.elapsed().as_secs_f64();
     #[expect(clippy::cast_precision_loss, reason = "a rate for people to read")]
     let rate = deals as f64 / secs;
-    println!("{label:<22} {deals:>9} deals in {secs:>5.2} s = {rate:>10.0} deals/s");
+    println!("{label:<30} {deals:>9} {unit} in {secs:>5.2} s = {rate:>10.0} {unit}/s");
 }
 
 fn main() {
@@ -42,9 +47,16 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(3.0),
     );
-    println!("engine benchmark: random legal moves, games of 50 deals, one thread");
+    println!("engine benchmark: random legal moves, one thread; row games in games of 50 deals,");
+    println!("nimm-oder-schieb in matches of 50 games");
     measure("6-nimmt, 4 players", Ruleset::SixNimmt, 4, budget);
     measure("6-nimmt, 10 players", Ruleset::SixNimmt, 10, budget);
     measure("11-nimmt, 4 players", Ruleset::ElevenNimmt, 4, budget);
     measure("x-nimmt, 4 players", Ruleset::XNimmt, 4, budget);
+    measure(
+        "nimm-oder-schieb, 5 players",
+        Ruleset::NimmOderSchieb,
+        5,
+        budget,
+    );
 }

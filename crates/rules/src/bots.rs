@@ -55,6 +55,19 @@ pub fn choose(
     }
     let t = &game.table;
     let layout = &game.layout;
+    if layout.take_or_pass() {
+        let chips = t.chips[usize::from(seat)];
+        let take = chips == 0
+            || match strategy {
+                BotStrategy::Random => rng.below(2) == 0,
+                BotStrategy::Heuristic => worth_taking(game, seat),
+            };
+        return Some(if take {
+            Command::Take {}
+        } else {
+            Command::Pass {}
+        });
+    }
     if t.drafting {
         let card = match strategy {
             BotStrategy::Random => pick(t.pool, rng)?,
@@ -87,6 +100,29 @@ pub fn choose(
         BotStrategy::Heuristic => safest_card(game, hand)?,
     };
     Some(Command::PlayCard { card })
+}
+
+/// nimm-oder-schieb: take when the card costs no more than the chips on it (a card next to
+/// one's own costs little or nothing), or, short of chips, when it costs little.
+fn worth_taking(game: &Game, seat: u8) -> bool {
+    let t = &game.table;
+    let Some(open) = t
+        .open
+        .and_then(|c| crate::nos_cards::NosCard::new(c.number()))
+    else {
+        return true;
+    };
+    let mine: Vec<crate::nos_cards::NosCard> = t.taken[usize::from(seat)]
+        .iter()
+        .filter_map(|c| crate::nos_cards::NosCard::new(c.number()))
+        .collect();
+    let before = crate::nos_cards::score(&mine, 0).card_points;
+    let mut with = mine;
+    with.push(open);
+    let after = crate::nos_cards::score(&with, 0).card_points;
+    let cost = after - before - i32::from(t.pot);
+    let chips = t.chips[usize::from(seat)];
+    cost <= 0 || (chips <= 3 && cost <= 6)
 }
 
 /// X nimmt!: keep a card that extends the X row (the most bullheads among them, as the X

@@ -75,6 +75,9 @@ pub enum RuleError {
         /// The card named.
         card: u8,
     },
+    /// A player without chips cannot pass.
+    #[error("you have no chips left: take the card")]
+    NoChips,
     /// The command does not exist in this ruleset.
     #[error("{command} is not a command of this game")]
     UnknownCommand {
@@ -106,6 +109,7 @@ impl RuleError {
             Self::Resigned => "resigned",
             Self::CardNotTaken { .. } => "card_not_taken",
             Self::CardNotAvailable { .. } => "card_not_available",
+            Self::NoChips => "no_chips",
             Self::UnknownCommand { .. } => "unknown_command",
         }
     }

@@ -41,8 +41,12 @@ pub struct Game {
     pub seed_revealed: bool,
     /// The table.
     pub table: Table,
+    /// Seconds a seat has for a move, if the game has move deadlines.
+    pub move_deadline_seconds: Option<u32>,
+    /// The deadlines of the seats that must act now.
+    pub deadlines: Vec<crate::model::SeatDeadline>,
     /// Scores per round and seat.
-    pub scores: Vec<Vec<u32>>,
+    pub scores: Vec<Vec<i32>>,
     /// Winning seats once finished.
     pub winners: Vec<u8>,
 }
@@ -151,6 +155,8 @@ impl Game {
             seed: None,
             seed_revealed: false,
             table: Table::new(*players),
+            move_deadline_seconds: None,
+            deadlines: Vec::new(),
             scores: Vec::new(),
             winners: Vec::new(),
         })
@@ -221,7 +227,7 @@ impl Game {
 
     /// Totals per seat.
     #[must_use]
-    pub fn totals(&self) -> Vec<u32> {
+    pub fn totals(&self) -> Vec<i32> {
         self.table.totals[..usize::from(self.setup.players)].to_vec()
     }
 
@@ -263,6 +269,21 @@ impl Game {
                 }
             }
             Status::Active => {
+                if self.layout.take_or_pass() {
+                    let seat = t.to_act;
+                    let mut asked = Vec::with_capacity(2);
+                    if t.chips[usize::from(seat)] > 0 {
+                        asked.push(Awaiting {
+                            seat,
+                            action: "pass",
+                        });
+                    }
+                    asked.push(Awaiting {
+                        seat,
+                        action: "take",
+                    });
+                    return asked;
+                }
                 if let Some(seat) = t.draft_seat(&self.layout) {
                     return vec![Awaiting {
                         seat,
@@ -301,6 +322,9 @@ impl Game {
         let t = &self.table;
         if t.status != Status::Active {
             return false;
+        }
+        if self.layout.take_or_pass() {
+            return t.to_act == seat;
         }
         if let Some(s) = t.draft_seat(&self.layout) {
             return s == seat;
@@ -378,6 +402,14 @@ impl Game {
         if !self.is_awaited(seat) {
             return Vec::new();
         }
+        if self.layout.take_or_pass() {
+            let mut moves = Vec::with_capacity(2);
+            if t.chips[usize::from(seat)] > 0 {
+                moves.push(Command::Pass {});
+            }
+            moves.push(Command::Take {});
+            return moves;
+        }
         if t.drafting {
             return t
                 .pool
@@ -415,6 +447,9 @@ impl Game {
                 .get(usize::from(s))
                 .is_some_and(Seat::bot_controlled)
         };
+        if self.layout.take_or_pass() {
+            return bot(t.to_act).then_some(t.to_act);
+        }
         if let Some(seat) = t.draft_seat(&self.layout) {
             return bot(seat).then_some(seat);
         }
@@ -539,6 +574,8 @@ impl Game {
     fn apply_meta(&mut self, event: &Event) {
         match event {
             Event::SeedRecorded { seed } => self.seed = Some(seed.clone()),
+            Event::MoveDeadlineSet { seconds } => self.move_deadline_seconds = Some(*seconds),
+            Event::DeadlinesSet { deadlines } => self.deadlines.clone_from(deadlines),
             Event::DealPrepared { deal } => self.prepared = Some(deal.clone()),
             Event::SeatTaken {
                 seat,
@@ -570,7 +607,15 @@ impl Game {
                 }
             }
             Event::RoundStarted { .. } | Event::DraftStarted { .. } => self.prepared = None,
-            Event::RoundEnded { scores, .. } => self.scores.push(scores.clone()),
+            Event::RoundEnded { scores, .. } => {
+                self.scores.push(
+                    scores
+                        .iter()
+                        .map(|s| i32::try_from(*s).unwrap_or(i32::MAX))
+                        .collect(),
+                );
+            }
+            Event::NosGameEnded { scores, .. } => self.scores.push(scores.clone()),
             Event::GameFinished { winners, .. } => {
                 self.winners.clone_from(winners);
                 self.seed_revealed = true;
@@ -628,6 +673,13 @@ impl Decision<'_, '_> {
         let g = self.ctx;
         let seat = match actor {
             Actor::Account { id, .. } => g.seat_of(id),
+            Actor::Deadline { seat } => {
+                // The server moves for a seat whose deadline passed: game moves only.
+                if command.is_lobby_or_resign() || usize::from(seat) >= g.seats.len() {
+                    return Err(RuleError::NotAPlayer);
+                }
+                Some(seat)
+            }
             Actor::Bot { seat } => {
                 // The server acts for bot-controlled seats with game moves only.
                 let is_bot = g
@@ -640,6 +692,8 @@ impl Decision<'_, '_> {
                         | Command::TakeRow { .. }
                         | Command::DraftCard { .. }
                         | Command::KeepCard { .. }
+                        | Command::Pass {}
+                        | Command::Take {}
                 );
                 if !is_bot || !game_move {
                     return Err(RuleError::NotAPlayer);
@@ -647,6 +701,25 @@ impl Decision<'_, '_> {
                 Some(seat)
             }
         };
+        let take_or_pass = g.layout.take_or_pass();
+        match command {
+            Command::PlayCard { .. }
+            | Command::TakeRow { .. }
+            | Command::DraftCard { .. }
+            | Command::KeepCard { .. }
+                if take_or_pass =>
+            {
+                return Err(RuleError::UnknownCommand {
+                    command: command.name(),
+                });
+            }
+            Command::Pass {} | Command::Take {} if !take_or_pass => {
+                return Err(RuleError::UnknownCommand {
+                    command: command.name(),
+                });
+            }
+            _ => {}
+        }
         match command {
             Command::Join {} => {
                 self.require_lobby()?;
@@ -804,6 +877,25 @@ impl Decision<'_, '_> {
                 self.keep(keeper, *card, cards);
                 self.resolve(dealer);
             }
+            Command::Pass {} => {
+                let seat = self.require_acting_seat(seat, actor)?;
+                if self.table.to_act != seat || self.table.open.is_none() {
+                    return Err(RuleError::NotYourTurn { action: "pass" });
+                }
+                if self.table.chips[usize::from(seat)] == 0 {
+                    return Err(RuleError::NoChips);
+                }
+                self.emit(Event::Passed { seat });
+            }
+            Command::Take {} => {
+                let seat = self.require_acting_seat(seat, actor)?;
+                let Some(card) = self.table.open.filter(|_| self.table.to_act == seat) else {
+                    return Err(RuleError::NotYourTurn { action: "take" });
+                };
+                let chips = self.table.pot;
+                self.emit(Event::CardTaken { seat, card, chips });
+                self.next_card(dealer);
+            }
             Command::Resign {} => {
                 if self.table.status != Status::Active {
                     return Err(RuleError::GameNotActive);
@@ -936,7 +1028,7 @@ impl Decision<'_, '_> {
                 scores,
             });
             if self.table.game_over(&layout) {
-                let winners = self.table.leaders();
+                let winners = self.table.leaders(&layout);
                 let seed = self.ctx.seed.unwrap_or_default().to_owned();
                 self.emit(Event::GameFinished { winners, seed });
             } else {
@@ -945,8 +1037,69 @@ impl Decision<'_, '_> {
         }
     }
 
+    /// nimm-oder-schieb: turns up the next card, or ends the game after the last.
+    fn next_card(&mut self, dealer: &mut dyn Dealer) {
+        let t = &*self.table;
+        if let Some(card) = t.pile.get(usize::from(t.drawn)).copied().flatten() {
+            self.emit(Event::CardRevealed { card });
+            return;
+        }
+        let scores = t.nos_scores();
+        let chips = t.seats().map(|s| t.chips[usize::from(s)]).collect();
+        let removed = t.removed.to_vec();
+        self.emit(Event::NosGameEnded {
+            game: t.round,
+            scores,
+            chips,
+            removed,
+        });
+        let layout = *self.ctx.layout;
+        if self.table.game_over(&layout) {
+            let winners = self.table.leaders(&layout);
+            let seed = self.ctx.seed.unwrap_or_default().to_owned();
+            self.emit(Event::GameFinished { winners, seed });
+        } else {
+            self.deal(dealer);
+        }
+    }
+
+    /// nimm-oder-schieb: a new game of the match: fresh chips, a shuffled (or prepared) pile.
+    fn deal_take_or_pass(&mut self, dealer: &mut dyn Dealer) {
+        let g = self.ctx;
+        let game = self.table.round + 1;
+        let players = g.players;
+        let first_seat =
+            u8::try_from(usize::from(game - 1) % usize::from(players.max(1))).unwrap_or(0);
+        let chips = crate::nos_cards::starting_chips(players);
+        self.emit(Event::NosGameStarted {
+            game,
+            first_seat,
+            chips,
+        });
+        let deck = g.layout.deck(players);
+        let (pile, removed) = match g.prepared {
+            Some(deal) if game == 1 => {
+                let pile = deal.draw_pile.clone();
+                let removed = deck.difference(pile.iter().copied().collect()).to_vec();
+                (pile, removed)
+            }
+            _ => {
+                let mut cards = deck.to_vec();
+                dealer.shuffle(game, &mut cards);
+                let removed = cards.split_off(crate::table::NOS_PILE);
+                (cards, removed)
+            }
+        };
+        self.emit(Event::DrawPileSet { pile, removed });
+        self.next_card(dealer);
+    }
+
     fn deal(&mut self, dealer: &mut dyn Dealer) {
         let g = self.ctx;
+        if g.layout.take_or_pass() {
+            self.deal_take_or_pass(dealer);
+            return;
+        }
         let round = self.table.round + 1;
         let players = g.players;
         if g.layout.options.deal == DealOption::Draft {
@@ -1009,13 +1162,42 @@ pub fn deal_from_order(cards: &[Card], players: u8, layout: &Layout) -> Deal {
         .iter()
         .map(|c| vec![*c])
         .collect();
-    Deal { rows, hands }
+    Deal {
+        rows,
+        hands,
+        draw_pile: Vec::new(),
+    }
 }
 
 /// Checks that a prepared deal is complete and possible.
 fn validate_deal(setup: &Setup, deal: &Deal) -> Result<(), RuleError> {
     let layout = Layout::new(setup.ruleset, setup.options);
     let bad = |m: String| Err(RuleError::InvalidDeal(m));
+    if layout.take_or_pass() {
+        if !deal.rows.is_empty() || !deal.hands.is_empty() {
+            return bad("a nimm-oder-schieb deal is a `draw_pile` only".into());
+        }
+        let deck = layout.deck(setup.players);
+        let mut seen = CardSet::empty();
+        for card in &deal.draw_pile {
+            if !deck.contains(*card) {
+                return bad(format!("card {card} is not one of the values 3–35"));
+            }
+            if !seen.insert(*card) {
+                return bad(format!("card {card} appears twice"));
+            }
+        }
+        if deal.draw_pile.len() != crate::table::NOS_PILE {
+            return bad(format!(
+                "draw_pile must hold {} cards",
+                crate::table::NOS_PILE
+            ));
+        }
+        return Ok(());
+    }
+    if !deal.draw_pile.is_empty() {
+        return bad("`draw_pile` is for nimm-oder-schieb".into());
+    }
     if setup.options.deal == DealOption::Draft {
         return bad("a draft deal lies open and cannot be prepared".into());
     }

@@ -21,10 +21,11 @@ pub use error::RuleError;
 pub use game::{Game, NewGame, deal_from_order};
 pub use model::{
     Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, Occupant, RULES_VERSION,
-    Seat, SeatCard, Setup, Side, Status,
+    Seat, SeatCard, SeatDeadline, Setup, Side, Status,
 };
 pub use options::{
-    DealOption, DeckOption, EndCondition, Layout, Options, PlacementOption, Preset, Ruleset,
+    ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, PlacementOption, Preset,
+    Ruleset,
 };
 pub use table::Table;
 pub use view::{GameView, SHUFFLE_ALGORITHM};

@@ -93,10 +93,16 @@ impl Seat {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Deal {
-    /// One list per row, each holding the row's starting card.
+    /// Row games: one list per row, each holding the row's starting card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Vec<Card>>,
-    /// One hand per seat, seat 0 first.
+    /// Row games: one hand per seat, seat 0 first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hands: Vec<Vec<Card>>,
+    /// nimm-oder-schieb: the 24 values of the draw pile, top first (the other 9 of 3–35 are
+    /// the removed ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draw_pile: Vec<Card>,
 }
 
 /// An end of a row.
@@ -152,6 +158,23 @@ pub enum Actor<'a> {
         /// The seat.
         seat: u8,
     },
+    /// The server acting for a seat whose move deadline passed (game moves only).
+    Deadline {
+        /// The seat.
+        seat: u8,
+    },
+}
+
+/// When a seat must have acted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SeatDeadline {
+    /// Seat.
+    pub seat: u8,
+    /// The command asked of it.
+    pub action: String,
+    /// UTC time, RFC 3339.
+    pub at: String,
 }
 
 /// Commands, as clients send them (`{"type": "play_card", "card": 17}`).
@@ -196,11 +219,29 @@ pub enum Command {
         /// The card.
         card: Card,
     },
+    /// Pay a chip onto the open card and pass it on (nimm-oder-schieb).
+    Pass {},
+    /// Take the open card and its chips, then act on the next card (nimm-oder-schieb).
+    Take {},
     /// Hand one's seat to a bot for the rest of the game.
     Resign {},
 }
 
 impl Command {
+    /// Whether this is a lobby command or `resign` rather than a move in the game.
+    #[must_use]
+    pub fn is_lobby_or_resign(&self) -> bool {
+        matches!(
+            self,
+            Self::Join {}
+                | Self::Leave {}
+                | Self::AddBot { .. }
+                | Self::RemoveSeat { .. }
+                | Self::Start {}
+                | Self::Resign {}
+        )
+    }
+
     /// The command's name as used in `type`, `awaiting` and `legal`.
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -214,6 +255,8 @@ impl Command {
             Self::TakeRow { .. } => "take_row",
             Self::DraftCard { .. } => "draft_card",
             Self::KeepCard { .. } => "keep_card",
+            Self::Pass {} => "pass",
+            Self::Take {} => "take",
             Self::Resign {} => "resign",
         }
     }
@@ -284,6 +327,16 @@ pub enum Event {
         prepared_deal: bool,
         /// Hex SHA-256 of the game's secret shuffle seed.
         commitment: String,
+    },
+    /// Moves must be made within this many seconds, or the server moves for the seat.
+    MoveDeadlineSet {
+        /// Seconds per move.
+        seconds: u32,
+    },
+    /// The deadlines of the seats that must act now (replaces the previous ones).
+    DeadlinesSet {
+        /// One per seat and action asked.
+        deadlines: Vec<SeatDeadline>,
     },
     /// The secret shuffle seed (server only until the end).
     SeedRecorded {
@@ -388,6 +441,52 @@ pub enum Event {
         /// Card.
         card: Card,
     },
+    /// A game of nimm-oder-schieb (of a match) began with fresh chips.
+    NosGameStarted {
+        /// Game of the match, 1-based.
+        game: u16,
+        /// The seat that reveals the first card and acts first.
+        first_seat: u8,
+        /// Chips each player starts with.
+        chips: u8,
+    },
+    /// The shuffled draw pile and the cards removed unseen (server only until the end).
+    DrawPileSet {
+        /// The pile, top first.
+        pile: Vec<Card>,
+        /// The 9 removed cards.
+        removed: Vec<Card>,
+    },
+    /// The top card of the draw pile was turned up.
+    CardRevealed {
+        /// Its value.
+        card: Card,
+    },
+    /// A seat paid a chip onto the open card and passed it on.
+    Passed {
+        /// Seat.
+        seat: u8,
+    },
+    /// A seat took the open card and the chips on it.
+    CardTaken {
+        /// Seat.
+        seat: u8,
+        /// The card's value.
+        card: Card,
+        /// Chips collected with it.
+        chips: u8,
+    },
+    /// The last card was taken: the game is scored and the removed cards are revealed.
+    NosGameEnded {
+        /// Game of the match.
+        game: u16,
+        /// Card points minus chips, per seat.
+        scores: Vec<i32>,
+        /// Chips left, per seat.
+        chips: Vec<u8>,
+        /// The 9 cards that were removed unseen.
+        removed: Vec<Card>,
+    },
     /// A seat chose the card for its X row from the cards it took (x-nimmt).
     CardKept {
         /// Seat.
@@ -427,6 +526,8 @@ impl Event {
         match self {
             Self::GameCreated { .. } => "game_created",
             Self::SeedRecorded { .. } => "seed_recorded",
+            Self::MoveDeadlineSet { .. } => "move_deadline_set",
+            Self::DeadlinesSet { .. } => "deadlines_set",
             Self::DealPrepared { .. } => "deal_prepared",
             Self::SeatTaken { .. } => "seat_taken",
             Self::SeatLeft { .. } => "seat_left",
@@ -442,6 +543,12 @@ impl Event {
             Self::DraftStarted { .. } => "draft_started",
             Self::CardDrafted { .. } => "card_drafted",
             Self::CardKept { .. } => "card_kept",
+            Self::NosGameStarted { .. } => "nos_game_started",
+            Self::DrawPileSet { .. } => "draw_pile_set",
+            Self::CardRevealed { .. } => "card_revealed",
+            Self::Passed { .. } => "passed",
+            Self::CardTaken { .. } => "card_taken",
+            Self::NosGameEnded { .. } => "nos_game_ended",
             Self::RoundEnded { .. } => "round_ended",
             Self::GameFinished { .. } => "game_finished",
             Self::SeatResigned { .. } => "seat_resigned",
@@ -452,7 +559,9 @@ impl Event {
     #[must_use]
     pub fn audience(&self) -> Audience {
         match self {
-            Self::SeedRecorded { .. } | Self::DealPrepared { .. } => Audience::Server,
+            Self::SeedRecorded { .. } | Self::DealPrepared { .. } | Self::DrawPileSet { .. } => {
+                Audience::Server
+            }
             Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
             _ => Audience::Public,
         }

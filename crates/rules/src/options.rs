@@ -18,11 +18,19 @@ pub enum Ruleset {
     /// X nimmt! (seed 002).
     #[serde(rename = "x-nimmt")]
     XNimmt,
+    /// Nimm oder schieb (seed 000), a take-or-pass game on a standard deck.
+    #[serde(rename = "nimm-oder-schieb")]
+    NimmOderSchieb,
 }
 
 impl Ruleset {
-    /// Every playable row game.
-    pub const ALL: [Self; 3] = [Self::SixNimmt, Self::ElevenNimmt, Self::XNimmt];
+    /// Every playable ruleset.
+    pub const ALL: [Self; 4] = [
+        Self::SixNimmt,
+        Self::ElevenNimmt,
+        Self::XNimmt,
+        Self::NimmOderSchieb,
+    ];
 
     /// The API name, e.g. `6-nimmt`.
     #[must_use]
@@ -31,6 +39,7 @@ impl Ruleset {
             Self::SixNimmt => "6-nimmt",
             Self::ElevenNimmt => "11-nimmt",
             Self::XNimmt => "x-nimmt",
+            Self::NimmOderSchieb => "nimm-oder-schieb",
         }
     }
 
@@ -47,6 +56,7 @@ impl Ruleset {
             Self::SixNimmt => (2, 10),
             Self::ElevenNimmt => (2, 9),
             Self::XNimmt => (2, 4),
+            Self::NimmOderSchieb => (3, 7),
         }
     }
 
@@ -54,7 +64,7 @@ impl Ruleset {
     #[must_use]
     pub fn score_table(self) -> ScoreTable {
         match self {
-            Self::SixNimmt | Self::XNimmt => ScoreTable::SixNimmt,
+            Self::SixNimmt | Self::XNimmt | Self::NimmOderSchieb => ScoreTable::SixNimmt,
             Self::ElevenNimmt => ScoreTable::ElevenNimmt,
         }
     }
@@ -65,6 +75,7 @@ impl Ruleset {
         match self {
             Self::SixNimmt => 104,
             Self::ElevenNimmt | Self::XNimmt => 100,
+            Self::NimmOderSchieb => crate::nos_cards::HIGHEST,
         }
     }
 
@@ -74,6 +85,7 @@ impl Ruleset {
         let end = match self {
             Self::SixNimmt | Self::ElevenNimmt => EndCondition::Points(66),
             Self::XNimmt => EndCondition::Rounds(2),
+            Self::NimmOderSchieb => EndCondition::Rounds(1),
         };
         Options {
             end,
@@ -152,8 +164,36 @@ pub struct Options {
     pub deal: DealOption,
     /// `right` (default) or `both_ends`.
     pub placement: PlacementOption,
-    /// `{"points": 66}` (default) or `{"rounds": k}`.
+    /// `{"points": 66}` (default) or `{"rounds": k}`; for x-nimmt the deals, for
+    /// nimm-oder-schieb the games of a match, as rounds.
     pub end: EndCondition,
+    /// nimm-oder-schieb: whether chip counts are `hidden` (default) or `open`.
+    #[serde(default, skip_serializing_if = "ChipsOption::is_hidden")]
+    pub chips: ChipsOption,
+}
+
+/// `chips` (nimm-oder-schieb): who sees chip counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum ChipsOption {
+    /// Each player sees only their own count.
+    #[default]
+    Hidden,
+    /// Everyone's count is shown.
+    Open,
+}
+
+impl ChipsOption {
+    /// Whether this is the default (left out of serialised options).
+    #[must_use]
+    #[expect(
+        clippy::trivially_copy_pass_by_ref,
+        reason = "serde's skip_serializing_if passes a reference"
+    )]
+    pub fn is_hidden(&self) -> bool {
+        *self == Self::Hidden
+    }
 }
 
 /// The named option sets of the seeds.
@@ -201,6 +241,7 @@ impl Preset {
             deal,
             placement,
             end: EndCondition::default(),
+            chips: ChipsOption::Hidden,
         }
     }
 }
@@ -234,10 +275,21 @@ impl Options {
                     "x-nimmt ends after a number of deals (`deals`)".into(),
                 ));
             }
+            EndCondition::Points(_) if ruleset == Ruleset::NimmOderSchieb => {
+                return Err(RuleError::InvalidOptions(
+                    "nimm-oder-schieb ends after a number of games (`games`)".into(),
+                ));
+            }
             _ => {}
+        }
+        if self.chips != ChipsOption::Hidden && ruleset != Ruleset::NimmOderSchieb {
+            return Err(RuleError::InvalidOptions(
+                "`chips` is a nimm-oder-schieb option".into(),
+            ));
         }
         let plain = Options {
             end: self.end,
+            chips: self.chips,
             ..Options::default()
         };
         if !ruleset.has_variants() && *self != plain {
@@ -257,6 +309,11 @@ impl Options {
     /// The cards in play for `players` players, ascending.
     #[must_use]
     pub fn deck(&self, ruleset: Ruleset, players: u8) -> CardSet {
+        if ruleset == Ruleset::NimmOderSchieb {
+            // The 33 cards 3–35.
+            return CardSet::range(crate::nos_cards::HIGHEST)
+                .difference(CardSet::range(crate::nos_cards::LOWEST - 1));
+        }
         match self.deck {
             DeckOption::Full => CardSet::range(ruleset.deck_max()),
             DeckOption::Tactical => CardSet::range(players.saturating_mul(10).saturating_add(4)),
@@ -318,6 +375,16 @@ impl Layout {
                 x_rows: true,
                 options,
             },
+            Ruleset::NimmOderSchieb => Self {
+                ruleset,
+                table: ruleset.score_table(),
+                rows: 0,
+                max_lying: [0; MAX_ROWS],
+                capacity: [0; MAX_ROWS],
+                hand_size: 0,
+                x_rows: false,
+                options,
+            },
         }
     }
 
@@ -325,6 +392,12 @@ impl Layout {
     #[must_use]
     pub fn deck(&self, players: u8) -> CardSet {
         self.options.deck(self.ruleset, players)
+    }
+
+    /// Whether this is the take-or-pass game rather than a row game.
+    #[must_use]
+    pub fn take_or_pass(&self) -> bool {
+        self.ruleset == Ruleset::NimmOderSchieb
     }
 }
 

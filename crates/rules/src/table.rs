@@ -41,9 +41,28 @@ pub struct Table {
     pub pending_keep: Option<(u8, CardSet)>,
     /// The open draft.
     pub pool: CardSet,
-    /// Totals of finished rounds.
-    pub totals: [u32; MAX_SEATS],
+    /// Totals of finished rounds (nimm-oder-schieb scores can be negative).
+    pub totals: [i32; MAX_SEATS],
+    /// nimm-oder-schieb: the draw pile of this game, top first (server-side knowledge).
+    pub pile: [Option<Card>; NOS_PILE],
+    /// nimm-oder-schieb: cards of the pile turned up so far.
+    pub drawn: u8,
+    /// nimm-oder-schieb: the open card.
+    pub open: Option<Card>,
+    /// nimm-oder-schieb: chips on the open card.
+    pub pot: u8,
+    /// nimm-oder-schieb: chips per seat.
+    pub chips: [u8; MAX_SEATS],
+    /// nimm-oder-schieb: the seat that must take or pass.
+    pub to_act: u8,
+    /// nimm-oder-schieb: the cards removed unseen from this game.
+    pub removed: CardSet,
+    /// nimm-oder-schieb: chips left at the end of each game, summed (the tie-break).
+    pub chips_kept: [u32; MAX_SEATS],
 }
+
+/// Cards in a nimm-oder-schieb draw pile.
+pub const NOS_PILE: usize = 24;
 
 impl Table {
     /// An empty table for `players` seats.
@@ -66,6 +85,14 @@ impl Table {
             pending_keep: None,
             pool: CardSet::empty(),
             totals: [0; MAX_SEATS],
+            pile: [None; NOS_PILE],
+            drawn: 0,
+            open: None,
+            pot: 0,
+            chips: [0; MAX_SEATS],
+            to_act: 0,
+            removed: CardSet::empty(),
+            chips_kept: [0; MAX_SEATS],
         }
     }
 
@@ -174,21 +201,39 @@ impl Table {
         match layout.options.end {
             EndCondition::Points(limit) => self
                 .seats()
-                .any(|s| self.totals[usize::from(s)] >= u32::from(limit)),
+                .any(|s| self.totals[usize::from(s)] >= i32::from(limit)),
             EndCondition::Rounds(k) => self.round >= k,
         }
     }
 
-    /// Seats with the lowest total.
+    /// Seats with the lowest total; in nimm-oder-schieb a tie goes to more chips kept.
     #[must_use]
-    pub fn leaders(&self) -> Vec<u8> {
-        let min = self
-            .seats()
-            .map(|s| self.totals[usize::from(s)])
-            .min()
-            .unwrap_or_default();
+    pub fn leaders(&self, layout: &Layout) -> Vec<u8> {
+        let key = |s: u8| {
+            let i = usize::from(s);
+            let chips = if layout.take_or_pass() {
+                self.chips_kept[i]
+            } else {
+                0
+            };
+            (self.totals[i], std::cmp::Reverse(chips))
+        };
+        let best = self.seats().map(key).min();
+        self.seats().filter(|s| Some(key(*s)) == best).collect()
+    }
+
+    /// nimm-oder-schieb: the score of each seat for the game just played.
+    #[must_use]
+    pub fn nos_scores(&self) -> Vec<i32> {
         self.seats()
-            .filter(|s| self.totals[usize::from(*s)] == min)
+            .map(usize::from)
+            .map(|s| {
+                let cards: Vec<crate::nos_cards::NosCard> = self.taken[s]
+                    .iter()
+                    .filter_map(|c| crate::nos_cards::NosCard::new(c.number()))
+                    .collect();
+                crate::nos_cards::score(&cards, u32::from(self.chips[s])).total
+            })
             .collect()
     }
 
@@ -296,11 +341,66 @@ impl Table {
             }
             Event::RoundEnded { scores, .. } => {
                 for (total, score) in self.totals.iter_mut().zip(scores) {
-                    *total += score;
+                    *total += i32::try_from(*score).unwrap_or(i32::MAX);
                 }
             }
             Event::GameFinished { .. } => self.status = Status::Finished,
+            Event::NosGameStarted {
+                game,
+                first_seat,
+                chips,
+            } => {
+                self.round = *game;
+                self.taken = [CardSet::empty(); MAX_SEATS];
+                self.chips = [0; MAX_SEATS];
+                for c in &mut self.chips[..usize::from(self.players).min(MAX_SEATS)] {
+                    *c = *chips;
+                }
+                self.pot = 0;
+                self.to_act = *first_seat;
+                self.open = None;
+                self.drawn = 0;
+                self.pile = [None; NOS_PILE];
+                self.removed = CardSet::empty();
+            }
+            Event::DrawPileSet { pile, removed } => {
+                for (slot, card) in self.pile.iter_mut().zip(pile) {
+                    *slot = Some(*card);
+                }
+                self.removed = removed.iter().copied().collect();
+            }
+            Event::CardRevealed { card } => {
+                self.open = Some(*card);
+                self.drawn += 1;
+            }
+            Event::Passed { seat } => {
+                if let Some(c) = self.chips.get_mut(usize::from(*seat)) {
+                    *c = c.saturating_sub(1);
+                }
+                self.pot += 1;
+                self.to_act = (seat + 1) % self.players.max(1);
+            }
+            Event::CardTaken { seat, card, chips } => {
+                let s = usize::from(*seat);
+                if s < MAX_SEATS {
+                    self.taken[s].insert(*card);
+                    self.chips[s] += chips;
+                }
+                self.pot = 0;
+                self.open = None;
+                self.to_act = *seat;
+            }
+            Event::NosGameEnded { scores, chips, .. } => {
+                for (total, score) in self.totals.iter_mut().zip(scores) {
+                    *total += score;
+                }
+                for (kept, c) in self.chips_kept.iter_mut().zip(chips) {
+                    *kept += u32::from(*c);
+                }
+            }
             Event::GameCreated { .. }
+            | Event::MoveDeadlineSet { .. }
+            | Event::DeadlinesSet { .. }
             | Event::SeedRecorded { .. }
             | Event::DealPrepared { .. }
             | Event::SeatTaken { .. }

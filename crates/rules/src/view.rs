@@ -8,7 +8,8 @@ use serde::Serialize;
 use crate::card::Card;
 use crate::game::Game;
 use crate::model::{Awaiting, BotStrategy, Command, Occupant, SeatCard, Status};
-use crate::options::{Options, Ruleset};
+use crate::nos_cards::{CardFace, NosCard};
+use crate::options::{ChipsOption, Options, Ruleset};
 
 /// The shuffle algorithm, as published with every game.
 pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
@@ -45,14 +46,18 @@ pub struct GameView {
     pub awaiting: Vec<Awaiting>,
     /// Commands the caller may send now.
     pub legal: Vec<Command>,
-    /// Bullheads per round and seat (`scores[r][s]`).
-    pub scores: Vec<Vec<u32>>,
+    /// Score per round and seat (`scores[r][s]`): bullheads in the row games, card points
+    /// minus chips in nimm-oder-schieb (where a round is a game of the match).
+    pub scores: Vec<Vec<i32>>,
     /// Totals per seat.
-    pub totals: Vec<u32>,
+    pub totals: Vec<i32>,
     /// Winning seats once finished, else `null`.
     pub winners: Option<Vec<u8>>,
     /// The fair-shuffle commitment and, once finished, the seed.
     pub fairness: FairnessView,
+    /// Seconds per move when the game has move deadlines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub move_deadline_seconds: Option<u32>,
 }
 
 /// A seat's public state.
@@ -75,10 +80,18 @@ pub struct SeatView {
     pub selected: bool,
     /// Cards left in hand.
     pub hand_size: usize,
-    /// Cards taken this round (public; 6-nimmt and 11-nimmt).
-    pub taken: Vec<Card>,
-    /// Bullheads taken this round (6-nimmt and 11-nimmt).
-    pub round_bullheads: u32,
+    /// Cards taken this round (public; row games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken: Option<Vec<Card>>,
+    /// Bullheads taken this round (row games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round_bullheads: Option<u32>,
+    /// The cards the seat has taken this game (nimm-oder-schieb; public).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cards: Option<Vec<CardFace>>,
+    /// The seat's chips (nimm-oder-schieb): shown only with `chips: open` or to the seat itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips: Option<u8>,
     /// The seat's X row, ascending (x-nimmt only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x_row: Option<Vec<Card>>,
@@ -86,7 +99,10 @@ pub struct SeatView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x_stack_size: Option<usize>,
     /// Total of finished rounds.
-    pub total: u32,
+    pub total: i32,
+    /// When the seat must have acted (games with move deadlines; UTC, RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_at: Option<String>,
 }
 
 /// A row of the table.
@@ -128,6 +144,18 @@ pub struct TableView {
     /// Cards just taken that wait for `keep_card` (x-nimmt).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pending_keep: Option<PendingKeepView>,
+    /// nimm-oder-schieb: the open card, or `null` between games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_card: Option<Option<CardFace>>,
+    /// nimm-oder-schieb: chips on the open card.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pot: Option<u8>,
+    /// nimm-oder-schieb: cards left face down on the draw pile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_pile_size: Option<usize>,
+    /// nimm-oder-schieb: the 9 cards removed unseen from the last game, once the game is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<CardFace>>,
 }
 
 /// The caller's private state.
@@ -143,6 +171,9 @@ pub struct YouView {
     /// The caller's X stack (x-nimmt only; face down to everyone else).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub x_stack: Option<Vec<Card>>,
+    /// The caller's chips (nimm-oder-schieb).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips: Option<u8>,
 }
 
 /// Fair-shuffle information.
@@ -164,6 +195,8 @@ impl Game {
         let t = &self.table;
         let layout = &self.layout;
         let x = layout.x_rows;
+        let nos = layout.take_or_pass();
+        let open_chips = self.setup.options.chips == ChipsOption::Open;
         let you_seat = viewer.and_then(|a| self.seat_of(a));
         let seats = self
             .seats
@@ -184,11 +217,19 @@ impl Game {
                     resigned: s.resigned,
                     selected: self.selection(seat).is_some(),
                     hand_size: self.hand(seat).len(),
-                    taken: t.taken[i].to_vec(),
-                    round_bullheads: layout.table.sum_set(t.taken[i]),
+                    taken: (!nos).then(|| t.taken[i].to_vec()),
+                    round_bullheads: (!nos).then(|| layout.table.sum_set(t.taken[i])),
+                    cards: nos.then(|| faces(t.taken[i])),
+                    chips: (nos && (open_chips || you_seat == Some(seat))).then_some(t.chips[i]),
                     x_row: x.then(|| t.x_rows[i].to_vec()),
                     x_stack_size: x.then(|| t.x_stacks[i].len()),
                     total: t.totals[i],
+                    deadline_at: self
+                        .deadlines
+                        .iter()
+                        .filter(|d| usize::from(d.seat) == i)
+                        .map(|d| d.at.clone())
+                        .min(),
                 }
             })
             .collect();
@@ -218,18 +259,25 @@ impl Game {
                     seat,
                     cards: cards.to_vec(),
                 }),
+                open_card: nos.then(|| t.open.and_then(face)),
+                pot: nos.then_some(t.pot),
+                draw_pile_size: nos
+                    .then(|| crate::table::NOS_PILE.saturating_sub(usize::from(t.drawn))),
+                removed: (nos && status == Status::Finished).then(|| faces(t.removed)),
             },
             you: you_seat.map(|seat| YouView {
                 seat,
                 hand: self.hand(seat).to_vec(),
                 selected: self.selection(seat),
                 x_stack: x.then(|| t.x_stacks[usize::from(seat)].to_vec()),
+                chips: nos.then(|| t.chips[usize::from(seat)]),
             }),
             awaiting: self.awaiting(),
             legal: viewer.map(|a| self.legal_for(a)).unwrap_or_default(),
             scores: self.scores.clone(),
             totals: self.totals(),
             winners: (status == Status::Finished).then(|| self.winners.clone()),
+            move_deadline_seconds: self.move_deadline_seconds,
             fairness: FairnessView {
                 algorithm: SHUFFLE_ALGORITHM,
                 commitment: self.commitment.clone(),
@@ -241,4 +289,12 @@ impl Game {
             },
         }
     }
+}
+
+fn face(card: Card) -> Option<CardFace> {
+    NosCard::new(card.number()).map(NosCard::face)
+}
+
+fn faces(cards: crate::card::CardSet) -> Vec<CardFace> {
+    cards.iter().filter_map(face).collect()
 }

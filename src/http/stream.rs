@@ -1,0 +1,195 @@
+//! `GET /v1/games/{id}/stream`: the game's events as the caller may see them, live, as
+//! server-sent events. Resumes after `Last-Event-ID`, sends keep-alive comments, and ends
+//! after `game_finished` or when the server shuts down.
+//!
+//! The events table is the truth: a stream re-reads it after every wake-up hint (from this
+//! process, or from other replicas through PostgreSQL LISTEN/NOTIFY) and every
+//! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use bytes::Bytes;
+use serde::Deserialize;
+use tokio::sync::{broadcast, watch};
+use utoipa::IntoParams;
+
+use super::errors::{ApiError, Problem};
+use super::games::{EventItem, game_id};
+use super::{AppState, blocking};
+use crate::auth::Caller;
+
+/// Where to start.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct StreamParams {
+    /// Events after this `seq` (the `Last-Event-ID` header wins when both are given).
+    pub after: Option<i32>,
+}
+
+/// Streams the game's events (`id: <seq>`, `event: <type>`, `data: {seq, type, at, data}`).
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = String, Path, description = "Game id"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this seq"),
+        StreamParams
+    ),
+    responses(
+        (status = 200, description = "text/event-stream of the game's events", content_type = "text/event-stream"),
+        (status = 400, description = "`invalid_last_event_id`", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem)
+    )
+)]
+#[get("/v1/games/{id}/stream")]
+pub async fn stream_events(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    params: web::Query<StreamParams>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let after = match req.headers().get("Last-Event-ID") {
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .ok_or(ApiError::BadRequest {
+                code: "invalid_last_event_id",
+                detail: "Last-Event-ID must be an event's seq".into(),
+            })?,
+        None => params.after.unwrap_or(0),
+    };
+    // Existence and access are checked before the stream starts.
+    let (st, gid, account) = (state.clone(), id.clone(), caller.id.clone());
+    blocking(move || {
+        st.service
+            .events(&gid, &account, after, 1)
+            .map(|_| ())
+            .map_err(ApiError::from)
+    })
+    .await?;
+    let live = Live {
+        hints: state.service.notifier().subscribe(),
+        shutdown: state.shutdown.clone(),
+        state,
+        game: id,
+        account: caller.id,
+        after,
+        queue: VecDeque::new(),
+        finished: false,
+        last_sent: Instant::now(),
+    };
+    let body = futures_util::stream::unfold(live, |mut live| async move {
+        live.next()
+            .await
+            .map(|frame| (Ok::<_, actix_web::Error>(frame), live))
+    });
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body))
+}
+
+/// One open stream.
+struct Live {
+    state: web::Data<AppState>,
+    hints: broadcast::Receiver<String>,
+    shutdown: watch::Receiver<bool>,
+    game: String,
+    account: String,
+    after: i32,
+    queue: VecDeque<Bytes>,
+    finished: bool,
+    last_sent: Instant,
+}
+
+impl Live {
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(frame) = self.queue.pop_front() {
+                self.last_sent = Instant::now();
+                return Some(frame);
+            }
+            if self.finished || *self.shutdown.borrow() {
+                return None;
+            }
+            match self.fetch().await {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, game = %self.game, "ending a stream after a read error");
+                    return None;
+                }
+            }
+            if !self.wait().await {
+                return None;
+            }
+            if self.last_sent.elapsed() >= self.state.stream_keep_alive {
+                self.last_sent = Instant::now();
+                return Some(Bytes::from_static(b": keep-alive\n\n"));
+            }
+        }
+    }
+
+    /// Reads events after `after` into the queue; true when there were any.
+    async fn fetch(&mut self) -> Result<bool, ApiError> {
+        let (st, game, account, after) = (
+            self.state.clone(),
+            self.game.clone(),
+            self.account.clone(),
+            self.after,
+        );
+        let rows = blocking(move || {
+            st.service
+                .events(&game, &account, after, 500)
+                .map_err(ApiError::from)
+        })
+        .await?;
+        for row in &rows {
+            let item = EventItem {
+                seq: row.seq,
+                type_: row.event_type.clone(),
+                at: row.recorded_at.and_utc().to_rfc3339(),
+                data: row.data.0.clone(),
+            };
+            let json = serde_json::to_string(&item).map_err(|e| ApiError::Internal(e.into()))?;
+            self.queue.push_back(Bytes::from(format!(
+                "id: {}\nevent: {}\ndata: {json}\n\n",
+                row.seq, row.event_type
+            )));
+            self.after = row.seq;
+            if row.event_type == "game_finished" {
+                self.finished = true;
+            }
+        }
+        Ok(!rows.is_empty())
+    }
+
+    /// Waits for a hint about this game, the poll interval, or shutdown; false on shutdown.
+    async fn wait(&mut self) -> bool {
+        let poll = self.state.stream_poll.min(self.state.stream_keep_alive);
+        let deadline = tokio::time::sleep(poll);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                hint = self.hints.recv() => match hint {
+                    Ok(game) if game == self.game => return true,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                    Err(broadcast::error::RecvError::Closed) => return false,
+                },
+                () = &mut deadline => return true,
+                changed = self.shutdown.changed() => {
+                    if changed.is_err() || *self.shutdown.borrow() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+//! Live streams (SSE): delivery through wake-ups, resumption without gaps or repeats, the
+//! audience filter, the clean end, and replicas on one PostgreSQL database.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::both;
+use crate::support::{Backend, EventStream, TestDb, TestServer, cards, seated_game};
+
+/// Streams re-read the table only every 60 s here, so a prompt delivery proves the wake-up.
+const SLOW_POLL: [(&str, &str); 2] = [
+    ("STREAM_POLL_MS", "60000"),
+    ("STREAM_KEEPALIVE_MS", "60000"),
+];
+/// A generous bound for a loaded test machine; the latency itself is measured elsewhere.
+const PROMPT: Duration = Duration::from_secs(5);
+
+fn seqs(frames: &[crate::support::Frame]) -> Vec<u64> {
+    frames
+        .iter()
+        .map(|f| f.data["seq"].as_u64().unwrap())
+        .collect()
+}
+
+fn a_stream_delivers_moves_and_resumes_without_gaps_or_repeats(backend: Backend) {
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &SLOW_POLL);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    let path = format!("/v1/games/{game}/stream");
+    let version = api.view(&guest, &game)["version"].as_u64().unwrap();
+    let mut stream = EventStream::open(&api.base, &path, &guest.token, None, PROMPT);
+    let mut seen = Vec::new();
+    // The backlog: everything the guest may see so far.
+    let backlog = api.events(&guest, &game);
+    for _ in 0..backlog.len() {
+        seen.push(stream.next_event().unwrap());
+    }
+    assert_eq!(
+        seqs(&seen),
+        backlog
+            .iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    );
+    assert!(seqs(&seen).last().unwrap() <= &version);
+    // A move by the host arrives as a public selection_made, never as the host's card.
+    let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
+    api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+    let frame = stream.next_event().unwrap();
+    assert_eq!(frame.event.as_deref(), Some("selection_made"));
+    assert_eq!(frame.data["data"]["seat"], 0);
+    assert_eq!(
+        frame.id.as_deref(),
+        Some(frame.data["seq"].to_string().as_str())
+    );
+    seen.push(frame);
+    drop(stream);
+    // Moves while disconnected, then resume after the last id seen.
+    let guest_card = cards(&api.view(&guest, &game)["you"]["hand"])[0];
+    api.ok(
+        &guest,
+        &game,
+        &json!({ "type": "play_card", "card": guest_card }),
+    );
+    let last = seen.last().unwrap().id.clone().unwrap();
+    let mut resumed = EventStream::open(&api.base, &path, &guest.token, Some(&last), PROMPT);
+    let all = api.events(&guest, &game);
+    let missing = all
+        .iter()
+        .filter(|e| e["seq"].as_u64().unwrap() > last.parse::<u64>().unwrap())
+        .count();
+    for _ in 0..missing {
+        seen.push(resumed.next_event().unwrap());
+    }
+    assert_eq!(
+        seqs(&seen),
+        all.iter()
+            .map(|e| e["seq"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        "the stream and the events endpoint agree: no gaps, no repeats"
+    );
+    for f in &seen {
+        if f.event.as_deref() == Some("card_selected") || f.event.as_deref() == Some("hand_dealt") {
+            assert_eq!(
+                f.data["data"]["seat"], 1,
+                "only the guest's own private events: {:?}",
+                f.data
+            );
+        }
+    }
+}
+
+fn a_stream_ends_when_the_game_is_finished(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let me = api.guest("solo");
+    let game = seated_game(
+        &api,
+        &me,
+        &[],
+        3,
+        &json!({ "options": { "end": { "rounds": 1 } } }),
+    );
+    for _ in 0..10 {
+        let card = cards(&api.view(&me, &game)["you"]["hand"])[0];
+        let view = api.ok(&me, &game, &json!({ "type": "play_card", "card": card }));
+        if let Some(take) = view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "take_row")
+        {
+            api.ok(&me, &game, &take.clone());
+        }
+    }
+    assert_eq!(api.view(&me, &game)["status"], "finished");
+    let mut stream = EventStream::open(
+        &api.base,
+        &format!("/v1/games/{game}/stream"),
+        &me.token,
+        None,
+        Duration::from_secs(30),
+    );
+    let mut last = None;
+    while let Some(f) = stream.next_event() {
+        last = f.event;
+    }
+    assert_eq!(
+        last.as_deref(),
+        Some("game_finished"),
+        "the stream closes after the last event"
+    );
+}
+
+fn keep_alive_comments_flow_while_nothing_happens(backend: Backend) {
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("STREAM_KEEPALIVE_MS", "200")],
+    );
+    let api = server.client();
+    let host = api.guest("host");
+    let game = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    let path = format!("/v1/games/{}/stream", game["id"].as_str().unwrap());
+    let mut stream = EventStream::open(&api.base, &path, &host.token, Some("1000"), PROMPT);
+    let f = stream.next_frame().unwrap();
+    assert!(f.comment, "a keep-alive comment, not an event: {f:?}");
+}
+
+fn streams_refuse_strangers_and_bad_ids(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let id = uuid::Uuid::new_v4();
+    api.get(&format!("/v1/games/{id}/stream"), Some(&host.token))
+        .assert_problem(404, "not_found");
+    api.get(&format!("/v1/games/{id}/stream"), None)
+        .assert_problem(401, "unauthorized");
+    let game = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    let r = api
+        .http
+        .get(api.url(&format!(
+            "/v1/games/{}/stream",
+            game["id"].as_str().unwrap()
+        )))
+        .bearer_auth(&host.token)
+        .header("Last-Event-ID", "nope")
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+}
+
+both!(
+    a_stream_delivers_moves_and_resumes_without_gaps_or_repeats,
+    a_stream_ends_when_the_game_is_finished,
+    keep_alive_comments_flow_while_nothing_happens,
+    streams_refuse_strangers_and_bad_ids,
+);
+
+#[test]
+fn a_move_through_one_replica_reaches_the_stream_of_another() {
+    let server = TestServer::start_with_env(
+        TestDb::new(Backend::Postgres),
+        Backend::Postgres,
+        &SLOW_POLL,
+    );
+    let other = server.replica(&SLOW_POLL);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    let backlog = api.events(&guest, &game).len();
+    let mut stream = EventStream::open(
+        &other.base,
+        &format!("/v1/games/{game}/stream"),
+        &guest.token,
+        None,
+        PROMPT,
+    );
+    for _ in 0..backlog {
+        stream.next_event().unwrap();
+    }
+    let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
+    api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+    let f = stream.next_event().unwrap();
+    assert_eq!(
+        f.event.as_deref(),
+        Some("selection_made"),
+        "LISTEN/NOTIFY woke the other replica's stream"
+    );
+    // Commands spread over both replicas lose nothing.
+    let other_api = other.client();
+    let guest_card = cards(&other_api.view(&guest, &game)["you"]["hand"])[0];
+    other_api.ok(
+        &guest,
+        &game,
+        &json!({ "type": "play_card", "card": guest_card }),
+    );
+    let revealed = api
+        .events(&host, &game)
+        .into_iter()
+        .filter(|e| e["type"] == "cards_revealed")
+        .count();
+    assert_eq!(revealed, 1);
+}
+
+fn sigterm_closes_streams_and_stops_cleanly(backend: Backend) {
+    let mut server = TestServer::start(backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let game = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    let path = format!("/v1/games/{}/stream", game["id"].as_str().unwrap());
+    let mut stream =
+        EventStream::open(&api.base, &path, &host.token, None, Duration::from_secs(30));
+    let backlog = api.events(&host, game["id"].as_str().unwrap()).len();
+    for _ in 0..backlog {
+        stream.next_event().unwrap();
+    }
+    let reader = std::thread::spawn(move || {
+        // Reads until the server closes the stream.
+        while stream.next_frame().is_some() {}
+    });
+    assert!(
+        server.terminate(),
+        "the server exits with status 0 after SIGTERM"
+    );
+    reader.join().unwrap();
+    assert!(server.log_text().contains("shutting down"));
+}
+
+both!(sigterm_closes_streams_and_stops_cleanly);
