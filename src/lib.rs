@@ -7,6 +7,7 @@ pub mod auth;
 pub mod config;
 pub mod fairness;
 pub mod http;
+pub mod pads;
 pub mod service;
 pub mod store;
 pub mod telemetry;

@@ -2,10 +2,12 @@
 //! extract → authorise → service (in `web::block`) → response.
 
 pub mod accounts;
+pub mod calculator;
 pub mod errors;
 pub mod games;
 pub mod ops;
 pub mod rulesets;
+pub mod scorepads;
 
 use actix_web::web;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -71,6 +73,11 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::get_game)
         .service(games::post_command)
         .service(games::list_events)
+        .service(scorepads::create_scorepad)
+        .service(scorepads::get_scorepad)
+        .service(scorepads::record_round)
+        .service(scorepads::take_back_round)
+        .service(calculator::score_nimm_oder_schieb)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);
