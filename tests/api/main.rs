@@ -14,4 +14,5 @@ mod idempotency;
 mod openapi;
 mod rulesets;
 mod scenarios;
+mod scorepads;
 mod store;
