@@ -8,6 +8,7 @@ pub mod config;
 pub mod fairness;
 pub mod http;
 pub mod notify;
+pub mod pads;
 pub mod service;
 pub mod store;
 pub mod telemetry;

@@ -2,10 +2,12 @@
 //! extract → authorise → service (in `web::block`) → response.
 
 pub mod accounts;
+pub mod calculator;
 pub mod errors;
 pub mod games;
 pub mod ops;
 pub mod rulesets;
+pub mod scorepads;
 pub mod stream;
 
 use actix_web::web;
@@ -79,6 +81,11 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::post_command)
         .service(games::list_events)
         .service(stream::stream_events)
+        .service(scorepads::create_scorepad)
+        .service(scorepads::get_scorepad)
+        .service(scorepads::record_round)
+        .service(scorepads::take_back_round)
+        .service(calculator::score_nimm_oder_schieb)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);

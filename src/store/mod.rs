@@ -6,6 +6,8 @@
 
 pub mod json;
 mod ops;
+mod pads;
+pub mod pads_schema;
 pub mod schema;
 
 use std::time::Duration;
@@ -20,6 +22,7 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 pub use ops::{
     AccountRow, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent, Tx,
 };
+pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");

@@ -161,7 +161,6 @@ fn malformed_and_ill_typed_commands_are_refused_and_change_nothing(backend: Back
         json!({ "type": 5 }),
         json!({ "type": null }),
         json!({ "card": 51 }),
-        json!({ "type": "pass" }),
     ] {
         snap.refused(
             &format!("command {cmd}"),
@@ -175,6 +174,8 @@ fn malformed_and_ill_typed_commands_are_refused_and_change_nothing(backend: Back
     for cmd in [
         json!({ "type": "draft_card", "card": 51 }),
         json!({ "type": "keep_card", "card": 51 }),
+        json!({ "type": "pass" }),
+        json!({ "type": "take" }),
     ] {
         snap.refused(
             &format!("command {cmd}"),
@@ -933,9 +934,14 @@ fn bad_game_setups_are_refused_and_create_nothing(backend: Backend) {
             "validation_failed",
         ),
         (
-            json!({ "ruleset": "6-nimmt", "players": 4, "move_deadline_seconds": 60 }),
+            json!({ "ruleset": "6-nimmt", "players": 4, "move_deadline_seconds": 0 }),
             422,
-            "unsupported_option",
+            "validation_failed",
+        ),
+        (
+            json!({ "ruleset": "6-nimmt", "players": 4, "move_deadline_seconds": 2_592_001 }),
+            422,
+            "validation_failed",
         ),
         (
             json!({ "ruleset": "6-nimmt", "players": 4, "move_deadline_seconds": -60 }),
@@ -1027,7 +1033,7 @@ fn bad_game_setups_are_refused_and_create_nothing(backend: Backend) {
         (
             json!({ "ruleset": "6-nimmt", "players": 2, "deal": { "hands": hands(&[10, 10]) } }),
             422,
-            "validation_failed",
+            "invalid_deal",
         ),
         (
             json!({ "ruleset": "6-nimmt", "players": 2, "deal": "random" }),

@@ -15,5 +15,6 @@ mod nimm_oder_schieb;
 mod openapi;
 mod rulesets;
 mod scenarios;
+mod scorepads;
 mod store;
 mod streams;

@@ -22,13 +22,13 @@ fn duel(label: &str, ruleset: Ruleset, options: Options, games: u32) {
         let mut game = new_game(ruleset, options, &strategies, &mut dealer);
         play_out(&mut game, &strategies, &mut dealer, &mut rng);
         let totals = game.totals();
-        heuristic += u64::from(totals[seat]);
+        heuristic += i64::from(totals[seat]);
         random += totals
             .iter()
             .enumerate()
             .filter(|(s, _)| *s != seat)
-            .map(|(_, t)| u64::from(*t))
-            .sum::<u64>();
+            .map(|(_, t)| i64::from(*t))
+            .sum::<i64>();
         if game.winners.contains(&u8::try_from(seat).unwrap_or(0)) {
             wins += 1;
         }

@@ -270,19 +270,19 @@ impl Game {
             }
             Status::Active => {
                 if self.layout.take_or_pass() {
+                    // Both, even for a seat without chips: `awaiting` is public, and chip
+                    // counts may be hidden. The seat's own `legal` says what it can do.
                     let seat = t.to_act;
-                    let mut asked = Vec::with_capacity(2);
-                    if t.chips[usize::from(seat)] > 0 {
-                        asked.push(Awaiting {
+                    return vec![
+                        Awaiting {
                             seat,
                             action: "pass",
-                        });
-                    }
-                    asked.push(Awaiting {
-                        seat,
-                        action: "take",
-                    });
-                    return asked;
+                        },
+                        Awaiting {
+                            seat,
+                            action: "take",
+                        },
+                    ];
                 }
                 if let Some(seat) = t.draft_seat(&self.layout) {
                     return vec![Awaiting {
@@ -1086,7 +1086,8 @@ impl Decision<'_, '_> {
             _ => {
                 let mut cards = deck.to_vec();
                 dealer.shuffle(game, &mut cards);
-                let removed = cards.split_off(crate::table::NOS_PILE);
+                let mut removed = cards.split_off(crate::table::NOS_PILE);
+                removed.sort_unstable();
                 (cards, removed)
             }
         };

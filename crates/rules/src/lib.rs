@@ -13,6 +13,7 @@ pub mod game;
 pub mod model;
 pub mod nos_cards;
 pub mod options;
+pub mod pad;
 pub mod table;
 pub mod view;
 

@@ -187,10 +187,6 @@ pub enum ChipsOption {
 impl ChipsOption {
     /// Whether this is the default (left out of serialised options).
     #[must_use]
-    #[expect(
-        clippy::trivially_copy_pass_by_ref,
-        reason = "serde's skip_serializing_if passes a reference"
-    )]
     pub fn is_hidden(&self) -> bool {
         *self == Self::Hidden
     }

@@ -2,15 +2,18 @@
 //! Property tests: thousands of random games of every ruleset and option combination
 //! (6-nimmt standard / taktik / logik / profi and the two remaining combinations, 11-nimmt,
 //! x-nimmt), played to the end by random legal moves or by the built-in bots, with the rules'
-//! invariants checked after every command and every event.
+//! invariants checked after every command and every event; and all-bot matches of
+//! nimm-oder-schieb (3–7 players, chips hidden or open, 1–3 games) with its own invariants.
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use stammtisch_rules::bots::{self, Random};
+use stammtisch_rules::nos_cards::{self, NosCard};
+use stammtisch_rules::options::ChipsOption;
 use stammtisch_rules::{
-    Actor, BotStrategy, Card, CardSet, Command, DealOption, Dealer, DeckOption, EndCondition,
-    Event, Game, Layout, NewGame, Options, PlacementOption, Preset, RuleError, Ruleset, ScoreTable,
-    SeatCard, Setup, Side, Status, Table, deal_from_order,
+    Actor, Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer,
+    DeckOption, EndCondition, Event, Game, Layout, NewGame, Options, PlacementOption, Preset,
+    RuleError, Ruleset, ScoreTable, SeatCard, Setup, Side, Status, Table, deal_from_order,
 };
 
 /// SplitMix64: a small, seedable, deterministic generator.
@@ -134,6 +137,7 @@ impl Variant {
                 deal,
                 placement,
                 end,
+                chips: ChipsOption::Hidden,
             },
             Self::Eleven | Self::X => Options {
                 end,
@@ -734,14 +738,14 @@ impl Run {
                     EndCondition::Rounds(k) => assert_eq!(g.scores.len(), usize::from(k)),
                     EndCondition::Points(limit) => {
                         assert!(
-                            totals.iter().any(|t| *t >= u32::from(limit)),
+                            totals.iter().any(|t| *t >= i32::from(limit)),
                             "someone reached the limit"
                         );
-                        let before_last: Vec<u32> = (0..usize::from(players))
+                        let before_last: Vec<i32> = (0..usize::from(players))
                             .map(|s| g.scores[..g.scores.len() - 1].iter().map(|r| r[s]).sum())
                             .collect();
                         assert!(
-                            before_last.iter().all(|t| *t < u32::from(limit)),
+                            before_last.iter().all(|t| *t < i32::from(limit)),
                             "the game did not end late"
                         );
                     }
@@ -909,7 +913,7 @@ impl Run {
         };
         assert_eq!(g.scores.len(), usize::from(finished_rounds));
         for (s, total) in g.totals().iter().enumerate() {
-            assert_eq!(*total, g.scores.iter().map(|r| r[s]).sum::<u32>());
+            assert_eq!(*total, g.scores.iter().map(|r| r[s]).sum::<i32>());
         }
 
         // The view shows the public state and the viewer's own X stack only.
@@ -918,7 +922,7 @@ impl Run {
             for (s, seat) in view.seats.iter().enumerate() {
                 let i = u8::try_from(s).unwrap();
                 assert_eq!(seat.hand_size, g.hand(i).len());
-                assert_eq!(seat.round_bullheads, self.table.sum(&g.taken(i)));
+                assert_eq!(seat.round_bullheads, Some(self.table.sum(&g.taken(i))));
                 if self.x() {
                     assert_eq!(seat.x_row.as_ref(), Some(&x_row(t, s).to_vec()));
                     assert_eq!(seat.x_stack_size, Some(x_stack(t, s).len()));
@@ -1234,11 +1238,13 @@ proptest! {
         prop_assert!(!g.winners.is_empty());
         prop_assert!(g.seed_revealed);
         // Each round's line and the number of rounds agree with the events.
-        let ended: Vec<Vec<u32>> = run
+        let ended: Vec<Vec<i32>> = run
             .events
             .iter()
             .filter_map(|e| match e {
-                Event::RoundEnded { scores, .. } => Some(scores.clone()),
+                Event::RoundEnded { scores, .. } => {
+                    Some(scores.iter().map(|s| i32::try_from(*s).unwrap()).collect())
+                }
                 _ => None,
             })
             .collect();
@@ -1335,4 +1341,632 @@ fn the_random_games_exercise_every_rule() {
     assert!(total.replaced_selections > 50);
     assert!(total.shared_wins > 0);
     assert!(total.cards_to_hand > 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// nimm-oder-schieb: all-bot games (3–7 players, chips hidden or open, matches of 1–3 games)
+// ---------------------------------------------------------------------------------------------
+
+/// The 33 values of nimm-oder-schieb, 3–35.
+fn nos_deck() -> CardSet {
+    CardSet::range(35).difference(CardSet::range(2))
+}
+
+#[derive(Clone, Copy, Debug)]
+struct NosParams {
+    seed: u64,
+    players: u8,
+    chips: ChipsOption,
+    games: u16,
+    prepared: bool,
+    host_resigns: bool,
+    /// `Bots(Random)`, `Bots(Heuristic)` or `MixedBots` (the host's seat is played by the
+    /// same strategy through its account until it resigns).
+    mover: Mover,
+}
+
+fn nos_params(chips: ChipsOption) -> impl Strategy<Value = NosParams> {
+    let mover = prop_oneof![
+        Just(Mover::Bots(BotStrategy::Random)),
+        Just(Mover::Bots(BotStrategy::Heuristic)),
+        Just(Mover::MixedBots),
+    ];
+    (
+        any::<u64>(),
+        3u8..=7,
+        1u16..=3,
+        any::<bool>(),
+        any::<bool>(),
+        mover,
+    )
+        .prop_map(
+            move |(seed, players, games, prepared, host_resigns, mover)| NosParams {
+                seed,
+                players,
+                chips,
+                games,
+                prepared,
+                host_resigns,
+                mover,
+            },
+        )
+}
+
+/// What the nimm-oder-schieb games exercised.
+#[derive(Clone, Copy, Debug, Default)]
+struct NosStats {
+    matches: usize,
+    games: usize,
+    passes: usize,
+    takes: usize,
+    takes_with_chips: usize,
+    forced_takes: usize,
+    no_chips_refused: usize,
+    illegal_refused: usize,
+    negative_scores: usize,
+    shared_wins: usize,
+    chip_tie_breaks: usize,
+}
+
+impl NosStats {
+    fn add(&mut self, o: &Self) {
+        self.matches += o.matches;
+        self.games += o.games;
+        self.passes += o.passes;
+        self.takes += o.takes;
+        self.takes_with_chips += o.takes_with_chips;
+        self.forced_takes += o.forced_takes;
+        self.no_chips_refused += o.no_chips_refused;
+        self.illegal_refused += o.illegal_refused;
+        self.negative_scores += o.negative_scores;
+        self.shared_wins += o.shared_wins;
+        self.chip_tie_breaks += o.chip_tie_breaks;
+    }
+}
+
+/// One nimm-oder-schieb match being played by bots, with everything the checks need.
+struct NosRun {
+    p: NosParams,
+    game: Game,
+    events: Vec<Event>,
+    dealer: SeededDealer,
+    rng: SplitMix,
+    prepared_pile: Option<Vec<Card>>,
+    start_chips: u8,
+    /// Chips left at the end of each game, summed per seat, from `nos_game_ended`.
+    chips_kept: Vec<u32>,
+    commands: usize,
+    stats: NosStats,
+}
+
+impl NosRun {
+    fn new(p: NosParams) -> Self {
+        let mut options = Ruleset::NimmOderSchieb.default_options();
+        options.end = EndCondition::Rounds(p.games);
+        options.chips = p.chips;
+        let setup = Setup {
+            ruleset: Ruleset::NimmOderSchieb,
+            options,
+            players: p.players,
+        };
+        let prepared_pile = p.prepared.then(|| {
+            let mut order = nos_deck().to_vec();
+            shuffle(!p.seed, &mut order);
+            order.truncate(24);
+            order
+        });
+        let deal = prepared_pile.clone().map(|draw_pile| Deal {
+            rows: Vec::new(),
+            hands: Vec::new(),
+            draw_pile,
+        });
+        let events = Game::create(NewGame {
+            setup,
+            name: None,
+            host_account: HOST,
+            host_name: "Host",
+            deal,
+            seed: format!("{:016x}", p.seed),
+            commitment: "commitment".into(),
+        })
+        .unwrap_or_else(|e| panic!("valid options and pile refused: {e} ({p:?})"));
+        let game = Game::from_events(&events).expect("game_created first");
+        assert!(game.layout.take_or_pass());
+        Self {
+            p,
+            game,
+            events,
+            dealer: SeededDealer {
+                seed: p.seed,
+                rounds: Vec::new(),
+            },
+            rng: SplitMix(p.seed.rotate_left(29) ^ 0xAAAA),
+            prepared_pile,
+            start_chips: match p.players {
+                3..=5 => 11,
+                6 => 9,
+                _ => 7,
+            },
+            chips_kept: vec![0; usize::from(p.players)],
+            commands: 0,
+            stats: NosStats::default(),
+        }
+    }
+
+    fn actor(&self, seat: u8) -> Actor<'static> {
+        if seat == 0 && !self.game.seats[0].resigned {
+            host()
+        } else {
+            Actor::Bot { seat }
+        }
+    }
+
+    /// Decides and applies a command that must be accepted, checking every event on the way.
+    fn exec(&mut self, actor: Actor<'_>, command: &Command) {
+        let mut executed = self.game.clone();
+        let mut dealer = self.dealer.clone();
+        let executed_events = executed.execute(actor, command, &mut dealer);
+        let events = self
+            .game
+            .decide(actor, command, &mut self.dealer)
+            .unwrap_or_else(|e| {
+                panic!("legal {command:?} by {actor:?} refused: {e} ({:?})", self.p)
+            });
+        assert_eq!(
+            executed_events.as_ref(),
+            Ok(&events),
+            "execute emits what decide does"
+        );
+        assert!(!events.is_empty(), "{command:?} caused nothing");
+        for event in &events {
+            self.check_event(event);
+            self.game.apply(event);
+        }
+        self.events.extend(events);
+        assert_eq!(
+            executed, self.game,
+            "execute leaves the state decide + apply do"
+        );
+        self.commands += 1;
+        self.check_state();
+        let replayed = Game::from_events(&self.events).expect("replays");
+        assert_eq!(replayed, self.game, "replay differs ({:?})", self.p);
+    }
+
+    fn refuse(&mut self, actor: Actor<'_>, command: &Command) -> RuleError {
+        let before = self.game.clone();
+        let e = self
+            .game
+            .decide(actor, command, &mut self.dealer)
+            .expect_err("an illegal command is refused");
+        assert_eq!(before, self.game);
+        let mut executed = self.game.clone();
+        let mut dealer = self.dealer.clone();
+        let e2 = executed
+            .execute(actor, command, &mut dealer)
+            .expect_err("execute refuses it too");
+        assert_eq!(e2, e);
+        assert_eq!(executed, self.game, "a refused execute changes nothing");
+        self.stats.illegal_refused += 1;
+        e
+    }
+
+    /// Checks an event against the state it is about to be applied to.
+    #[expect(clippy::too_many_lines, reason = "one arm per event")]
+    fn check_event(&mut self, event: &Event) {
+        let g = &self.game;
+        let t = &g.table;
+        let players = self.p.players;
+        let server_only = matches!(
+            event,
+            Event::SeedRecorded { .. } | Event::DealPrepared { .. } | Event::DrawPileSet { .. }
+        );
+        assert_eq!(
+            event.audience() == Audience::Server,
+            server_only,
+            "audience of {event:?}"
+        );
+        match event {
+            Event::NosGameStarted {
+                game,
+                first_seat,
+                chips,
+            } => {
+                assert_eq!(*game, g.round() + 1);
+                assert!(*game <= self.p.games, "no game beyond the match");
+                assert_eq!(
+                    usize::from(*first_seat),
+                    usize::from(*game - 1) % usize::from(players),
+                    "game g (0-based) is started by seat g mod players"
+                );
+                assert_eq!(*chips, self.start_chips);
+            }
+            Event::DrawPileSet { pile, removed } => {
+                assert_eq!(pile.len(), 24);
+                assert_eq!(removed.len(), 9);
+                let pile_set: CardSet = pile.iter().copied().collect();
+                let removed_set: CardSet = removed.iter().copied().collect();
+                assert_eq!(pile_set.len(), 24, "the pile holds distinct cards");
+                assert_eq!(removed_set.len(), 9, "distinct removed cards");
+                assert_eq!(pile_set.union(removed_set), nos_deck());
+                assert!(pile_set.intersection(removed_set).is_empty());
+                if g.round() == 1 && self.p.prepared {
+                    assert_eq!(Some(pile), self.prepared_pile.as_ref(), "the prepared pile");
+                    assert!(
+                        self.dealer.rounds.is_empty(),
+                        "a prepared game is not shuffled"
+                    );
+                } else {
+                    assert_eq!(
+                        self.dealer.rounds.last(),
+                        Some(&g.round()),
+                        "this game was shuffled"
+                    );
+                }
+            }
+            Event::CardRevealed { card } => {
+                assert_eq!(t.open, None, "one open card at a time");
+                assert_eq!(t.pot, 0);
+                assert_eq!(
+                    t.pile.get(usize::from(t.drawn)).copied().flatten(),
+                    Some(*card),
+                    "the top card of the pile is revealed"
+                );
+            }
+            Event::Passed { seat } => {
+                assert_eq!(*seat, t.to_act);
+                assert!(t.open.is_some());
+                assert!(t.chips[usize::from(*seat)] > 0, "a pass without chips");
+                self.stats.passes += 1;
+            }
+            Event::CardTaken { seat, card, chips } => {
+                assert_eq!(*seat, t.to_act);
+                assert_eq!(t.open, Some(*card), "the open card is taken");
+                assert_eq!(*chips, t.pot, "with every chip on it");
+                self.stats.takes += 1;
+                self.stats.takes_with_chips += usize::from(*chips > 0);
+                self.stats.forced_takes += usize::from(t.chips[usize::from(*seat)] == 0);
+            }
+            Event::NosGameEnded {
+                game,
+                scores,
+                chips,
+                removed,
+            } => {
+                assert_eq!(*game, g.round());
+                assert_eq!(usize::from(t.drawn), 24, "every card was drawn");
+                assert_eq!(t.open, None, "the last card was taken");
+                let taken: usize = (0..players).map(|s| g.taken(s).len()).sum();
+                assert_eq!(taken, 24, "all 24 cards are taken");
+                assert_eq!(chips, &t.chips[..usize::from(players)].to_vec());
+                assert_eq!(
+                    removed,
+                    &t.removed.to_vec(),
+                    "the removed cards are revealed"
+                );
+                for s in 0..players {
+                    let cards: Vec<NosCard> = g
+                        .taken(s)
+                        .iter()
+                        .map(|c| NosCard::new(c.number()).unwrap())
+                        .collect();
+                    let score = nos_cards::score(&cards, u32::from(chips[usize::from(s)]));
+                    assert_eq!(
+                        scores[usize::from(s)],
+                        score.total,
+                        "seat {s}: runs − chips"
+                    );
+                    self.stats.negative_scores += usize::from(score.total < 0);
+                }
+                for (kept, c) in self.chips_kept.iter_mut().zip(chips) {
+                    *kept += u32::from(*c);
+                }
+                self.stats.games += 1;
+            }
+            Event::GameFinished { winners, seed } => {
+                assert_eq!(g.round(), self.p.games, "the match plays every game");
+                assert_eq!(g.scores.len(), usize::from(self.p.games));
+                let totals = g.totals();
+                let min = *totals.iter().min().unwrap();
+                let lowest: Vec<usize> = (0..usize::from(players))
+                    .filter(|s| totals[*s] == min)
+                    .collect();
+                let most = lowest.iter().map(|s| self.chips_kept[*s]).max().unwrap();
+                let expected: Vec<u8> = lowest
+                    .iter()
+                    .filter(|s| self.chips_kept[**s] == most)
+                    .map(|s| u8::try_from(*s).unwrap())
+                    .collect();
+                assert_eq!(
+                    winners, &expected,
+                    "lowest total, then most chips, else shared ({totals:?}, {:?})",
+                    self.chips_kept
+                );
+                assert_eq!(seed, &format!("{:016x}", self.p.seed));
+                self.stats.matches += 1;
+                self.stats.shared_wins += usize::from(winners.len() > 1);
+                self.stats.chip_tie_breaks += usize::from(winners.len() < lowest.len());
+            }
+            Event::RoundStarted { .. }
+            | Event::HandDealt { .. }
+            | Event::CardSelected { .. }
+            | Event::SelectionMade { .. }
+            | Event::CardsRevealed { .. }
+            | Event::CardPlaced { .. }
+            | Event::DraftStarted { .. }
+            | Event::CardDrafted { .. }
+            | Event::CardKept { .. }
+            | Event::RoundEnded { .. } => panic!("{event:?} in a nimm-oder-schieb game"),
+            _ => {}
+        }
+    }
+
+    fn check_state(&self) {
+        let g = &self.game;
+        let t = &g.table;
+        let players = self.p.players;
+        let n = usize::from(players);
+        assert_eq!(g.totals().len(), n);
+        if g.status() == Status::Lobby {
+            assert_eq!(g.round(), 0);
+            return;
+        }
+
+        // The 33 cards: taken + open + not yet drawn + removed, each exactly once.
+        let mut places: Vec<Card> = (0..players).flat_map(|s| g.taken(s)).collect();
+        places.extend(t.open);
+        places.extend(t.pile[usize::from(t.drawn)..].iter().flatten());
+        places.extend(t.removed.iter());
+        let set: CardSet = places.iter().copied().collect();
+        assert_eq!(places.len(), 33, "cards conserved ({:?})", self.p);
+        assert_eq!(set, nos_deck(), "the 33 cards are 3–35");
+        let taken: usize = (0..players).map(|s| g.taken(s).len()).sum();
+        assert_eq!(
+            taken + usize::from(t.open.is_some()),
+            usize::from(t.drawn),
+            "every card drawn is open or taken"
+        );
+
+        // Chips: the seats' and the pot's add up to the chips handed out.
+        let chips: u32 = t.chips[..n].iter().map(|c| u32::from(*c)).sum();
+        assert_eq!(
+            chips + u32::from(t.pot),
+            u32::from(players) * u32::from(self.start_chips),
+            "chips conserved ({:?})",
+            self.p
+        );
+        if t.open.is_none() {
+            assert_eq!(t.pot, 0);
+        }
+
+        // Scores: one line per finished game; totals are their sums.
+        let finished = if g.status() == Status::Finished {
+            g.round()
+        } else {
+            g.round() - 1
+        };
+        assert_eq!(g.scores.len(), usize::from(finished));
+        for (s, total) in g.totals().iter().enumerate() {
+            assert_eq!(*total, g.scores.iter().map(|r| r[s]).sum::<i32>());
+        }
+
+        // Awaiting, moves, legal, bots.
+        let active = g.status() == Status::Active;
+        if active {
+            assert!(t.open.is_some(), "a running game has an open card");
+            let seat = t.to_act;
+            // `awaiting` is public: it never tells whether the seat has chips left.
+            let expected = vec![
+                Awaiting {
+                    seat,
+                    action: "pass",
+                },
+                Awaiting {
+                    seat,
+                    action: "take",
+                },
+            ];
+            assert_eq!(g.awaiting(), expected);
+            let mut legal = Vec::new();
+            if !g.seats[0].resigned {
+                legal = g.moves_for(0);
+                legal.push(Command::Resign {});
+            }
+            assert_eq!(g.legal_for(HOST), legal, "legal = moves + resign");
+        } else {
+            assert!(g.awaiting().is_empty());
+            assert_eq!(g.next_bot(), None);
+        }
+        let mut rng = SplitMix(self.commands as u64);
+        for seat in 0..players {
+            let moves = g.moves_for(seat);
+            let awaited = active && seat == t.to_act;
+            assert_eq!(g.is_awaited(seat), awaited);
+            let expected = match (awaited, t.chips[usize::from(seat)] > 0) {
+                (false, _) => Vec::new(),
+                (true, true) => vec![Command::Pass {}, Command::Take {}],
+                (true, false) => vec![Command::Take {}],
+            };
+            assert_eq!(moves, expected, "moves of seat {seat}");
+            for strategy in [BotStrategy::Random, BotStrategy::Heuristic] {
+                match bots::choose(g, seat, strategy, &mut rng) {
+                    Some(command) => assert!(
+                        moves.contains(&command),
+                        "bot chose {command:?}, not among {moves:?}"
+                    ),
+                    None => assert!(!awaited, "a bot has no move for the awaited seat {seat}"),
+                }
+            }
+        }
+        let bot_to_act = active && g.seats[usize::from(t.to_act)].bot_controlled();
+        assert_eq!(g.next_bot(), bot_to_act.then_some(t.to_act));
+
+        // The view: chips only where open or one's own; the pile's size; removed at the end.
+        if self.commands.is_multiple_of(5) || !active {
+            let open = self.p.chips == ChipsOption::Open;
+            for viewer in [None, Some(HOST)] {
+                let view = g.view_for(viewer);
+                for (s, seat) in view.seats.iter().enumerate() {
+                    let own = viewer.is_some() && s == 0;
+                    assert_eq!(seat.chips, (open || own).then_some(t.chips[s]));
+                    let values: Vec<u8> = seat
+                        .cards
+                        .as_ref()
+                        .expect("taken cards are public")
+                        .iter()
+                        .map(|f| f.value)
+                        .collect();
+                    assert_eq!(
+                        values,
+                        g.taken(u8::try_from(s).unwrap())
+                            .iter()
+                            .map(|c| c.number())
+                            .collect::<Vec<_>>()
+                    );
+                    assert_eq!((&seat.taken, seat.round_bullheads), (&None, None));
+                }
+                assert_eq!(view.you.map(|y| y.chips), viewer.map(|_| Some(t.chips[0])));
+                assert_eq!(view.table.draw_pile_size, Some(24 - usize::from(t.drawn)));
+                assert_eq!(
+                    view.table.open_card.map(|o| o.map(|f| f.value)),
+                    Some(t.open.map(Card::number))
+                );
+                assert_eq!(view.table.pot, Some(t.pot));
+                assert_eq!(
+                    view.table.removed.is_some(),
+                    !active,
+                    "removed cards only once finished"
+                );
+                assert_eq!(view.totals, g.totals());
+            }
+        }
+    }
+
+    /// Commands that must be refused now: another seat's pass or take, a pass without
+    /// chips, a row-game command.
+    fn try_illegal(&mut self, seat: u8) {
+        let actor = self.actor(seat);
+        let other = self.actor((seat + 1) % self.p.players);
+        let e = self.refuse(other, &Command::Pass {});
+        assert_eq!(e, RuleError::NotYourTurn { action: "pass" });
+        let e = self.refuse(other, &Command::Take {});
+        assert_eq!(e, RuleError::NotYourTurn { action: "take" });
+        let e = self.refuse(actor, &Command::TakeRow { row: 0 });
+        assert_eq!(e.code(), "unknown_command");
+        if self.game.table.chips[usize::from(seat)] == 0 {
+            let e = self.refuse(actor, &Command::Pass {});
+            assert_eq!(e, RuleError::NoChips);
+            self.stats.no_chips_refused += 1;
+        }
+    }
+
+    fn step(&mut self) {
+        let seat = self.game.table.to_act;
+        let moves = self.game.moves_for(seat);
+        assert!(!moves.is_empty(), "the awaited seat has moves");
+        if self.game.table.chips[usize::from(seat)] == 0 || self.rng.one_in(16) {
+            self.try_illegal(seat);
+        }
+        let command = bots::choose(&self.game, seat, self.p.mover.strategy(seat), &mut self.rng)
+            .expect("a bot moves for the awaited seat");
+        assert!(
+            moves.contains(&command),
+            "bot chose {command:?}, not among {moves:?}"
+        );
+        let actor = self.actor(seat);
+        self.exec(actor, &command);
+    }
+
+    fn play(mut self) -> Self {
+        for seat in 1..self.p.players {
+            let strategy = self.p.mover.strategy(seat);
+            self.exec(host(), &Command::AddBot { strategy });
+        }
+        self.exec(host(), &Command::Start {});
+        if self.p.host_resigns {
+            self.exec(host(), &Command::Resign {});
+        }
+        while self.game.status() == Status::Active {
+            assert!(
+                self.commands < 5_000,
+                "the match does not end ({:?})",
+                self.p
+            );
+            self.step();
+        }
+        assert_eq!(self.game.status(), Status::Finished);
+        assert!(self.game.seed_revealed);
+        assert!(!self.game.winners.is_empty());
+        self
+    }
+}
+
+// 2 × 500 all-bot matches of nimm-oder-schieb, each command followed by a full replay: about
+// 3 s in a debug build.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn nimm_oder_schieb_bot_games_keep_the_invariants_with_hidden_chips(p in nos_params(ChipsOption::Hidden)) {
+        let run = NosRun::new(p).play();
+        prop_assert_eq!(run.stats.matches, 1);
+        prop_assert_eq!(run.stats.games, usize::from(p.games));
+    }
+
+    #[test]
+    fn nimm_oder_schieb_bot_games_keep_the_invariants_with_open_chips(p in nos_params(ChipsOption::Open)) {
+        let run = NosRun::new(p).play();
+        prop_assert_eq!(run.stats.matches, 1);
+        prop_assert_eq!(run.stats.games, usize::from(p.games));
+    }
+}
+
+#[test]
+fn the_nimm_oder_schieb_games_exercise_every_rule() {
+    let mut rng = SplitMix(33);
+    let mut total = NosStats::default();
+    let mut runs = 0;
+    for players in (3..=7).cycle().take(20) {
+        for chips in [ChipsOption::Hidden, ChipsOption::Open] {
+            for (i, mover) in [
+                Mover::Bots(BotStrategy::Random),
+                Mover::Bots(BotStrategy::Heuristic),
+                Mover::MixedBots,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let p = NosParams {
+                    seed: rng.next(),
+                    players,
+                    chips,
+                    games: 1 + u16::try_from(i).unwrap(),
+                    prepared: rng.one_in(2),
+                    host_resigns: rng.one_in(3),
+                    mover,
+                };
+                let a = NosRun::new(p).play();
+                if runs % 10 == 0 {
+                    // The same seed plays the same match.
+                    let b = NosRun::new(p).play();
+                    assert_eq!(a.events, b.events);
+                }
+                total.add(&a.stats);
+                runs += 1;
+            }
+        }
+    }
+    println!("nimm-oder-schieb: {total:?}");
+    assert_eq!(total.matches, runs);
+    assert_eq!(total.games, 20 * 2 * (1 + 2 + 3));
+    assert!(total.passes > 1000, "passes");
+    assert!(total.takes_with_chips > 500, "takes with chips");
+    assert!(total.forced_takes > 0, "takes without chips");
+    assert!(total.no_chips_refused > 0, "passes without chips refused");
+    assert!(total.illegal_refused > 100, "illegal commands refused");
+    assert!(total.negative_scores > 0, "negative scores");
+    assert!(
+        total.shared_wins + total.chip_tie_breaks > 0,
+        "ties on the lowest total"
+    );
 }

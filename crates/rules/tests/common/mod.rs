@@ -58,6 +58,7 @@ pub fn deal(rows: &[u8], hands: &[&[u8]]) -> Deal {
     Deal {
         rows: rows.iter().map(|n| vec![c(*n)]).collect(),
         hands: hands.iter().map(|h| cards(h.iter().copied())).collect(),
+        draw_pile: Vec::new(),
     }
 }
 
@@ -89,6 +90,7 @@ pub fn deal_filled(deck: CardSet, size: usize, rows: &[u8], hands: &[&[u8]]) -> 
     Deal {
         rows: rows.iter().map(|n| vec![c(*n)]).collect(),
         hands,
+        draw_pile: Vec::new(),
     }
 }
 
@@ -332,4 +334,9 @@ pub fn round_ended(events: &[Event]) -> Vec<(u16, Vec<u32>)> {
             _ => None,
         })
         .collect()
+}
+
+/// Row-game scores (bullheads, `u32`) as the signed totals and scores of the game.
+pub fn signed(scores: &[u32]) -> Vec<i32> {
+    scores.iter().map(|s| i32::try_from(*s).unwrap()).collect()
 }

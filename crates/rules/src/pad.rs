@@ -1,0 +1,955 @@
+//! Score pads (seed 003's "Tafel"): keeping score of a game played with physical cards.
+//!
+//! A pad is event-sourced like a game: [`Pad::create`] checks a new pad and returns its
+//! first event, [`Pad::decide`] checks a command against the state and returns events,
+//! [`Pad::apply`] folds an event into the state and cannot fail. Totals, the end and the
+//! winners are derived from the recorded rounds, so taking the last round back simply
+//! reopens a finished pad.
+//!
+//! A round has one entry per player (zero is an explicit entry) and is refused when it
+//! cannot happen in the ruleset (see [`PadRuleset::check_round`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::nos_cards::{self, HIGHEST, LOWEST};
+use crate::options::EndCondition;
+
+/// Longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+/// Most rounds an end condition `{"rounds": k}` may name.
+pub const MAX_END_ROUNDS: u16 = 50;
+/// The point limits the 6 nimmt! board offers (seed 003: 33, 66 or 100).
+pub const SIX_NIMMT_POINT_LIMITS: [u16; 3] = [33, 66, 100];
+/// Highest point limit of 11 nimmt!.
+pub const MAX_POINT_LIMIT: u16 = 999;
+
+/// Bullheads of the whole 6 nimmt! deck (1–104, 6-nimmt column).
+pub const SIX_NIMMT_DECK_BULLHEADS: i64 = 171;
+/// Bullheads of the 11 nimmt! deck (1–100, 11-nimmt column).
+pub const ELEVEN_NIMMT_DECK_BULLHEADS: i64 = 165;
+/// Bullheads of the X nimmt! deck (1–100, 6-nimmt column).
+pub const X_NIMMT_DECK_BULLHEADS: i64 = 167;
+/// Cards of a Nimm oder schieb game that are taken (33 minus the 9 removed unseen).
+pub const NOS_CARDS_IN_PLAY: u8 = 24;
+
+/// The games a pad keeps score for. Serialised with the API names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum PadRuleset {
+    /// 6 nimmt!
+    #[serde(rename = "6-nimmt")]
+    SixNimmt,
+    /// 11 nimmt! (seed 004).
+    #[serde(rename = "11-nimmt")]
+    ElevenNimmt,
+    /// X nimmt! (seed 002).
+    #[serde(rename = "x-nimmt")]
+    XNimmt,
+    /// Nimm oder schieb (seed 000).
+    #[serde(rename = "nimm-oder-schieb")]
+    NimmOderSchieb,
+}
+
+impl PadRuleset {
+    /// Every ruleset a pad can keep.
+    pub const ALL: [Self; 4] = [
+        Self::SixNimmt,
+        Self::ElevenNimmt,
+        Self::XNimmt,
+        Self::NimmOderSchieb,
+    ];
+
+    /// The API name, e.g. `nimm-oder-schieb`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SixNimmt => "6-nimmt",
+            Self::ElevenNimmt => "11-nimmt",
+            Self::XNimmt => "x-nimmt",
+            Self::NimmOderSchieb => "nimm-oder-schieb",
+        }
+    }
+
+    /// Parses an API name.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Fewest and most players.
+    #[must_use]
+    pub fn players(self) -> (usize, usize) {
+        match self {
+            Self::SixNimmt => (2, 10),
+            Self::ElevenNimmt => (2, 9),
+            Self::XNimmt => (2, 4),
+            Self::NimmOderSchieb => (3, 7),
+        }
+    }
+
+    /// The end condition when the creator names none.
+    #[must_use]
+    pub fn default_end(self) -> EndCondition {
+        match self {
+            Self::SixNimmt | Self::ElevenNimmt => EndCondition::Points(66),
+            Self::XNimmt => EndCondition::Rounds(2),
+            Self::NimmOderSchieb => EndCondition::Rounds(1),
+        }
+    }
+
+    /// Checks an end condition for this ruleset.
+    ///
+    /// # Errors
+    /// [`PadError::InvalidEnd`] for a limit out of range or a points limit where the game
+    /// ends after a number of rounds.
+    pub fn check_end(self, end: EndCondition) -> Result<(), PadError> {
+        match (self, end) {
+            (_, EndCondition::Rounds(k)) if !(1..=MAX_END_ROUNDS).contains(&k) => Err(
+                PadError::InvalidEnd(format!("rounds must be 1 to {MAX_END_ROUNDS}, not {k}")),
+            ),
+            (_, EndCondition::Rounds(_)) => Ok(()),
+            (Self::SixNimmt, EndCondition::Points(p)) if !SIX_NIMMT_POINT_LIMITS.contains(&p) => {
+                Err(PadError::InvalidEnd(format!(
+                    "6-nimmt is played to 33, 66 or 100 points, not {p}"
+                )))
+            }
+            (Self::ElevenNimmt, EndCondition::Points(p)) if !(1..=MAX_POINT_LIMIT).contains(&p) => {
+                Err(PadError::InvalidEnd(format!(
+                    "11-nimmt is played to 1 to {MAX_POINT_LIMIT} points, not {p}"
+                )))
+            }
+            (Self::SixNimmt | Self::ElevenNimmt, EndCondition::Points(_)) => Ok(()),
+            (Self::XNimmt | Self::NimmOderSchieb, EndCondition::Points(_)) => {
+                Err(PadError::InvalidEnd(format!(
+                    "{} ends after a number of rounds ({{\"rounds\": k}}), not at a point limit",
+                    self.name()
+                )))
+            }
+        }
+    }
+
+    /// Checks that a round with these entries (one per player, as many as `scores`) can
+    /// happen in this ruleset.
+    ///
+    /// # Errors
+    /// [`PadError::ImpossibleRound`] naming the bound that is broken.
+    pub fn check_round(self, scores: &[i32]) -> Result<(), PadError> {
+        let sum: i64 = scores.iter().map(|s| i64::from(*s)).sum();
+        match self {
+            Self::SixNimmt => check_bullheads(self, scores, sum, SIX_NIMMT_DECK_BULLHEADS),
+            Self::ElevenNimmt => check_bullheads(self, scores, sum, ELEVEN_NIMMT_DECK_BULLHEADS),
+            // X nimmt! counts the X stack twice, so a round can at most score the deck twice.
+            Self::XNimmt => check_bullheads(self, scores, sum, 2 * X_NIMMT_DECK_BULLHEADS),
+            Self::NimmOderSchieb => check_nimm_oder_schieb(scores, sum),
+        }
+    }
+}
+
+/// Row games: bullheads are counted, so no entry is negative, and together the players
+/// cannot take more than the deck carries.
+fn check_bullheads(
+    ruleset: PadRuleset,
+    scores: &[i32],
+    sum: i64,
+    most: i64,
+) -> Result<(), PadError> {
+    if let Some((player, score)) = scores.iter().enumerate().find(|(_, s)| **s < 0) {
+        return Err(PadError::ImpossibleRound(format!(
+            "player {player} has {score}: {} entries cannot be negative",
+            ruleset.name()
+        )));
+    }
+    if sum > most {
+        return Err(PadError::ImpossibleRound(format!(
+            "the entries add up to {sum}, but a round of {} scores at most {most}",
+            ruleset.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The bounds of a Nimm oder schieb round, for `players` players.
+///
+/// Derivation: 24 of the 33 cards (values 3–35) are in play, and each is taken by someone.
+/// A player's entry is `card_points − chips`, where `card_points` is the sum of the lowest
+/// values of the runs in their cards.
+/// - Card points of one player lie in 0 ..= 564: no card scores 0, and runs only lower the
+///   sum, so no hand scores more than the 24 highest values, 12 + 13 + … + 35 = 564.
+/// - Chips are conserved: the `players × starting_chips(players)` chips handed out at the
+///   start are all still in the players' hands at the end (chips on the last card go to
+///   whoever takes it). So one player ends with 0 ..= `players × chips`.
+/// - Entry: `−(players × chips) ..= 564`.
+/// - Round sum: all card points minus all chips. All 24 cards are taken, so the card points
+///   of everyone together are at least 3 (the lowest value a run can start at) and at most
+///   564; the chips add up to exactly `players × chips`. Sum: `3 − players × chips ..=
+///   564 − players × chips`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NosRoundBounds {
+    /// Lowest entry of one player.
+    pub entry_min: i64,
+    /// Highest entry of one player.
+    pub entry_max: i64,
+    /// Lowest sum of a round's entries.
+    pub sum_min: i64,
+    /// Highest sum of a round's entries.
+    pub sum_max: i64,
+}
+
+impl NosRoundBounds {
+    /// The bounds for a table of `players`.
+    #[must_use]
+    pub fn for_players(players: usize) -> Self {
+        let chips_each = nos_cards::starting_chips(u8::try_from(players).unwrap_or(u8::MAX));
+        let all_chips = i64::try_from(players).unwrap_or(i64::MAX) * i64::from(chips_each);
+        let in_play = i64::from(NOS_CARDS_IN_PLAY);
+        // 12 + … + 35: the 24 highest values.
+        let most_points = (i64::from(HIGHEST) - in_play + 1..=i64::from(HIGHEST)).sum::<i64>();
+        let least_points = i64::from(LOWEST);
+        Self {
+            entry_min: -all_chips,
+            entry_max: most_points,
+            sum_min: least_points - all_chips,
+            sum_max: most_points - all_chips,
+        }
+    }
+}
+
+fn check_nimm_oder_schieb(scores: &[i32], sum: i64) -> Result<(), PadError> {
+    let b = NosRoundBounds::for_players(scores.len());
+    if let Some((player, score)) = scores
+        .iter()
+        .enumerate()
+        .find(|(_, s)| !(b.entry_min..=b.entry_max).contains(&i64::from(**s)))
+    {
+        return Err(PadError::ImpossibleRound(format!(
+            "player {player} has {score}, but with {} players an entry lies within {} ..= {}",
+            scores.len(),
+            b.entry_min,
+            b.entry_max
+        )));
+    }
+    if !(b.sum_min..=b.sum_max).contains(&sum) {
+        return Err(PadError::ImpossibleRound(format!(
+            "the entries add up to {sum}, but with {} players a round adds up to {} ..= {}",
+            scores.len(),
+            b.sum_min,
+            b.sum_max
+        )));
+    }
+    Ok(())
+}
+
+/// Why the pad refuses a new pad or a command. Each variant has a stable [`PadError::code`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PadError {
+    /// Too few or too many players, or names that are empty, too long or repeated.
+    #[error("invalid players: {0}")]
+    InvalidPlayers(String),
+    /// An end condition the ruleset does not offer.
+    #[error("invalid end: {0}")]
+    InvalidEnd(String),
+    /// A round needs exactly one entry per player.
+    #[error("a round needs {expected} entries, one per player; got {got}")]
+    WrongNumberOfScores {
+        /// Players of the pad.
+        expected: usize,
+        /// Entries sent.
+        got: usize,
+    },
+    /// Entries that cannot happen in one round of the game.
+    #[error("impossible round: {0}")]
+    ImpossibleRound(String),
+    /// The end condition is met; take the last round back to correct it.
+    #[error("the pad is finished; take the last round back to correct it")]
+    PadFinished,
+    /// Nothing to take back.
+    #[error("no round has been recorded")]
+    NoRoundToTakeBack,
+}
+
+impl PadError {
+    /// Stable machine-readable code.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidPlayers(_) => "invalid_players",
+            Self::InvalidEnd(_) => "invalid_end",
+            Self::WrongNumberOfScores { .. } => "wrong_number_of_scores",
+            Self::ImpossibleRound(_) => "impossible_round",
+            Self::PadFinished => "pad_finished",
+            Self::NoRoundToTakeBack => "no_round_to_take_back",
+        }
+    }
+}
+
+/// A new pad as its creator describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewPad {
+    /// The game scored.
+    pub ruleset: PadRuleset,
+    /// Player names in seating order (surrounding white space is dropped).
+    pub players: Vec<String>,
+    /// The end condition; `None` takes the ruleset's default.
+    pub end: Option<EndCondition>,
+}
+
+/// What can be done to an existing pad.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PadCommand {
+    /// Writes a round: one entry per player, in player order.
+    RecordRound {
+        /// Entries.
+        scores: Vec<i32>,
+    },
+    /// Takes the last round back (a correction).
+    TakeBackLastRound,
+}
+
+/// Events of a pad, past tense. Serialised as `{"type": …, "data": {…}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum PadEvent {
+    /// The pad exists.
+    PadCreated {
+        /// The game scored.
+        ruleset: PadRuleset,
+        /// Player names in order.
+        players: Vec<String>,
+        /// The end condition.
+        end: EndCondition,
+    },
+    /// A round was written.
+    RoundRecorded {
+        /// One entry per player.
+        scores: Vec<i32>,
+    },
+    /// The last round was taken back.
+    RoundTakenBack {},
+}
+
+impl PadEvent {
+    /// The event's type name (`pad_created`, …).
+    #[must_use]
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::PadCreated { .. } => "pad_created",
+            Self::RoundRecorded { .. } => "round_recorded",
+            Self::RoundTakenBack {} => "round_taken_back",
+        }
+    }
+}
+
+/// A player's place in the standings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Standing {
+    /// 1 for the lowest total; equal totals share a place (1, 2, 2, 4).
+    pub place: usize,
+    /// Player index.
+    pub player: usize,
+    /// Player name.
+    pub name: String,
+    /// Total so far.
+    pub total: i64,
+}
+
+/// The state of a pad as clients see it (a pad has no hidden information).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PadView {
+    /// The game scored.
+    pub ruleset: PadRuleset,
+    /// The end condition.
+    pub end: EndCondition,
+    /// Player names; indexes are player numbers.
+    pub players: Vec<String>,
+    /// Entries per round and player (`rounds[r][p]`).
+    pub rounds: Vec<Vec<i32>>,
+    /// Totals per player.
+    pub totals: Vec<i64>,
+    /// Players by total, lowest first (ties keep player order).
+    pub standings: Vec<Standing>,
+    /// Whether the end condition is met.
+    pub finished: bool,
+    /// Player indexes with the lowest total once finished (ties share), else `null`.
+    pub winners: Option<Vec<usize>>,
+}
+
+/// A score pad.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pad {
+    ruleset: PadRuleset,
+    players: Vec<String>,
+    end: EndCondition,
+    rounds: Vec<Vec<i32>>,
+}
+
+fn check_players(ruleset: PadRuleset, names: &[String]) -> Result<Vec<String>, PadError> {
+    let (min, max) = ruleset.players();
+    if !(min..=max).contains(&names.len()) {
+        return Err(PadError::InvalidPlayers(format!(
+            "{} is played by {min} to {max} players, not {}",
+            ruleset.name(),
+            names.len()
+        )));
+    }
+    let mut checked: Vec<String> = Vec::with_capacity(names.len());
+    for (i, raw) in names.iter().enumerate() {
+        let name = raw.trim();
+        let chars = name.chars().count();
+        if !(1..=MAX_NAME_CHARS).contains(&chars) {
+            return Err(PadError::InvalidPlayers(format!(
+                "player {i}: a name has 1 to {MAX_NAME_CHARS} characters, not {chars}"
+            )));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(PadError::InvalidPlayers(format!(
+                "player {i}: a name cannot contain control characters"
+            )));
+        }
+        let lower = name.to_lowercase();
+        if let Some(j) = checked.iter().position(|c| c.to_lowercase() == lower) {
+            return Err(PadError::InvalidPlayers(format!(
+                "players {j} and {i} are both called {name:?}; names must differ"
+            )));
+        }
+        checked.push(name.to_owned());
+    }
+    Ok(checked)
+}
+
+impl Pad {
+    /// The events that create a pad: checks the player count, the names and the end.
+    ///
+    /// # Errors
+    /// [`PadError::InvalidPlayers`], [`PadError::InvalidEnd`].
+    pub fn create(new: NewPad) -> Result<Vec<PadEvent>, PadError> {
+        let players = check_players(new.ruleset, &new.players)?;
+        let end = new.end.unwrap_or_else(|| new.ruleset.default_end());
+        new.ruleset.check_end(end)?;
+        Ok(vec![PadEvent::PadCreated {
+            ruleset: new.ruleset,
+            players,
+            end,
+        }])
+    }
+
+    /// Rebuilds a pad from its events. `None` when the first event is not `pad_created`.
+    #[must_use]
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a PadEvent>) -> Option<Self> {
+        let mut iter = events.into_iter();
+        let Some(PadEvent::PadCreated {
+            ruleset,
+            players,
+            end,
+        }) = iter.next()
+        else {
+            return None;
+        };
+        let mut pad = Self {
+            ruleset: *ruleset,
+            players: players.clone(),
+            end: *end,
+            rounds: Vec::new(),
+        };
+        for event in iter {
+            pad.apply(event);
+        }
+        Some(pad)
+    }
+
+    /// Checks a command and returns the events it causes.
+    ///
+    /// # Errors
+    /// [`PadError::WrongNumberOfScores`], [`PadError::ImpossibleRound`],
+    /// [`PadError::PadFinished`], [`PadError::NoRoundToTakeBack`].
+    pub fn decide(&self, command: &PadCommand) -> Result<Vec<PadEvent>, PadError> {
+        match command {
+            PadCommand::RecordRound { scores } => {
+                if self.finished() {
+                    return Err(PadError::PadFinished);
+                }
+                if scores.len() != self.players.len() {
+                    return Err(PadError::WrongNumberOfScores {
+                        expected: self.players.len(),
+                        got: scores.len(),
+                    });
+                }
+                self.ruleset.check_round(scores)?;
+                Ok(vec![PadEvent::RoundRecorded {
+                    scores: scores.clone(),
+                }])
+            }
+            PadCommand::TakeBackLastRound => {
+                if self.rounds.is_empty() {
+                    return Err(PadError::NoRoundToTakeBack);
+                }
+                Ok(vec![PadEvent::RoundTakenBack {}])
+            }
+        }
+    }
+
+    /// Folds an event into the state. A second `pad_created` is ignored.
+    pub fn apply(&mut self, event: &PadEvent) {
+        match event {
+            PadEvent::PadCreated { .. } => {}
+            PadEvent::RoundRecorded { scores } => self.rounds.push(scores.clone()),
+            PadEvent::RoundTakenBack {} => {
+                self.rounds.pop();
+            }
+        }
+    }
+
+    /// The game scored.
+    #[must_use]
+    pub fn ruleset(&self) -> PadRuleset {
+        self.ruleset
+    }
+
+    /// Player names.
+    #[must_use]
+    pub fn players(&self) -> &[String] {
+        &self.players
+    }
+
+    /// The end condition.
+    #[must_use]
+    pub fn end(&self) -> EndCondition {
+        self.end
+    }
+
+    /// Entries per round and player.
+    #[must_use]
+    pub fn rounds(&self) -> &[Vec<i32>] {
+        &self.rounds
+    }
+
+    /// Totals per player.
+    #[must_use]
+    pub fn totals(&self) -> Vec<i64> {
+        let mut totals = vec![0i64; self.players.len()];
+        for round in &self.rounds {
+            for (total, score) in totals.iter_mut().zip(round) {
+                *total += i64::from(*score);
+            }
+        }
+        totals
+    }
+
+    /// Whether the end condition is met: `{"points": N}` after a round in which someone's
+    /// total reaches N, `{"rounds": k}` after k rounds.
+    #[must_use]
+    pub fn finished(&self) -> bool {
+        match self.end {
+            EndCondition::Points(limit) => {
+                !self.rounds.is_empty() && self.totals().iter().any(|t| *t >= i64::from(limit))
+            }
+            EndCondition::Rounds(k) => self.rounds.len() >= usize::from(k),
+        }
+    }
+
+    /// The players with the lowest total once the pad is finished (equal totals share the
+    /// win; a pad knows no chips, so Nimm oder schieb's chip tie-break is the players'
+    /// business), else `None`.
+    #[must_use]
+    pub fn winners(&self) -> Option<Vec<usize>> {
+        if !self.finished() {
+            return None;
+        }
+        let totals = self.totals();
+        let best = totals.iter().min()?;
+        Some(
+            totals
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| *t == best)
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    }
+
+    /// Players by total, lowest first; equal totals share a place.
+    #[must_use]
+    pub fn standings(&self) -> Vec<Standing> {
+        let totals = self.totals();
+        let mut order: Vec<usize> = (0..totals.len()).collect();
+        order.sort_by_key(|&i| totals.get(i).copied().unwrap_or_default());
+        let mut standings: Vec<Standing> = Vec::with_capacity(order.len());
+        for (rank, &player) in order.iter().enumerate() {
+            let total = totals.get(player).copied().unwrap_or_default();
+            let place = match standings.last() {
+                Some(prev) if prev.total == total => prev.place,
+                _ => rank + 1,
+            };
+            standings.push(Standing {
+                place,
+                player,
+                name: self.players.get(player).cloned().unwrap_or_default(),
+                total,
+            });
+        }
+        standings
+    }
+
+    /// The pad as clients see it.
+    #[must_use]
+    pub fn view(&self) -> PadView {
+        PadView {
+            ruleset: self.ruleset,
+            end: self.end,
+            players: self.players.clone(),
+            rounds: self.rounds.clone(),
+            totals: self.totals(),
+            standings: self.standings(),
+            finished: self.finished(),
+            winners: self.winners(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn names(n: usize) -> Vec<String> {
+        [
+            "Anna", "Ben", "Carla", "Dan", "Eva", "Fritz", "Gabi", "Hans", "Ida", "Jan", "Kai",
+        ]
+        .iter()
+        .take(n)
+        .map(|s| (*s).to_owned())
+        .collect()
+    }
+
+    fn pad(ruleset: PadRuleset, players: usize, end: Option<EndCondition>) -> Pad {
+        let events = Pad::create(NewPad {
+            ruleset,
+            players: names(players),
+            end,
+        })
+        .unwrap();
+        Pad::from_events(&events).unwrap()
+    }
+
+    fn record(pad: &mut Pad, scores: &[i32]) -> Result<(), PadError> {
+        let events = pad.decide(&PadCommand::RecordRound {
+            scores: scores.to_vec(),
+        })?;
+        events.iter().for_each(|e| pad.apply(e));
+        Ok(())
+    }
+
+    fn take_back(pad: &mut Pad) -> Result<(), PadError> {
+        let events = pad.decide(&PadCommand::TakeBackLastRound)?;
+        events.iter().for_each(|e| pad.apply(e));
+        Ok(())
+    }
+
+    fn code<T: std::fmt::Debug>(r: Result<T, PadError>) -> &'static str {
+        r.unwrap_err().code()
+    }
+
+    #[test]
+    fn rulesets_have_api_names_player_ranges_and_default_ends() {
+        for r in PadRuleset::ALL {
+            assert_eq!(PadRuleset::from_name(r.name()), Some(r));
+            assert_eq!(serde_json::to_value(r).unwrap(), r.name());
+        }
+        assert_eq!(PadRuleset::from_name("7-nimmt"), None);
+        assert_eq!(PadRuleset::SixNimmt.players(), (2, 10));
+        assert_eq!(PadRuleset::ElevenNimmt.players(), (2, 9));
+        assert_eq!(PadRuleset::XNimmt.players(), (2, 4));
+        assert_eq!(PadRuleset::NimmOderSchieb.players(), (3, 7));
+        assert_eq!(
+            pad(PadRuleset::SixNimmt, 3, None).end(),
+            EndCondition::Points(66)
+        );
+        assert_eq!(
+            pad(PadRuleset::ElevenNimmt, 3, None).end(),
+            EndCondition::Points(66)
+        );
+        assert_eq!(
+            pad(PadRuleset::XNimmt, 3, None).end(),
+            EndCondition::Rounds(2)
+        );
+        assert_eq!(
+            pad(PadRuleset::NimmOderSchieb, 3, None).end(),
+            EndCondition::Rounds(1)
+        );
+    }
+
+    #[test]
+    fn player_counts_outside_the_ruleset_are_refused() {
+        for r in PadRuleset::ALL {
+            let (min, max) = r.players();
+            for n in [min - 1, max + 1] {
+                let e = Pad::create(NewPad {
+                    ruleset: r,
+                    players: names(n),
+                    end: None,
+                });
+                assert_eq!(code(e), "invalid_players", "{} with {n}", r.name());
+            }
+            for n in [min, max] {
+                assert!(
+                    Pad::create(NewPad {
+                        ruleset: r,
+                        players: names(n),
+                        end: None
+                    })
+                    .is_ok()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_trimmed_one_to_32_characters_and_distinct() {
+        let create = |players: &[&str]| {
+            Pad::create(NewPad {
+                ruleset: PadRuleset::SixNimmt,
+                players: players.iter().map(|s| (*s).to_owned()).collect(),
+                end: None,
+            })
+        };
+        let events = create(&[" Anna ", "Ben"]).unwrap();
+        assert_eq!(
+            Pad::from_events(&events).unwrap().players(),
+            ["Anna".to_owned(), "Ben".to_owned()]
+        );
+        assert_eq!(code(create(&["Anna", ""])), "invalid_players");
+        assert_eq!(code(create(&["Anna", "   "])), "invalid_players");
+        assert_eq!(code(create(&["Anna", &"x".repeat(33)])), "invalid_players");
+        assert!(
+            create(&["Anna", &"ö".repeat(32)]).is_ok(),
+            "characters, not bytes"
+        );
+        assert_eq!(code(create(&["Anna", "anna"])), "invalid_players");
+        assert_eq!(code(create(&["Anna", "B\nen"])), "invalid_players");
+    }
+
+    #[test]
+    fn end_conditions_by_ruleset() {
+        let create = |r: PadRuleset, end: EndCondition| {
+            Pad::create(NewPad {
+                ruleset: r,
+                players: names(3),
+                end: Some(end),
+            })
+        };
+        use EndCondition::{Points, Rounds};
+        for p in SIX_NIMMT_POINT_LIMITS {
+            assert!(create(PadRuleset::SixNimmt, Points(p)).is_ok());
+        }
+        for p in [0, 1, 50, 65, 67, 999] {
+            assert_eq!(code(create(PadRuleset::SixNimmt, Points(p))), "invalid_end");
+        }
+        for p in [1, 40, 999] {
+            assert!(create(PadRuleset::ElevenNimmt, Points(p)).is_ok());
+        }
+        for p in [0, 1000] {
+            assert_eq!(
+                code(create(PadRuleset::ElevenNimmt, Points(p))),
+                "invalid_end"
+            );
+        }
+        for r in PadRuleset::ALL {
+            assert!(create(r, Rounds(1)).is_ok());
+            assert!(create(r, Rounds(50)).is_ok());
+            assert_eq!(code(create(r, Rounds(0))), "invalid_end");
+            assert_eq!(code(create(r, Rounds(51))), "invalid_end");
+        }
+        assert_eq!(code(create(PadRuleset::XNimmt, Points(66))), "invalid_end");
+        assert_eq!(
+            code(create(PadRuleset::NimmOderSchieb, Points(66))),
+            "invalid_end"
+        );
+    }
+
+    #[test]
+    fn six_nimmt_rounds_are_non_negative_and_at_most_171() {
+        let mut p = pad(PadRuleset::SixNimmt, 3, Some(EndCondition::Points(100)));
+        assert_eq!(code(record(&mut p, &[-1, 5, 5])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[100, 72, 0])), "impossible_round");
+        assert!(p.rounds().is_empty(), "a refused round changes nothing");
+        record(&mut p, &[0, 0, 0]).unwrap();
+        record(&mut p, &[99, 72, 0]).unwrap();
+        assert_eq!(p.totals(), vec![99, 72, 0]);
+    }
+
+    #[test]
+    fn eleven_and_x_nimmt_bounds() {
+        let mut p = pad(PadRuleset::ElevenNimmt, 2, Some(EndCondition::Rounds(5)));
+        assert_eq!(code(record(&mut p, &[100, 66])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[-3, 6])), "impossible_round");
+        record(&mut p, &[100, 65]).unwrap();
+        let mut x = pad(PadRuleset::XNimmt, 2, None);
+        assert_eq!(code(record(&mut x, &[200, 135])), "impossible_round");
+        assert_eq!(code(record(&mut x, &[0, -1])), "impossible_round");
+        record(&mut x, &[200, 134]).unwrap();
+    }
+
+    #[test]
+    fn nimm_oder_schieb_bounds_follow_chips_and_cards() {
+        // 3 players × 11 chips = 33; 7 players × 7 chips = 49; 6 × 9 = 54; 5 × 11 = 55.
+        let b3 = NosRoundBounds::for_players(3);
+        assert_eq!(
+            b3,
+            NosRoundBounds {
+                entry_min: -33,
+                entry_max: 564,
+                sum_min: 3 - 33,
+                sum_max: 564 - 33
+            }
+        );
+        assert_eq!(NosRoundBounds::for_players(7).entry_min, -49);
+        assert_eq!(NosRoundBounds::for_players(6).entry_min, -54);
+        assert_eq!(NosRoundBounds::for_players(5).sum_max, 564 - 55);
+        let mut p = pad(PadRuleset::NimmOderSchieb, 3, Some(EndCondition::Rounds(3)));
+        assert_eq!(code(record(&mut p, &[-34, 40, 40])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[565, -33, 0])), "impossible_round");
+        assert_eq!(
+            code(record(&mut p, &[-33, 0, 0])),
+            "impossible_round",
+            "sum −33 < −30"
+        );
+        assert_eq!(
+            code(record(&mut p, &[400, 100, 32])),
+            "impossible_round",
+            "sum 532 > 531"
+        );
+        record(&mut p, &[-33, 3, 0]).unwrap();
+        record(&mut p, &[400, 100, 31]).unwrap();
+        // The seed's example hand (77) beside two others.
+        record(&mut p, &[77, 60, -5]).unwrap();
+        assert_eq!(p.totals(), vec![444, 163, 26]);
+        assert_eq!(p.winners(), Some(vec![2]));
+    }
+
+    #[test]
+    fn one_entry_per_player() {
+        let mut p = pad(PadRuleset::SixNimmt, 3, None);
+        assert_eq!(
+            record(&mut p, &[1, 2]).unwrap_err(),
+            PadError::WrongNumberOfScores {
+                expected: 3,
+                got: 2
+            }
+        );
+        assert_eq!(
+            code(record(&mut p, &[1, 2, 3, 4])),
+            "wrong_number_of_scores"
+        );
+        assert_eq!(code(record(&mut p, &[])), "wrong_number_of_scores");
+    }
+
+    #[test]
+    fn a_points_pad_ends_after_the_round_that_reaches_the_limit() {
+        let mut p = pad(PadRuleset::SixNimmt, 3, Some(EndCondition::Points(33)));
+        record(&mut p, &[10, 0, 22]).unwrap();
+        assert!(!p.finished());
+        assert_eq!(p.winners(), None);
+        record(&mut p, &[12, 5, 10]).unwrap();
+        assert_eq!(p.totals(), vec![22, 5, 32]);
+        assert!(!p.finished(), "32 is below 33");
+        record(&mut p, &[0, 3, 1]).unwrap();
+        assert!(p.finished(), "33 reached");
+        assert_eq!(p.winners(), Some(vec![1]));
+        assert_eq!(code(record(&mut p, &[0, 0, 0])), "pad_finished");
+    }
+
+    #[test]
+    fn a_rounds_pad_ends_after_k_rounds_and_ties_share_the_win() {
+        let mut p = pad(PadRuleset::XNimmt, 4, None);
+        record(&mut p, &[3, 7, 3, 10]).unwrap();
+        assert!(!p.finished());
+        record(&mut p, &[4, 1, 4, 1]).unwrap();
+        assert!(p.finished());
+        assert_eq!(p.winners(), Some(vec![0, 2]));
+        let places: Vec<(usize, usize, i64)> = p
+            .standings()
+            .iter()
+            .map(|s| (s.place, s.player, s.total))
+            .collect();
+        assert_eq!(places, vec![(1, 0, 7), (1, 2, 7), (3, 1, 8), (4, 3, 11)]);
+    }
+
+    #[test]
+    fn taking_back_the_last_round_reopens_a_finished_pad() {
+        let mut p = pad(PadRuleset::NimmOderSchieb, 4, None);
+        assert_eq!(code(take_back(&mut p)), "no_round_to_take_back");
+        record(&mut p, &[10, 20, 30, -10]).unwrap();
+        assert!(p.finished());
+        assert_eq!(p.winners(), Some(vec![3]));
+        take_back(&mut p).unwrap();
+        assert!(!p.finished());
+        assert_eq!(p.winners(), None);
+        assert_eq!(p.totals(), vec![0, 0, 0, 0]);
+        record(&mut p, &[10, 20, -10, 30]).unwrap();
+        assert_eq!(p.winners(), Some(vec![2]));
+    }
+
+    #[test]
+    fn events_round_trip_through_json_and_replay_to_the_same_pad() {
+        let mut events = Pad::create(NewPad {
+            ruleset: PadRuleset::ElevenNimmt,
+            players: names(2),
+            end: Some(EndCondition::Rounds(3)),
+        })
+        .unwrap();
+        let mut p = Pad::from_events(&events).unwrap();
+        for cmd in [
+            PadCommand::RecordRound { scores: vec![1, 2] },
+            PadCommand::RecordRound { scores: vec![3, 4] },
+            PadCommand::TakeBackLastRound,
+            PadCommand::RecordRound { scores: vec![0, 9] },
+        ] {
+            let new = p.decide(&cmd).unwrap();
+            new.iter().for_each(|e| p.apply(e));
+            events.extend(new);
+        }
+        let json = serde_json::to_value(&events).unwrap();
+        assert_eq!(json[0]["type"], "pad_created");
+        assert_eq!(
+            json[0]["data"]["players"],
+            serde_json::json!(["Anna", "Ben"])
+        );
+        assert_eq!(json[0]["data"]["end"], serde_json::json!({ "rounds": 3 }));
+        assert_eq!(
+            json[3],
+            serde_json::json!({ "type": "round_taken_back", "data": {} })
+        );
+        for (e, j) in events.iter().zip(json.as_array().unwrap()) {
+            assert_eq!(e.type_name(), j["type"]);
+        }
+        let decoded: Vec<PadEvent> = serde_json::from_value(json).unwrap();
+        let replayed = Pad::from_events(&decoded).unwrap();
+        assert_eq!(replayed, p);
+        assert_eq!(replayed.rounds(), [vec![1, 2], vec![0, 9]]);
+        assert_eq!(
+            Pad::from_events(&decoded[1..]),
+            None,
+            "a stream must start with pad_created"
+        );
+    }
+
+    #[test]
+    fn extreme_entries_do_not_overflow() {
+        let mut p = pad(
+            PadRuleset::NimmOderSchieb,
+            3,
+            Some(EndCondition::Rounds(50)),
+        );
+        assert_eq!(
+            code(record(&mut p, &[i32::MAX, i32::MAX, i32::MIN])),
+            "impossible_round"
+        );
+        assert_eq!(code(record(&mut p, &[i32::MIN, 0, 0])), "impossible_round");
+        let mut s = pad(PadRuleset::SixNimmt, 3, None);
+        assert_eq!(
+            code(record(&mut s, &[i32::MAX, i32::MAX, 0])),
+            "impossible_round"
+        );
+    }
+}

@@ -1,0 +1,2 @@
+DROP TABLE scorepad_events;
+DROP TABLE scorepads;

@@ -1,0 +1,265 @@
+//! Score pads for games played with physical cards: create, show, record a round, take the
+//! last round back. A pad is its creator's: to every other account it does not exist (404).
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, delete, get, post, web};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use rules::EndCondition;
+use rules::pad::{NewPad, PadCommand, PadError, PadRuleset};
+
+use super::errors::{ApiError, Problem};
+use super::{AppState, Body};
+use crate::auth::Caller;
+use crate::pads::{self, PadBody, PadServiceError};
+
+/// A new score pad.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePad {
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
+    pub ruleset: PadRuleset,
+    /// Player names in seating order, 1–32 characters each, all different (ignoring case).
+    /// 2–10 players (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7 (nimm-oder-schieb).
+    pub players: Vec<String>,
+    /// 6-nimmt: `{"points": 33 | 66 | 100}` (default 66) or `{"rounds": k}`; 11-nimmt:
+    /// `{"points": 1–999}` (default 66) or `{"rounds": k}`; x-nimmt and nimm-oder-schieb:
+    /// `{"rounds": k}` (default 2 and 1). k is 1–50.
+    pub end: Option<EndCondition>,
+}
+
+/// A round: one entry per player, in player order. Zero is an entry.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordRound {
+    /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
+    /// sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
+    /// minus chips.
+    pub scores: Vec<i32>,
+}
+
+/// A score-pad handler's failure: an [`ApiError`], or a command the pad refuses
+/// (`422` with the refusal's code).
+#[derive(Debug, thiserror::Error)]
+pub enum PadApiError {
+    /// Authentication, lookup, conflicts, storage.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The pad refuses the command.
+    #[error(transparent)]
+    Refused(PadError),
+}
+
+impl From<PadServiceError> for PadApiError {
+    fn from(e: PadServiceError) -> Self {
+        match e {
+            PadServiceError::NotFound => Self::Api(ApiError::NotFound("score pad")),
+            PadServiceError::Pad(refusal) => Self::Refused(refusal),
+            PadServiceError::VersionConflict { current } => {
+                Self::Api(ApiError::VersionConflict { current })
+            }
+            PadServiceError::Busy => Self::Api(ApiError::Busy),
+            PadServiceError::Store(store) => Self::Api(store.into()),
+            other @ PadServiceError::Corrupt { .. } => {
+                Self::Api(ApiError::Internal(anyhow::Error::new(other)))
+            }
+        }
+    }
+}
+
+impl ResponseError for PadApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Api(e) => e.status_code(),
+            Self::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let refusal = match self {
+            Self::Api(e) => return e.error_response(),
+            Self::Refused(refusal) => refusal,
+        };
+        let status = StatusCode::UNPROCESSABLE_ENTITY;
+        let code = refusal.code();
+        let problem = Problem {
+            type_: format!(
+                "https://stammtisch.example/problems/{}",
+                code.replace('_', "-")
+            ),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: refusal.to_string(),
+            code: code.to_owned(),
+            current_version: None,
+        };
+        HttpResponse::build(status)
+            .insert_header((header::CONTENT_TYPE, "application/problem+json"))
+            .body(serde_json::to_string(&problem).unwrap_or_default())
+    }
+}
+
+/// Runs a blocking use case on the thread pool.
+async fn blocking<T, F>(f: F) -> Result<T, PadApiError>
+where
+    F: FnOnce() -> Result<T, PadServiceError> + Send + 'static,
+    T: Send + 'static,
+{
+    Ok(web::block(f).await.map_err(ApiError::from)??)
+}
+
+fn pad_id(raw: &str) -> Result<String, PadApiError> {
+    uuid::Uuid::parse_str(raw)
+        .map(|u| u.to_string())
+        .map_err(|_| ApiError::NotFound("score pad").into())
+}
+
+/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
+fn if_match(headers: &HeaderMap) -> Result<Option<i32>, PadApiError> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let bad = || ApiError::BadRequest {
+        code: "invalid_if_match",
+        detail: "If-Match must be \"<version>\"".into(),
+    };
+    let text = value.to_str().map_err(|_| bad())?.trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    Ok(Some(text.parse::<i32>().map_err(|_| bad())?))
+}
+
+fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::ETAG, format!("\"{}\"", body.version)))
+        .json(body)
+}
+
+/// Creates a score pad owned by the caller.
+#[utoipa::path(
+    tag = "scorepads",
+    request_body = CreatePad,
+    responses(
+        (status = 201, body = PadBody, headers(("Location" = String), ("ETag" = String))),
+        (status = 400, description = "malformed body", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 422, description = "`validation_failed`, `invalid_players`, `invalid_end`", body = Problem)
+    )
+)]
+#[post("/v1/scorepads")]
+pub async fn create_scorepad(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<CreatePad>,
+) -> Result<HttpResponse, PadApiError> {
+    let req = body.0;
+    let new = NewPad {
+        ruleset: req.ruleset,
+        players: req.players,
+        end: req.end,
+    };
+    let store = state.service.store().clone();
+    let body = blocking(move || pads::create(&store, &caller.id, new)).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/scorepads/{}", body.id)))
+        .insert_header((header::ETAG, format!("\"{}\"", body.version)))
+        .json(&body))
+}
+
+/// The caller's score pad: players, rounds, totals, standings, `finished`, `winners`.
+#[utoipa::path(
+    tag = "scorepads",
+    params(("id" = String, Path, description = "Score pad id")),
+    responses(
+        (status = 200, body = PadBody, headers(("ETag" = String))),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found` (also for another account's pad)", body = Problem)
+    )
+)]
+#[get("/v1/scorepads/{id}")]
+pub async fn get_scorepad(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PadApiError> {
+    let id = pad_id(&path)?;
+    let store = state.service.store().clone();
+    let body = blocking(move || pads::view(&store, &id, &caller.id)).await?;
+    Ok(pad_response(StatusCode::OK, &body))
+}
+
+/// Records a round and answers with the standings. A round that cannot happen in the
+/// ruleset is refused (`impossible_round`), as is one after the end (`pad_finished`).
+#[utoipa::path(
+    tag = "scorepads",
+    params(
+        ("id" = String, Path, description = "Score pad id"),
+        ("If-Match" = Option<String>, Header, description = "Expected version, e.g. \"3\"")
+    ),
+    request_body = RecordRound,
+    responses(
+        (status = 200, body = PadBody, headers(("ETag" = String))),
+        (status = 400, description = "malformed body or headers", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 409, description = "`version_conflict`", body = Problem),
+        (status = 422, description = "`validation_failed`, `wrong_number_of_scores`, `impossible_round`, `pad_finished`", body = Problem)
+    )
+)]
+#[post("/v1/scorepads/{id}/rounds")]
+pub async fn record_round(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    req: HttpRequest,
+    body: Body<RecordRound>,
+) -> Result<HttpResponse, PadApiError> {
+    let id = pad_id(&path)?;
+    let expected = if_match(req.headers())?;
+    let command = PadCommand::RecordRound {
+        scores: body.0.scores,
+    };
+    let store = state.service.store().clone();
+    let body = blocking(move || pads::execute(&store, &id, &caller.id, &command, expected)).await?;
+    Ok(pad_response(StatusCode::OK, &body))
+}
+
+/// Takes the last round back (a correction); reopens a pad that the round had finished.
+#[utoipa::path(
+    tag = "scorepads",
+    params(
+        ("id" = String, Path, description = "Score pad id"),
+        ("If-Match" = Option<String>, Header, description = "Expected version, e.g. \"3\"")
+    ),
+    responses(
+        (status = 200, body = PadBody, headers(("ETag" = String))),
+        (status = 400, description = "malformed headers", body = Problem),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 409, description = "`version_conflict`", body = Problem),
+        (status = 422, description = "`no_round_to_take_back`", body = Problem)
+    )
+)]
+#[delete("/v1/scorepads/{id}/rounds/last")]
+pub async fn take_back_round(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, PadApiError> {
+    let id = pad_id(&path)?;
+    let expected = if_match(req.headers())?;
+    let store = state.service.store().clone();
+    let body = blocking(move || {
+        pads::execute(
+            &store,
+            &id,
+            &caller.id,
+            &PadCommand::TakeBackLastRound,
+            expected,
+        )
+    })
+    .await?;
+    Ok(pad_response(StatusCode::OK, &body))
+}

@@ -1,0 +1,219 @@
+//! Score-pad use cases: create a pad, show it, record a round, take the last round back.
+//! Load the pad's events → decide → append with a compare-and-set on its version; a lost race
+//! is decided again unless the client pinned a version with `If-Match`.
+//!
+//! Pads belong to the account that created them: to anyone else a pad does not exist.
+//! Blocking: call from `web::block`. Knows no HTTP; returns [`PadServiceError`].
+
+use serde::Serialize;
+use serde_json::Value;
+
+use rules::pad::{NewPad, Pad, PadCommand, PadError, PadEvent, PadView};
+
+use crate::store::{NewPadEvent, PadRow, PadTx, Store, StoreError, StoredPadEvent};
+
+/// Schema version of every pad event payload written by this build.
+pub const PAD_EVENT_SCHEMA_VERSION: i32 = 1;
+
+/// How often a command without `If-Match` is decided again after losing a race.
+const MAX_ATTEMPTS: u32 = 16;
+
+/// Why a score-pad use case failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PadServiceError {
+    /// No such pad, or not the caller's.
+    #[error("score pad not found")]
+    NotFound,
+    /// The pad refuses the command.
+    #[error(transparent)]
+    Pad(#[from] PadError),
+    /// `If-Match` named another version.
+    #[error("the score pad is at version {current}")]
+    VersionConflict {
+        /// The pad's version now.
+        current: i32,
+    },
+    /// Concurrent writers kept winning; the client may retry.
+    #[error("the score pad is busy; try again")]
+    Busy,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored event could not be read.
+    #[error("stored event {seq} of score pad {pad} is unreadable: {source}")]
+    Corrupt {
+        /// Pad.
+        pad: String,
+        /// Seq.
+        seq: i32,
+        /// Cause.
+        source: serde_json::Error,
+    },
+}
+
+impl From<diesel::result::Error> for PadServiceError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Store(StoreError::Query(e))
+    }
+}
+
+/// A score pad as its owner sees it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct PadBody {
+    /// Pad id.
+    pub id: String,
+    /// Number of events in the pad's stream (also the `ETag`).
+    pub version: i32,
+    /// Creation time (UTC, RFC 3339).
+    pub created_at: String,
+    /// Players, rounds, totals, standings, `finished`, `winners`.
+    #[serde(flatten)]
+    pub view: PadView,
+}
+
+fn serialization(e: serde_json::Error) -> PadServiceError {
+    PadServiceError::Store(StoreError::Query(
+        diesel::result::Error::SerializationError(Box::new(e)),
+    ))
+}
+
+/// Encodes a pad event for the store: its type name and its `data` object.
+fn encode(event: &PadEvent) -> Result<NewPadEvent, PadServiceError> {
+    let mut value = serde_json::to_value(event).map_err(serialization)?;
+    let data = value
+        .get_mut("data")
+        .map(Value::take)
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    Ok(NewPadEvent {
+        event_type: event.type_name().to_owned(),
+        schema_version: PAD_EVENT_SCHEMA_VERSION,
+        data,
+    })
+}
+
+fn encode_all(events: &[PadEvent]) -> Result<Vec<NewPadEvent>, PadServiceError> {
+    events.iter().map(encode).collect()
+}
+
+/// Decodes a stored pad event (schema version 1 is the only one so far).
+fn decode(stored: &StoredPadEvent) -> Result<PadEvent, PadServiceError> {
+    let value = serde_json::json!({ "type": stored.event_type, "data": stored.data.0 });
+    serde_json::from_value(value).map_err(|source| PadServiceError::Corrupt {
+        pad: stored.pad_id.clone(),
+        seq: stored.seq,
+        source,
+    })
+}
+
+fn version_of(stored: &[StoredPadEvent]) -> i32 {
+    stored.last().map_or(0, |e| e.seq)
+}
+
+fn body(row: &PadRow, pad: &Pad, version: i32) -> PadBody {
+    PadBody {
+        id: row.id.clone(),
+        version,
+        created_at: row.created_at.and_utc().to_rfc3339(),
+        view: pad.view(),
+    }
+}
+
+/// The caller's pad: its row, its state and its version. Another owner's pad is
+/// [`PadServiceError::NotFound`], exactly like a missing one.
+fn load(tx: &mut dyn PadTx, id: &str, caller: &str) -> Result<(PadRow, Pad, i32), PadServiceError> {
+    let row = tx
+        .pad(id)?
+        .filter(|r| r.owner == caller)
+        .ok_or(PadServiceError::NotFound)?;
+    let stored = tx.load_pad_events(id)?;
+    let events = stored.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+    let pad = Pad::from_events(&events).ok_or_else(|| {
+        tracing::error!(pad = id, "score pad stream does not start with pad_created");
+        PadServiceError::NotFound
+    })?;
+    Ok((row, pad, version_of(&stored)))
+}
+
+/// Creates a pad owned by `owner`.
+///
+/// # Errors
+/// Invalid players or end, storage failure.
+pub fn create(store: &Store, owner: &str, new: NewPad) -> Result<PadBody, PadServiceError> {
+    let ruleset = new.ruleset;
+    let events = Pad::create(new)?;
+    let pad = Pad::from_events(&events).ok_or(PadServiceError::NotFound)?;
+    let encoded = encode_all(&events)?;
+    let row = PadRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        owner: owner.to_owned(),
+        ruleset: ruleset.name().to_owned(),
+        version: i32::try_from(encoded.len()).unwrap_or(i32::MAX),
+        // Microseconds: what PostgreSQL's TIMESTAMP keeps, so the answer to the creation
+        // shows the same time as every later read.
+        created_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now().naive_utc(), 6),
+    };
+    store.write_pads(|tx| tx.create_pad(&row, &encoded).map_err(PadServiceError::from))?;
+    Ok(body(&row, &pad, row.version))
+}
+
+/// The caller's pad.
+///
+/// # Errors
+/// Unknown pad (or another account's), storage failure.
+pub fn view(store: &Store, id: &str, caller: &str) -> Result<PadBody, PadServiceError> {
+    store.read_pads(|tx| {
+        let (row, pad, version) = load(tx, id, caller)?;
+        Ok(body(&row, &pad, version))
+    })
+}
+
+/// Runs a command on the caller's pad; retried on a lost race when `if_match` is `None`.
+///
+/// # Errors
+/// Unknown pad, a refused command, a version conflict, storage failure.
+pub fn execute(
+    store: &Store,
+    id: &str,
+    caller: &str,
+    command: &PadCommand,
+    if_match: Option<i32>,
+) -> Result<PadBody, PadServiceError> {
+    for attempt in 0..MAX_ATTEMPTS {
+        match store.write_pads(|tx| attempt_command(tx, id, caller, command, if_match)) {
+            Err(PadServiceError::Store(StoreError::Conflict)) => {
+                if let Some(expected) = if_match {
+                    let current = store
+                        .read_pads(|tx| load(tx, id, caller).map(|(_, _, v)| v))
+                        .unwrap_or(expected);
+                    return Err(PadServiceError::VersionConflict { current });
+                }
+                tracing::debug!(pad = id, attempt, "lost a race; deciding again");
+                let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
+                std::thread::sleep(std::time::Duration::from_millis(jitter));
+            }
+            other => return other,
+        }
+    }
+    Err(PadServiceError::Busy)
+}
+
+fn attempt_command(
+    tx: &mut dyn PadTx,
+    id: &str,
+    caller: &str,
+    command: &PadCommand,
+    if_match: Option<i32>,
+) -> Result<PadBody, PadServiceError> {
+    let (row, mut pad, version) = load(tx, id, caller)?;
+    if let Some(expected) = if_match
+        && expected != version
+    {
+        return Err(PadServiceError::VersionConflict { current: version });
+    }
+    let events = pad.decide(command)?;
+    events.iter().for_each(|e| pad.apply(e));
+    let encoded = encode_all(&events)?;
+    tx.append_pad(id, version, &encoded)?;
+    let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
+    Ok(body(&row, &pad, new_version))
+}

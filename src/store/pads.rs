@@ -1,0 +1,242 @@
+//! Store operations of the score pads, written once and compiled for both connection types,
+//! and the [`Store`] entry points that hand them out.
+//!
+//! A pad is an index row in `scorepads` (owner, ruleset, version) and an append-only stream
+//! in `scorepad_events`, appended with the same compare-and-set on the version as games.
+
+use chrono::NaiveDateTime;
+use diesel::pg::PgConnection;
+use diesel::prelude::*;
+use diesel::r2d2::PooledConnection;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::sqlite::SqliteConnection;
+
+use super::json::JsonValue;
+use super::pads_schema::{scorepad_events, scorepads};
+use super::{Pools, Store, StoreError};
+
+/// A pad's index row.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = scorepads)]
+pub struct PadRow {
+    /// Id (UUID text).
+    pub id: String,
+    /// The account that created the pad and alone may see it.
+    pub owner: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Number of events.
+    pub version: i32,
+    /// Creation time (UTC).
+    pub created_at: NaiveDateTime,
+}
+
+/// A pad event to append.
+#[derive(Debug, Clone)]
+pub struct NewPadEvent {
+    /// Type name.
+    pub event_type: String,
+    /// Payload schema version.
+    pub schema_version: i32,
+    /// Payload.
+    pub data: serde_json::Value,
+}
+
+/// A pad event as stored.
+#[derive(Debug, Clone, Queryable, Selectable)]
+#[diesel(table_name = scorepad_events)]
+pub struct StoredPadEvent {
+    /// Global position.
+    pub position: i64,
+    /// Pad.
+    pub pad_id: String,
+    /// Position in the pad's stream, from 1.
+    pub seq: i32,
+    /// Type name.
+    pub event_type: String,
+    /// Payload schema version.
+    pub schema_version: i32,
+    /// Payload.
+    pub data: JsonValue,
+    /// Time of the append (UTC).
+    pub recorded_at: NaiveDateTime,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = scorepad_events)]
+struct PadEventInsert<'a> {
+    pad_id: &'a str,
+    seq: i32,
+    event_type: &'a str,
+    schema_version: i32,
+    data: JsonValue,
+    recorded_at: NaiveDateTime,
+}
+
+/// The score-pad operations of one transaction (or one connection, for reads).
+pub trait PadTx {
+    /// Creates a pad's index row and appends its first events.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the id exists, database failure.
+    fn create_pad(&mut self, row: &PadRow, events: &[NewPadEvent]) -> Result<(), StoreError>;
+    /// The pad's index row.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn pad(&mut self, id: &str) -> Result<Option<PadRow>, StoreError>;
+    /// All events of a pad in order.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn load_pad_events(&mut self, id: &str) -> Result<Vec<StoredPadEvent>, StoreError>;
+    /// Appends events at `expected + 1 …` if the pad is still at version `expected`.
+    /// [`StoreError::Conflict`] when another write came first; nothing is written then.
+    ///
+    /// # Errors
+    /// Conflict, database failure.
+    fn append_pad(
+        &mut self,
+        id: &str,
+        expected: i32,
+        events: &[NewPadEvent],
+    ) -> Result<(), StoreError>;
+}
+
+fn conflict_or(e: DieselError) -> StoreError {
+    if matches!(
+        e,
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)
+    ) {
+        StoreError::Conflict
+    } else {
+        StoreError::Query(e)
+    }
+}
+
+fn rows<'a>(pad: &'a str, expected: i32, events: &'a [NewPadEvent]) -> Vec<PadEventInsert<'a>> {
+    let at = chrono::Utc::now().naive_utc();
+    events
+        .iter()
+        .zip(expected + 1..)
+        .map(|(e, seq)| PadEventInsert {
+            pad_id: pad,
+            seq,
+            event_type: &e.event_type,
+            schema_version: e.schema_version,
+            data: JsonValue(e.data.clone()),
+            recorded_at: at,
+        })
+        .collect()
+}
+
+macro_rules! impl_pad_tx {
+    ($conn:ty) => {
+        impl PadTx for $conn {
+            fn create_pad(
+                &mut self,
+                row: &PadRow,
+                events: &[NewPadEvent],
+            ) -> Result<(), StoreError> {
+                diesel::insert_into(scorepads::table)
+                    .values(row.clone())
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                diesel::insert_into(scorepad_events::table)
+                    .values(rows(&row.id, 0, events))
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
+
+            fn pad(&mut self, id: &str) -> Result<Option<PadRow>, StoreError> {
+                Ok(scorepads::table
+                    .find(id)
+                    .select(PadRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn load_pad_events(&mut self, id: &str) -> Result<Vec<StoredPadEvent>, StoreError> {
+                Ok(scorepad_events::table
+                    .filter(scorepad_events::pad_id.eq(id))
+                    .order(scorepad_events::seq.asc())
+                    .select(StoredPadEvent::as_select())
+                    .load(self)?)
+            }
+
+            fn append_pad(
+                &mut self,
+                id: &str,
+                expected: i32,
+                events: &[NewPadEvent],
+            ) -> Result<(), StoreError> {
+                let new_version = expected + i32::try_from(events.len()).unwrap_or(i32::MAX);
+                // Compare-and-set on the index row before any event is written, as for games:
+                // a concurrent writer holds the row lock until commit, after which this
+                // update matches nothing.
+                let updated = diesel::update(
+                    scorepads::table
+                        .find(id)
+                        .filter(scorepads::version.eq(expected)),
+                )
+                .set(scorepads::version.eq(new_version))
+                .execute(self)?;
+                if updated != 1 {
+                    return Err(StoreError::Conflict);
+                }
+                diesel::insert_into(scorepad_events::table)
+                    .values(rows(id, expected, events))
+                    .execute(self)
+                    .map_err(conflict_or)?;
+                Ok(())
+            }
+        }
+    };
+}
+
+impl_pad_tx!(PgConnection);
+impl_pad_tx!(SqliteConnection);
+
+impl Store {
+    /// Runs `f` in one write transaction over the score-pad tables (SQLite:
+    /// `BEGIN IMMEDIATE`, as [`Store::write`]). Rolls back when `f` fails.
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or a store error converted into `E`.
+    pub fn write_pads<T, E>(&self, f: impl FnOnce(&mut dyn PadTx) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError> + From<diesel::result::Error>,
+    {
+        match &self.pools {
+            Pools::Pg(p) => {
+                let mut conn = p.get().map_err(StoreError::from)?;
+                (*conn).transaction(|c| f(c))
+            }
+            Pools::Sqlite(p) => {
+                let mut conn = p.get().map_err(StoreError::from)?;
+                (*conn).immediate_transaction(|c| f(c))
+            }
+        }
+    }
+
+    /// Runs `f` on a connection without a transaction of its own (single reads).
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or a pool error converted into `E`.
+    pub fn read_pads<T, E>(&self, f: impl FnOnce(&mut dyn PadTx) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        match &self.pools {
+            Pools::Pg(p) => {
+                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
+                f(&mut *conn)
+            }
+            Pools::Sqlite(p) => {
+                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
+                f(&mut *conn)
+            }
+        }
+    }
+}
