@@ -66,6 +66,10 @@ pub struct GameBody {
     pub id: String,
     /// Number of events in the game's stream (also the `ETag`).
     pub version: i32,
+    /// Listed for and watchable by every account; a private game is seen by its players only.
+    pub public: bool,
+    /// The code that lets others join this private game (shown to its players only).
+    pub invite_code: Option<String>,
     /// The view.
     #[serde(flatten)]
     pub view: GameView,
@@ -93,6 +97,8 @@ pub struct CommandRequest<'a> {
     pub if_match: Option<i32>,
     /// `Idempotency-Key`.
     pub idempotency_key: Option<&'a str>,
+    /// The invite code sent with `join` (needed for a private game).
+    pub invite_code: Option<&'a str>,
 }
 
 /// A game creation request.
@@ -109,6 +115,8 @@ pub struct CreateRequest<'a> {
     pub deal: Option<Deal>,
     /// Seconds per move (then the server moves for a seat that lets it pass).
     pub move_deadline_seconds: Option<u32>,
+    /// Listed for and watchable by every account.
+    pub public: bool,
 }
 
 /// Encodes a rules event for the store.
@@ -246,12 +254,40 @@ pub fn status_text(status: Status) -> &'static str {
     }
 }
 
-fn body(game: &Game, id: &str, version: i32, viewer: &str) -> GameBody {
+fn body(game: &Game, row: &GameRow, version: i32, viewer: &str) -> GameBody {
+    let seated = game.seat_of(viewer).is_some();
     GameBody {
-        id: id.to_owned(),
+        id: row.id.clone(),
         version,
+        public: row.public,
+        invite_code: row.invite_code.clone().filter(|_| seated),
         view: game.view_for(Some(viewer)),
     }
+}
+
+/// A fresh invite code: 10 characters without look-alikes.
+fn new_invite_code() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut rng = rand::rng();
+    (0..10)
+        .map(|_| char::from(ALPHABET[rand::RngExt::random_range(&mut rng, 0..ALPHABET.len())]))
+        .collect()
+}
+
+/// The game's index row and events, if `viewer` may see the game: public games by every
+/// account, private ones by their players only (others get "not found").
+fn visible(
+    tx: &mut dyn Tx,
+    game_id: &str,
+    viewer: &str,
+) -> Result<(GameRow, Vec<StoredEvent>, Game), ServiceError> {
+    let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
+    let stored = tx.load_events(game_id)?;
+    let game = rebuild(game_id, &stored)?;
+    if !row.public && game.seat_of(viewer).is_none() {
+        return Err(ServiceError::GameNotFound);
+    }
+    Ok((row, stored, game))
 }
 
 /// The game service.
@@ -312,13 +348,15 @@ impl Service {
             version: i32::try_from(events.len()).unwrap_or(i32::MAX),
             created_at: now,
             updated_at: now,
+            public: req.public,
+            invite_code: (!req.public).then(new_invite_code),
         };
         let index = index_of(&game, &id);
         self.store.write(|tx| {
             tx.create_game(&row, &index, &encoded)
                 .map_err(ServiceError::from)
         })?;
-        Ok(body(&game, &id, row.version, req.account))
+        Ok(body(&game, &row, row.version, req.account))
     }
 
     /// Loads a game as `viewer` sees it.
@@ -326,14 +364,35 @@ impl Service {
     /// # Errors
     /// Unknown game, storage failure.
     pub fn view(&self, game_id: &str, viewer: &str) -> Result<GameBody, ServiceError> {
-        let stored = self
-            .store
-            .read(|tx| tx.load_events(game_id).map_err(ServiceError::from))?;
-        if stored.is_empty() {
-            return Err(ServiceError::GameNotFound);
+        self.store.read(|tx| {
+            let (row, stored, game) = visible(tx, game_id, viewer)?;
+            Ok(body(&game, &row, version_of(&stored), viewer))
+        })
+    }
+
+    /// Makes a game public or private (its host only).
+    ///
+    /// # Errors
+    /// Unknown or invisible game, not the host, storage failure.
+    pub fn set_public(
+        &self,
+        game_id: &str,
+        account: &str,
+        public: bool,
+    ) -> Result<GameBody, ServiceError> {
+        let result = self.store.write(|tx| {
+            let (mut row, stored, game) = visible(tx, game_id, account)?;
+            if game.seat_of(account) != Some(game.host_seat) {
+                return Err(ServiceError::Rule(rules::RuleError::NotHost));
+            }
+            tx.set_public(game_id, public)?;
+            row.public = public;
+            Ok(body(&game, &row, version_of(&stored), account))
+        });
+        if result.is_ok() {
+            self.notifier.notify(game_id);
         }
-        let game = rebuild(game_id, &stored)?;
-        Ok(body(&game, game_id, version_of(&stored), viewer))
+        result
     }
 
     /// The seat of `viewer` in a game (`None` for a spectator).
@@ -407,7 +466,16 @@ impl Service {
         {
             return Err(ServiceError::VersionConflict { current: version });
         }
+        let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
         let mut game = rebuild(req.game, &stored)?;
+        if !row.public && game.seat_of(req.account).is_none() {
+            let invited =
+                req.invite_code.is_some() && req.invite_code == row.invite_code.as_deref();
+            if !(matches!(req.command, Command::Join {}) && invited) {
+                // Without the code a private game does not exist for the caller.
+                return Err(ServiceError::GameNotFound);
+            }
+        }
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
         let actor = Actor::Account {
             id: req.account,
@@ -424,7 +492,7 @@ impl Service {
         let encoded = encode_all(&events)?;
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
-        let response = body(&game, req.game, new_version, req.account);
+        let response = body(&game, &row, new_version, req.account);
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(|e| {
                 StoreError::Query(diesel::result::Error::SerializationError(Box::new(e)))
@@ -522,7 +590,8 @@ impl Service {
         limit: i64,
     ) -> Result<Vec<StoredEvent>, ServiceError> {
         self.store.read(|tx| {
-            let seat = self.seat_of(tx, game_id, viewer)?;
+            let (_, _, game) = visible(tx, game_id, viewer)?;
+            let seat = game.seat_of(viewer);
             let audiences: Vec<String> = std::iter::once(Audience::Public)
                 .chain(seat.map(Audience::Seat))
                 .map(Audience::as_text)

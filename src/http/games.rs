@@ -1,7 +1,7 @@
 //! Games: create, list, view, commands, events.
 
 use actix_web::http::header::{self, HeaderMap};
-use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -59,6 +59,9 @@ pub struct CreateGame {
     pub move_deadline_seconds: Option<u32>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
+    /// Listed for and watchable by every account (default `false`: players only; others
+    /// join with the game's `invite_code`).
+    pub public: Option<bool>,
 }
 
 /// The inbox is sorted in memory from at most this many games.
@@ -265,6 +268,7 @@ pub async fn create_game(
                 game_name: req.name,
                 deal: req.deal,
                 move_deadline_seconds: req.move_deadline_seconds,
+                public: req.public.unwrap_or(false),
             })
             .map_err(ApiError::from)
     })
@@ -422,6 +426,28 @@ pub async fn get_game(
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }
 
+/// Splits a command body into the command and, for `join`, the invite code of a private game.
+fn command_of(
+    mut body: serde_json::Map<String, serde_json::Value>,
+) -> Result<(Command, Option<String>), ApiError> {
+    let joining = body.get("type").and_then(serde_json::Value::as_str) == Some("join");
+    let invite_code = match body.remove("invite_code") {
+        None => None,
+        Some(serde_json::Value::String(code)) if joining => Some(code),
+        Some(_) if joining => {
+            return Err(ApiError::Validation("invite_code must be a string".into()));
+        }
+        Some(_) => {
+            return Err(ApiError::Validation(
+                "unknown field `invite_code`: only `join` takes it".into(),
+            ));
+        }
+    };
+    let command = serde_json::from_value(serde_json::Value::Object(body))
+        .map_err(|e| ApiError::Validation(e.to_string()))?;
+    Ok((command, invite_code))
+}
+
 /// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
 fn if_match(headers: &HeaderMap) -> Result<Option<i32>, ApiError> {
     let Some(value) = headers.get(header::IF_MATCH) else {
@@ -476,12 +502,12 @@ pub async fn post_command(
     caller: Caller,
     path: web::Path<String>,
     req: HttpRequest,
-    body: Body<Command>,
+    body: Body<super::StrictObject>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let expected = if_match(req.headers())?;
     let key = idempotency_key(req.headers())?;
-    let command = body.0;
+    let (command, invite_code) = command_of(body.0.0)?;
     let st = state.clone();
     let outcome = blocking(move || {
         st.service
@@ -492,6 +518,7 @@ pub async fn post_command(
                 command,
                 if_match: expected,
                 idempotency_key: key.as_deref(),
+                invite_code: invite_code.as_deref(),
             })
             .map_err(|e| {
                 if matches!(e, ServiceError::Rule(_)) {
@@ -560,4 +587,43 @@ pub async fn list_events(
         .then(|| items.last().map(|e| e.seq.to_string()))
         .flatten();
     Ok(HttpResponse::Ok().json(EventPage { items, next_cursor }))
+}
+
+/// What a host may change of a game.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GamePatch {
+    /// Make the game public (listed and watchable by everyone) or private.
+    pub public: bool,
+}
+
+/// Changes a game's visibility (host only).
+#[utoipa::path(
+    tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = GamePatch,
+    responses(
+        (status = 200, body = GameBody),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 422, description = "`not_host`", body = Problem)
+    )
+)]
+#[patch("/v1/games/{id}")]
+pub async fn patch_game(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: Body<GamePatch>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let public = body.0.public;
+    let body = blocking(move || {
+        state
+            .service
+            .set_public(&id, &caller.id, public)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }

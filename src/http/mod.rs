@@ -78,6 +78,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::create_game)
         .service(games::list_games)
         .service(games::get_game)
+        .service(games::patch_game)
         .service(games::post_command)
         .service(games::list_events)
         .service(stream::stream_events)
@@ -166,6 +167,36 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Body<T
                 .map(Body)
                 .map_err(|e| errors::ApiError::Validation(e.to_string()).into())
         })
+    }
+}
+
+/// A JSON object whose keys must be distinct (serde_json's `Map` keeps the last of equal
+/// keys silently; a command with two `card` fields is refused instead).
+pub struct StrictObject(pub serde_json::Map<String, serde_json::Value>);
+
+impl<'de> serde::Deserialize<'de> for StrictObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = StrictObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut access: A,
+            ) -> Result<StrictObject, A::Error> {
+                let mut map = serde_json::Map::new();
+                while let Some((key, value)) = access.next_entry::<String, serde_json::Value>()? {
+                    if map.contains_key(&key) {
+                        return Err(serde::de::Error::custom(format!("duplicate field `{key}`")));
+                    }
+                    map.insert(key, value);
+                }
+                Ok(StrictObject(map))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 

@@ -46,6 +46,10 @@ pub struct GameRow {
     pub created_at: NaiveDateTime,
     /// Last change.
     pub updated_at: NaiveDateTime,
+    /// Listed for and watchable by every account.
+    pub public: bool,
+    /// The code that lets an account join a private game.
+    pub invite_code: Option<String>,
 }
 
 /// A seat of the index: who sits there and whether they must act.
@@ -232,6 +236,11 @@ pub trait Tx {
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
+    /// Makes a game public or private.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn set_public(&mut self, game: &str, public: bool) -> Result<(), StoreError>;
     /// Games in which some seat's move deadline is at or before `now`.
     ///
     /// # Errors
@@ -457,6 +466,13 @@ macro_rules! impl_tx {
                 Ok(())
             }
 
+            fn set_public(&mut self, game: &str, public: bool) -> Result<(), StoreError> {
+                diesel::update(games::table.find(game))
+                    .set(games::public.eq(public))
+                    .execute(self)?;
+                Ok(())
+            }
+
             fn expired_games(
                 &mut self,
                 now: NaiveDateTime,
@@ -486,11 +502,11 @@ macro_rules! impl_tx {
                     }
                     query = query.filter(games::id.eq_any(seats));
                 } else {
-                    // Without `mine`, a caller sees their own games and open lobbies.
+                    // Without `mine`, a caller sees their own games and public ones.
                     let seats = game_seats::table
                         .filter(game_seats::account_id.eq(q.account))
                         .select(game_seats::game_id);
-                    query = query.filter(games::id.eq_any(seats).or(games::status.eq("lobby")));
+                    query = query.filter(games::id.eq_any(seats).or(games::public.eq(true)));
                 }
                 if let Some(status) = q.status {
                     query = query.filter(games::status.eq(status.to_owned()));

@@ -30,10 +30,10 @@ fn deal() -> Value {
 fn started_game(api: &Api, host: &Player, other: &Player) -> String {
     let view = api.create_game(
         host,
-        &json!({ "ruleset": "6-nimmt", "players": 2, "deal": deal(), "options": { "end": { "rounds": 1 } } }),
+        &json!({ "ruleset": "6-nimmt", "players": 2, "deal": deal(), "public": true, "options": { "end": { "rounds": 1 } } }),
     );
     let id = view["id"].as_str().unwrap().to_owned();
-    api.ok(other, &id, &json!({ "type": "join" }));
+    api.join(other, &id);
     api.ok(host, &id, &json!({ "type": "start" }));
     id
 }
@@ -370,7 +370,7 @@ fn fresh_game(api: &Api, stage: Stage) -> (String, Player, Player) {
     );
     let id = view["id"].as_str().unwrap().to_owned();
     if !matches!(stage, Stage::Lobby) {
-        api.ok(&other, &id, &json!({ "type": "join" }));
+        api.join(&other, &id);
     }
     if matches!(stage, Stage::Running) {
         api.ok(&host, &id, &json!({ "type": "start" }));
@@ -620,6 +620,19 @@ fn commands_the_rules_refuse_change_nothing(backend: Backend) {
             Some("not_a_player"),
         );
     }
+    // A private game does not exist for an outsider at all.
+    let private = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    let private_id = private["id"].as_str().unwrap();
+    for cmd in [
+        json!({ "type": "join" }),
+        json!({ "type": "join", "invite_code": "WRONG" }),
+        json!({ "type": "resign" }),
+    ] {
+        api.command(&outsider, private_id, &cmd)
+            .assert_problem(404, "not_found");
+    }
+    api.get(&format!("/v1/games/{private_id}"), Some(&outsider.token))
+        .assert_problem(404, "not_found");
     // Unknown games: a well-formed id nobody created, and ids that are no UUIDs.
     let missing = uuid::Uuid::new_v4().to_string();
     let legal = json!({ "type": "play_card", "card": 51 });

@@ -432,13 +432,13 @@ fn no_endpoint_shows_other_hands_selections_or_the_seed(backend: Backend) {
     };
 
     // The lobby: the prepared deal is the server's alone, even towards its creator.
-    let r = api.post("/v1/games", Some(&players[0].token), &json!({ "ruleset": "6-nimmt", "players": 4, "deal": deal, "options": { "end": { "rounds": 1 } } }));
+    let r = api.post("/v1/games", Some(&players[0].token), &json!({ "ruleset": "6-nimmt", "players": 4, "deal": deal, "public": true, "options": { "end": { "rounds": 1 } } }));
     assert_eq!(r.status, 201, "{}", r.text);
     assert_eq!(r.body["prepared_deal"], true);
     seat0.check("creating the game", &r, &others);
     let game = r.body["id"].as_str().unwrap().to_owned();
     for p in &players[1..] {
-        api.ok(p, &game, &json!({ "type": "join" }));
+        api.join(p, &game);
     }
     let r = api.get(&format!("/v1/games/{game}"), Some(&spectator.token));
     watcher.check("the lobby, spectator", &r, &all_hands);

@@ -95,7 +95,7 @@ fn start(api: &Api, people: &[Player], body: Value, bots: &[&str]) -> String {
     let game = api.create_game(&people[0], &body);
     let id = game["id"].as_str().unwrap().to_owned();
     for p in &people[1..] {
-        api.ok(p, &id, &json!({ "type": "join" }));
+        api.join(p, &id);
     }
     for strategy in bots {
         api.ok(

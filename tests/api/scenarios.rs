@@ -17,7 +17,7 @@ fn prepared(api: &Api, rows: [u64; 4], hands: &[&[u64]], end: &Value) -> (Vec<Pl
     assert_eq!(game["prepared_deal"], true);
     let id = game["id"].as_str().unwrap().to_owned();
     for p in &players[1..] {
-        api.ok(p, &id, &json!({ "type": "join" }));
+        api.join(p, &id);
     }
     api.ok(&players[0], &id, &json!({ "type": "start" }));
     (players, id)

@@ -156,6 +156,7 @@ impl TestServer {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .unwrap(),
+            codes: Default::default(),
         }
     }
 
@@ -269,11 +270,13 @@ impl Reply {
     }
 }
 
-/// An HTTP client bound to a server.
+/// An HTTP client bound to a server. It remembers the invite codes of the games it
+/// created, so `join` can present them.
 #[derive(Clone)]
 pub struct Api {
     pub base: String,
     pub http: Client,
+    pub codes: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
 }
 
 /// A guest or account with its token.
@@ -350,7 +353,23 @@ impl Api {
     pub fn create_game(&self, host: &Player, body: &Value) -> Value {
         let r = self.post("/v1/games", Some(&host.token), body);
         assert_eq!(r.status, 201, "{}", r.text);
+        if let (Some(id), Some(code)) = (r.body["id"].as_str(), r.body["invite_code"].as_str()) {
+            self.codes
+                .lock()
+                .unwrap()
+                .insert(id.to_owned(), code.to_owned());
+        }
         r.body
+    }
+
+    /// Joins a game, with its invite code when this client created it privately.
+    pub fn join(&self, player: &Player, game: &str) -> Value {
+        let code = self.codes.lock().unwrap().get(game).cloned();
+        let cmd = match code {
+            Some(code) => json!({ "type": "join", "invite_code": code }),
+            None => json!({ "type": "join" }),
+        };
+        self.ok(player, game, &cmd)
     }
 
     pub fn command(&self, player: &Player, game: &str, cmd: &Value) -> Reply {
@@ -423,7 +442,7 @@ pub fn seated_game(
     let game = api.create_game(host, &body);
     let id = game["id"].as_str().unwrap().to_owned();
     for p in others {
-        api.ok(p, &id, &json!({ "type": "join" }));
+        api.join(p, &id);
     }
     for _ in 0..bots {
         api.ok(
@@ -450,6 +469,7 @@ impl Replica {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .unwrap(),
+            codes: Default::default(),
         }
     }
 }
