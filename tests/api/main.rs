@@ -13,6 +13,7 @@ mod hidden;
 mod idempotency;
 mod nimm_oder_schieb;
 mod openapi;
+mod play_by_mail;
 mod rulesets;
 mod scenarios;
 mod scorepads;
