@@ -1,0 +1,2 @@
+-- The analysts' views are PostgreSQL-only; nothing to drop on SQLite.
+SELECT 1;
