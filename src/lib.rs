@@ -12,3 +12,4 @@ pub mod pads;
 pub mod service;
 pub mod store;
 pub mod telemetry;
+pub mod webhooks;

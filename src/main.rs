@@ -173,6 +173,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let service = Service::new(store, notifier);
     watch_deadlines(service.clone(), shutdown_rx.clone());
+    stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
     let state = web::Data::new(AppState {
         service,
         limiter: LoginLimiter::new(5, Duration::from_secs(300)),

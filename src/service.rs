@@ -468,6 +468,7 @@ impl Service {
         }
         let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
         let mut game = rebuild(req.game, &stored)?;
+        let before = game.clone();
         if !row.public && game.seat_of(req.account).is_none() {
             let invited =
                 req.invite_code.is_some() && req.invite_code == row.invite_code.as_deref();
@@ -492,6 +493,7 @@ impl Service {
         let encoded = encode_all(&events)?;
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
+        crate::webhooks::enqueue(tx.webhooks(), req.game, new_version, &before, &game)?;
         let response = body(&game, &row, new_version, req.account);
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(|e| {
@@ -540,6 +542,7 @@ impl Service {
         }
         let version = version_of(&stored);
         let mut game = rebuild(game_id, &stored)?;
+        let before = game.clone();
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
         let mut dice = BotDice(rand::rng());
         let mut encoded = Vec::new();
@@ -574,7 +577,9 @@ impl Service {
         if encoded.is_empty() {
             return Ok(0);
         }
+        let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
+        crate::webhooks::enqueue(tx.webhooks(), game_id, new_version, &before, &game)?;
         Ok(moved)
     }
 

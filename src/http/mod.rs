@@ -9,6 +9,7 @@ pub mod ops;
 pub mod rulesets;
 pub mod scorepads;
 pub mod stream;
+pub mod webhooks;
 
 use actix_web::web;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -87,6 +88,9 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(scorepads::record_round)
         .service(scorepads::take_back_round)
         .service(calculator::score_nimm_oder_schieb)
+        .service(webhooks::create_webhook)
+        .service(webhooks::list_webhooks)
+        .service(webhooks::delete_webhook)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);

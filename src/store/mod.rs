@@ -9,6 +9,7 @@ mod ops;
 mod pads;
 pub mod pads_schema;
 pub mod schema;
+mod webhooks;
 
 use std::time::Duration;
 
@@ -23,6 +24,9 @@ pub use ops::{
     AccountRow, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent, Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
+pub use webhooks::{
+    DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, SeatAsk, WebhookRow, WebhookTx,
+};
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");

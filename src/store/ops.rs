@@ -251,6 +251,9 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn list_games(&mut self, query: &ListQuery<'_>) -> Result<Vec<GameSummaryRow>, StoreError>;
+    /// The webhook operations on the same transaction (the outbox is written beside the
+    /// events that cause a notification).
+    fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
 }
 
 /// Filters of a game list.
@@ -535,6 +538,10 @@ macro_rules! impl_tx {
                         GameSummaryRow { game, seats }
                     })
                     .collect())
+            }
+
+            fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx {
+                self
             }
         }
 

@@ -20,3 +20,4 @@ mod scenarios;
 mod scorepads;
 mod store;
 mod streams;
+mod webhooks;

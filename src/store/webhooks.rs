@@ -1,0 +1,464 @@
+//! Store operations of the webhooks and their outbox, written once and compiled for both
+//! connection types, and the [`Store`] entry points that hand them out.
+//!
+//! `webhooks` holds the registrations; `webhook_deliveries` is the durable outbox, written
+//! in the same transaction as the game events that cause a notification. A delivery is
+//! `pending` until it is `delivered`, `failed` (attempts used up) or `dropped` (the game no
+//! longer asks for the move it announces). While a worker sends it, its `next_attempt_at`
+//! is pushed forward as a lease, so no other worker picks it up meanwhile.
+
+use chrono::NaiveDateTime;
+use diesel::pg::PgConnection;
+use diesel::prelude::*;
+use diesel::r2d2::PooledConnection;
+use diesel::sqlite::SqliteConnection;
+
+use super::json::JsonValue;
+use super::schema::{accounts, game_seats, games, webhook_deliveries, webhooks};
+use super::{Pools, Store, StoreError};
+
+/// A delivery that waits to be sent (or sent again).
+pub const PENDING: &str = "pending";
+/// A delivery the receiver accepted with a 2xx answer.
+pub const DELIVERED: &str = "delivered";
+/// A delivery given up after its last attempt.
+pub const FAILED: &str = "failed";
+/// A delivery not sent because the game no longer asks for that move.
+pub const DROPPED: &str = "dropped";
+
+/// A registered webhook.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = webhooks)]
+pub struct WebhookRow {
+    /// Id (UUID text).
+    pub id: String,
+    /// The account whose notifications go to this URL.
+    pub account_id: String,
+    /// `http://` or `https://` URL.
+    pub url: String,
+    /// The HMAC key (hex text), shown once at registration.
+    pub secret: String,
+    /// Registration time (UTC).
+    pub created_at: NaiveDateTime,
+}
+
+/// A row of the outbox.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = webhook_deliveries)]
+pub struct DeliveryRow {
+    /// Id (UUID text), also the payload's `id` and the `Stammtisch-Delivery` header.
+    pub id: String,
+    /// The webhook it goes to.
+    pub webhook_id: String,
+    /// The account notified.
+    pub account_id: String,
+    /// The game it is about.
+    pub game_id: String,
+    /// `your_turn` or `game_finished`.
+    pub kind: String,
+    /// The game's version when the notification was written.
+    pub game_version: i32,
+    /// The JSON body that is sent.
+    pub payload: JsonValue,
+    /// `pending`, `delivered`, `failed` or `dropped`.
+    pub status: String,
+    /// Attempts started so far.
+    pub attempts: i32,
+    /// When a worker may (next) take it; while one sends it, the end of its lease.
+    pub next_attempt_at: NaiveDateTime,
+    /// What went wrong last time.
+    pub last_error: Option<String>,
+    /// When it was written (UTC).
+    pub created_at: NaiveDateTime,
+    /// When it left the `pending` state.
+    pub finished_at: Option<NaiveDateTime>,
+}
+
+/// What the index says a person is asked in a game now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatAsk {
+    /// The person must act now.
+    pub awaiting: bool,
+    /// The actions asked, comma-separated (`play_card`, `pass,take`, …).
+    pub action: Option<String>,
+    /// The game's version.
+    pub version: i32,
+}
+
+/// The webhook operations of one transaction (or one connection, for reads).
+pub trait WebhookTx {
+    /// Locks the account's row until the end of the transaction (PostgreSQL; SQLite write
+    /// transactions are serialised anyway), so that counting and inserting its webhooks
+    /// cannot interleave with another registration.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn lock_account(&mut self, account: &str) -> Result<(), StoreError>;
+    /// Inserts a webhook.
+    ///
+    /// # Errors
+    /// [`StoreError::Duplicate`] when the id exists, database failure.
+    fn insert_webhook(&mut self, row: &WebhookRow) -> Result<(), StoreError>;
+    /// An account's webhooks, oldest first.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn webhooks_of(&mut self, account: &str) -> Result<Vec<WebhookRow>, StoreError>;
+    /// The webhooks of any of these accounts, oldest first.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn webhooks_of_accounts(&mut self, accounts: &[&str]) -> Result<Vec<WebhookRow>, StoreError>;
+    /// Deletes an account's webhook (and, by the foreign key, its deliveries); `false` when
+    /// the account has no webhook with this id.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn delete_webhook(&mut self, account: &str, id: &str) -> Result<bool, StoreError>;
+    /// Writes deliveries to the outbox.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn insert_deliveries(&mut self, rows: &[DeliveryRow]) -> Result<(), StoreError>;
+    /// Marks an account's pending deliveries of one kind for one game `dropped` (a newer
+    /// notification supersedes them); returns how many.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn drop_pending(
+        &mut self,
+        game: &str,
+        account: &str,
+        kind: &str,
+        reason: &str,
+        now: NaiveDateTime,
+    ) -> Result<usize, StoreError>;
+    /// Whether some pending delivery is due at `now` (a plain read, without locks: lets an
+    /// idle worker skip the write transaction of a claim).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn any_due(&mut self, now: NaiveDateTime) -> Result<bool, StoreError>;
+    /// Up to `limit` pending deliveries due at `now`, oldest due first, locked until the end
+    /// of the transaction; on PostgreSQL rows that another transaction holds are skipped.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn due_deliveries(
+        &mut self,
+        now: NaiveDateTime,
+        limit: i64,
+    ) -> Result<Vec<DeliveryRow>, StoreError>;
+    /// Webhooks by id.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn webhooks_by_id(&mut self, ids: &[&str]) -> Result<Vec<WebhookRow>, StoreError>;
+    /// What the index says `account` is asked in `game` now (`None`: not seated, or no
+    /// such game).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn seat_ask(&mut self, game: &str, account: &str) -> Result<Option<SeatAsk>, StoreError>;
+    /// Starts an attempt: counts it and leases the delivery until `lease_until`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn lease_delivery(&mut self, id: &str, lease_until: NaiveDateTime) -> Result<(), StoreError>;
+    /// Ends a delivery: `status` is `delivered`, `failed` or `dropped`. A `delivered`
+    /// outcome is recorded whatever the row's state (the receiver has it); the others only
+    /// while the row is still `pending`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn finish_delivery(
+        &mut self,
+        id: &str,
+        status: &str,
+        last_error: Option<&str>,
+        now: NaiveDateTime,
+    ) -> Result<(), StoreError>;
+    /// Schedules the next attempt of a pending delivery after a failed one.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn retry_delivery(
+        &mut self,
+        id: &str,
+        at: NaiveDateTime,
+        last_error: &str,
+    ) -> Result<(), StoreError>;
+}
+
+fn duplicate_or(e: diesel::result::Error) -> StoreError {
+    if matches!(
+        e,
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
+    ) {
+        StoreError::Duplicate
+    } else {
+        StoreError::Query(e)
+    }
+}
+
+/// `$($lock)*` is appended to the queries that must lock the rows they read: PostgreSQL
+/// gets `FOR UPDATE` (and `SKIP LOCKED` for the outbox); SQLite's `BEGIN IMMEDIATE`
+/// already makes write transactions exclusive.
+macro_rules! impl_webhook_tx {
+    ($conn:ty, lock: [$($lock:tt)*], claim: [$($claim:tt)*]) => {
+        impl WebhookTx for $conn {
+            fn lock_account(&mut self, account: &str) -> Result<(), StoreError> {
+                let _: Option<String> = accounts::table
+                    .find(account)
+                    .select(accounts::id)
+                    $($lock)*
+                    .first(self)
+                    .optional()?;
+                Ok(())
+            }
+
+            fn insert_webhook(&mut self, row: &WebhookRow) -> Result<(), StoreError> {
+                diesel::insert_into(webhooks::table)
+                    .values(row.clone())
+                    .execute(self)
+                    .map_err(duplicate_or)?;
+                Ok(())
+            }
+
+            fn webhooks_of(&mut self, account: &str) -> Result<Vec<WebhookRow>, StoreError> {
+                Ok(webhooks::table
+                    .filter(webhooks::account_id.eq(account))
+                    .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                    .select(WebhookRow::as_select())
+                    .load(self)?)
+            }
+
+            fn webhooks_of_accounts(
+                &mut self,
+                accounts: &[&str],
+            ) -> Result<Vec<WebhookRow>, StoreError> {
+                if accounts.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(webhooks::table
+                    .filter(webhooks::account_id.eq_any(accounts))
+                    .order((webhooks::created_at.asc(), webhooks::id.asc()))
+                    .select(WebhookRow::as_select())
+                    .load(self)?)
+            }
+
+            fn delete_webhook(&mut self, account: &str, id: &str) -> Result<bool, StoreError> {
+                let deleted = diesel::delete(
+                    webhooks::table
+                        .filter(webhooks::id.eq(id))
+                        .filter(webhooks::account_id.eq(account)),
+                )
+                .execute(self)?;
+                Ok(deleted > 0)
+            }
+
+            fn insert_deliveries(&mut self, rows: &[DeliveryRow]) -> Result<(), StoreError> {
+                if rows.is_empty() {
+                    return Ok(());
+                }
+                diesel::insert_into(webhook_deliveries::table)
+                    .values(rows.to_vec())
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn drop_pending(
+                &mut self,
+                game: &str,
+                account: &str,
+                kind: &str,
+                reason: &str,
+                now: NaiveDateTime,
+            ) -> Result<usize, StoreError> {
+                Ok(diesel::update(
+                    webhook_deliveries::table
+                        .filter(webhook_deliveries::game_id.eq(game))
+                        .filter(webhook_deliveries::account_id.eq(account))
+                        .filter(webhook_deliveries::kind.eq(kind))
+                        .filter(webhook_deliveries::status.eq(PENDING)),
+                )
+                .set((
+                    webhook_deliveries::status.eq(DROPPED),
+                    webhook_deliveries::last_error.eq(reason),
+                    webhook_deliveries::finished_at.eq(now),
+                ))
+                .execute(self)?)
+            }
+
+            fn any_due(&mut self, now: NaiveDateTime) -> Result<bool, StoreError> {
+                let due: Option<String> = webhook_deliveries::table
+                    .filter(webhook_deliveries::status.eq(PENDING))
+                    .filter(webhook_deliveries::next_attempt_at.le(now))
+                    .select(webhook_deliveries::id)
+                    .first(self)
+                    .optional()?;
+                Ok(due.is_some())
+            }
+
+            fn due_deliveries(
+                &mut self,
+                now: NaiveDateTime,
+                limit: i64,
+            ) -> Result<Vec<DeliveryRow>, StoreError> {
+                Ok(webhook_deliveries::table
+                    .filter(webhook_deliveries::status.eq(PENDING))
+                    .filter(webhook_deliveries::next_attempt_at.le(now))
+                    .order((
+                        webhook_deliveries::next_attempt_at.asc(),
+                        webhook_deliveries::id.asc(),
+                    ))
+                    .limit(limit)
+                    .select(DeliveryRow::as_select())
+                    $($claim)*
+                    .load(self)?)
+            }
+
+            fn webhooks_by_id(&mut self, ids: &[&str]) -> Result<Vec<WebhookRow>, StoreError> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(webhooks::table
+                    .filter(webhooks::id.eq_any(ids))
+                    .select(WebhookRow::as_select())
+                    .load(self)?)
+            }
+
+            fn seat_ask(
+                &mut self,
+                game: &str,
+                account: &str,
+            ) -> Result<Option<SeatAsk>, StoreError> {
+                let row: Option<(bool, Option<String>, i32)> = game_seats::table
+                    .inner_join(games::table)
+                    .filter(game_seats::game_id.eq(game))
+                    .filter(game_seats::account_id.eq(account))
+                    .select((game_seats::awaiting, game_seats::action, games::version))
+                    .first(self)
+                    .optional()?;
+                Ok(row.map(|(awaiting, action, version)| SeatAsk {
+                    awaiting,
+                    action,
+                    version,
+                }))
+            }
+
+            fn lease_delivery(
+                &mut self,
+                id: &str,
+                lease_until: NaiveDateTime,
+            ) -> Result<(), StoreError> {
+                diesel::update(webhook_deliveries::table.find(id))
+                    .set((
+                        webhook_deliveries::attempts.eq(webhook_deliveries::attempts + 1),
+                        webhook_deliveries::next_attempt_at.eq(lease_until),
+                    ))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn finish_delivery(
+                &mut self,
+                id: &str,
+                status: &str,
+                last_error: Option<&str>,
+                now: NaiveDateTime,
+            ) -> Result<(), StoreError> {
+                let changes = (
+                    webhook_deliveries::status.eq(status),
+                    webhook_deliveries::last_error.eq(last_error),
+                    webhook_deliveries::finished_at.eq(now),
+                );
+                if status == DELIVERED {
+                    diesel::update(webhook_deliveries::table.find(id))
+                        .set(changes)
+                        .execute(self)?;
+                } else {
+                    diesel::update(
+                        webhook_deliveries::table
+                            .find(id)
+                            .filter(webhook_deliveries::status.eq(PENDING)),
+                    )
+                    .set(changes)
+                    .execute(self)?;
+                }
+                Ok(())
+            }
+
+            fn retry_delivery(
+                &mut self,
+                id: &str,
+                at: NaiveDateTime,
+                last_error: &str,
+            ) -> Result<(), StoreError> {
+                diesel::update(
+                    webhook_deliveries::table
+                        .find(id)
+                        .filter(webhook_deliveries::status.eq(PENDING)),
+                )
+                .set((
+                    webhook_deliveries::next_attempt_at.eq(at),
+                    webhook_deliveries::last_error.eq(last_error),
+                ))
+                .execute(self)?;
+                Ok(())
+            }
+        }
+    };
+}
+
+impl_webhook_tx!(PgConnection, lock: [.for_update()], claim: [.for_update().skip_locked()]);
+impl_webhook_tx!(SqliteConnection, lock: [], claim: []);
+
+impl Store {
+    /// Runs `f` in one write transaction over the webhook tables (SQLite: `BEGIN
+    /// IMMEDIATE`, as [`Store::write`]). Rolls back when `f` fails.
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or a store error converted into `E`.
+    pub fn write_webhooks<T, E>(
+        &self,
+        f: impl FnOnce(&mut dyn WebhookTx) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError> + From<diesel::result::Error>,
+    {
+        match &self.pools {
+            Pools::Pg(p) => {
+                let mut conn = p.get().map_err(StoreError::from)?;
+                (*conn).transaction(|c| f(c))
+            }
+            Pools::Sqlite(p) => {
+                let mut conn = p.get().map_err(StoreError::from)?;
+                (*conn).immediate_transaction(|c| f(c))
+            }
+        }
+    }
+
+    /// Runs `f` on a connection without a transaction of its own (single reads).
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or a pool error converted into `E`.
+    pub fn read_webhooks<T, E>(
+        &self,
+        f: impl FnOnce(&mut dyn WebhookTx) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        match &self.pools {
+            Pools::Pg(p) => {
+                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
+                f(&mut *conn)
+            }
+            Pools::Sqlite(p) => {
+                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
+                f(&mut *conn)
+            }
+        }
+    }
+}

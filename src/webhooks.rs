@@ -1,0 +1,695 @@
+//! Webhooks: an account registers URLs; when it becomes that account's turn in a game (or
+//! one of its games ends) the server POSTs a signed JSON notification there.
+//!
+//! Notifications go through a durable outbox: [`enqueue`] writes `webhook_deliveries` rows
+//! in the same transaction as the game events that cause them, so a notification exists
+//! exactly when its cause was committed. The [`spawn_worker`] thread (one per replica)
+//! claims due rows, checks that the game still asks for the move it announces (otherwise the
+//! row is `dropped`), sends it, and records the outcome: `delivered` on a 2xx answer,
+//! another attempt after an exponential backoff otherwise, `failed` after
+//! [`MAX_ATTEMPTS`]. A delivery keeps its id (payload `id`, header `Stammtisch-Delivery`)
+//! across attempts, so receivers drop duplicates by it.
+//!
+//! Signature: `Stammtisch-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over
+//! `"<t>.<body>"`, keyed with the webhook's secret (the hex text as ASCII bytes); see
+//! [`sign`].
+//!
+//! Payloads carry public information only: the game, its version and ruleset, the seat,
+//! the actions asked and the deadline, or the winners — never cards, selections, chips or
+//! seeds. Blocking: call from `web::block` or a thread of its own. Knows no HTTP routes.
+
+use std::time::Duration;
+
+use chrono::{NaiveDateTime, TimeDelta, Utc};
+use hmac::{Hmac, Mac};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use sha2::Sha256;
+
+use rules::{Game, Status};
+
+use crate::store::json::JsonValue;
+use crate::store::{
+    DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, Store, StoreError, WebhookRow, WebhookTx,
+};
+
+/// At most this many webhooks per account.
+pub const MAX_WEBHOOKS_PER_ACCOUNT: usize = 10;
+/// A delivery is given up (`failed`) after this many attempts.
+pub const MAX_ATTEMPTS: i32 = 10;
+/// The longest wait between two attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(600);
+/// The longest accepted webhook URL.
+pub const MAX_URL_LENGTH: usize = 2048;
+/// Notification kind: the account must act in a game.
+pub const YOUR_TURN: &str = "your_turn";
+/// Notification kind: a game the account sits in has ended.
+pub const GAME_FINISHED: &str = "game_finished";
+/// Header with the delivery id.
+pub const DELIVERY_HEADER: &str = "Stammtisch-Delivery";
+/// Header with the timestamp and the signature.
+pub const SIGNATURE_HEADER: &str = "Stammtisch-Signature";
+
+/// Why a webhook use case failed.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    /// The URL is not an absolute `http://` or `https://` URL.
+    #[error("{0}")]
+    InvalidUrl(String),
+    /// The account has [`MAX_WEBHOOKS_PER_ACCOUNT`] webhooks already.
+    #[error("an account may register at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks")]
+    TooMany,
+    /// No such webhook, or not the caller's.
+    #[error("webhook not found")]
+    NotFound,
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<diesel::result::Error> for WebhookError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Store(StoreError::Query(e))
+    }
+}
+
+/// A webhook as its owner sees it (the secret is shown only at registration).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct WebhookBody {
+    /// Id.
+    pub id: String,
+    /// Where notifications are POSTed.
+    pub url: String,
+    /// Registration time (UTC, RFC 3339).
+    pub created_at: String,
+}
+
+/// A webhook just registered, with its secret (shown this once only).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct CreatedWebhook {
+    /// Id.
+    pub id: String,
+    /// Where notifications are POSTed.
+    pub url: String,
+    /// The HMAC-SHA256 key of `Stammtisch-Signature` (64 hex characters, used as text).
+    pub secret: String,
+    /// Registration time (UTC, RFC 3339).
+    pub created_at: String,
+}
+
+fn rfc3339(t: NaiveDateTime) -> String {
+    t.and_utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn body_of(row: WebhookRow) -> WebhookBody {
+    WebhookBody {
+        id: row.id,
+        url: row.url,
+        created_at: rfc3339(row.created_at),
+    }
+}
+
+/// Checks a webhook URL: absolute, `http` or `https`, with a host, without credentials,
+/// whitespace or a fragment, at most [`MAX_URL_LENGTH`] characters.
+///
+/// # Errors
+/// [`WebhookError::InvalidUrl`] saying what is wrong.
+pub fn validate_url(url: &str) -> Result<(), WebhookError> {
+    let invalid = |why: &str| Err(WebhookError::InvalidUrl(why.to_owned()));
+    if url.len() > MAX_URL_LENGTH {
+        return invalid("url must be at most 2048 characters");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) || url.contains('#') {
+        return invalid("url must not contain whitespace, control characters or a fragment");
+    }
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return invalid("url is not a valid URL");
+    };
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return invalid("url must start with http:// or https://");
+    }
+    let Some(authority) = uri.authority() else {
+        return invalid("url must name a host");
+    };
+    if authority.as_str().contains('@') {
+        return invalid("url must not contain credentials");
+    }
+    if authority.host().is_empty() {
+        return invalid("url must name a host");
+    }
+    Ok(())
+}
+
+/// Registers a webhook for `account`.
+///
+/// # Errors
+/// An invalid URL, too many webhooks, storage failure.
+pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhook, WebhookError> {
+    validate_url(url)?;
+    let row = WebhookRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        account_id: account.to_owned(),
+        url: url.to_owned(),
+        secret: crate::fairness::new_seed(),
+        created_at: Utc::now().naive_utc(),
+    };
+    store.write_webhooks(|tx| {
+        tx.lock_account(account)?;
+        if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
+            return Err(WebhookError::TooMany);
+        }
+        tx.insert_webhook(&row)?;
+        Ok(())
+    })?;
+    Ok(CreatedWebhook {
+        id: row.id,
+        url: row.url,
+        secret: row.secret,
+        created_at: rfc3339(row.created_at),
+    })
+}
+
+/// The account's webhooks, oldest first, without secrets.
+///
+/// # Errors
+/// Storage failure.
+pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
+    let rows = store.read_webhooks(|tx| tx.webhooks_of(account))?;
+    Ok(rows.into_iter().map(body_of).collect())
+}
+
+/// Deletes one of the account's webhooks with its pending deliveries.
+///
+/// # Errors
+/// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
+/// failure.
+pub fn delete(store: &Store, account: &str, id: &str) -> Result<(), WebhookError> {
+    if store.write_webhooks(|tx| tx.delete_webhook(account, id))? {
+        Ok(())
+    } else {
+        Err(WebhookError::NotFound)
+    }
+}
+
+/// A person asked to act: seat, account and the actions asked.
+struct Ask<'a> {
+    seat: u8,
+    account: &'a str,
+    actions: Vec<&'static str>,
+}
+
+/// The persons (seats with an account, not played by a bot) asked to act in `game`.
+fn person_asks(game: &Game) -> Vec<Ask<'_>> {
+    let awaiting = game.awaiting();
+    game.seats
+        .iter()
+        .enumerate()
+        .filter(|(_, seat)| !seat.bot_controlled())
+        .filter_map(|(i, seat)| {
+            let seat_no = u8::try_from(i).ok()?;
+            let account = seat.account()?;
+            let actions: Vec<&'static str> = awaiting
+                .iter()
+                .filter(|a| a.seat == seat_no)
+                .map(|a| a.action)
+                .collect();
+            (!actions.is_empty()).then_some(Ask {
+                seat: seat_no,
+                account,
+                actions,
+            })
+        })
+        .collect()
+}
+
+/// What a seat holds and has done, as the seat itself sees it: it changes when the seat
+/// acts (a card played or taken, chips paid, a new deal), and not when others act. An ask
+/// with the same actions but another fingerprint is a new ask (the next turn).
+fn fingerprint(game: &Game, seat: u8, account: &str) -> Value {
+    let view = game.view_for(Some(account));
+    let mut seat_view = view
+        .seats
+        .get(usize::from(seat))
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or(Value::Null);
+    if let Some(object) = seat_view.as_object_mut() {
+        object.remove("deadline_at");
+    }
+    json!({
+        "round": view.round,
+        "you": serde_json::to_value(&view.you).unwrap_or(Value::Null),
+        "seat": seat_view,
+    })
+}
+
+/// Writes the notifications that a change of a game from `before` to `after` causes, in the
+/// transaction that appends the change (`version` is the game's version after it):
+///
+/// - `your_turn`, per webhook of each person asked to act in `after` who was not asked the
+///   same in `before` (other actions, or the same actions at a later point of the game: a
+///   new turn). Older pending `your_turn` deliveries of that person for the game are
+///   dropped, superseded by the new one.
+/// - `game_finished`, per webhook of every seated person, when `after` is finished and
+///   `before` was not.
+///
+/// # Errors
+/// Storage failure.
+pub fn enqueue(
+    tx: &mut dyn WebhookTx,
+    game_id: &str,
+    version: i32,
+    before: &Game,
+    after: &Game,
+) -> Result<(), StoreError> {
+    let asked_before = person_asks(before);
+    let turns: Vec<Ask<'_>> = person_asks(after)
+        .into_iter()
+        .filter(|ask| {
+            let same = asked_before.iter().any(|b| {
+                b.seat == ask.seat && b.account == ask.account && b.actions == ask.actions
+            }) && fingerprint(before, ask.seat, ask.account)
+                == fingerprint(after, ask.seat, ask.account);
+            !same
+        })
+        .collect();
+    let finished = after.status() == Status::Finished && before.status() != Status::Finished;
+    let seated: Vec<(u8, &str)> = if finished {
+        after
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.account()?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if turns.is_empty() && seated.is_empty() {
+        return Ok(());
+    }
+    let mut accounts: Vec<&str> = turns
+        .iter()
+        .map(|t| t.account)
+        .chain(seated.iter().map(|(_, a)| *a))
+        .collect();
+    accounts.sort_unstable();
+    accounts.dedup();
+    let hooks = tx.webhooks_of_accounts(&accounts)?;
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let now = Utc::now().naive_utc();
+    let common = |kind: &str, seat: u8| {
+        let mut payload = Map::new();
+        payload.insert("kind".into(), kind.into());
+        payload.insert("game_id".into(), game_id.into());
+        payload.insert("game_version".into(), version.into());
+        payload.insert("ruleset".into(), after.setup.ruleset.name().into());
+        payload.insert("seat".into(), seat.into());
+        payload.insert("created_at".into(), rfc3339(now).into());
+        payload
+    };
+    let row = |hook: &WebhookRow, kind: &str, mut payload: Map<String, Value>| {
+        let id = uuid::Uuid::now_v7().to_string();
+        payload.insert("id".into(), id.clone().into());
+        DeliveryRow {
+            id,
+            webhook_id: hook.id.clone(),
+            account_id: hook.account_id.clone(),
+            game_id: game_id.to_owned(),
+            kind: kind.to_owned(),
+            game_version: version,
+            payload: JsonValue(Value::Object(payload)),
+            status: PENDING.to_owned(),
+            attempts: 0,
+            next_attempt_at: now,
+            last_error: None,
+            created_at: now,
+            finished_at: None,
+        }
+    };
+    let mut rows = Vec::new();
+    for ask in &turns {
+        let mine: Vec<&WebhookRow> = hooks
+            .iter()
+            .filter(|h| h.account_id == ask.account)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        tx.drop_pending(
+            game_id,
+            ask.account,
+            YOUR_TURN,
+            "superseded by a newer your_turn",
+            now,
+        )?;
+        let mut payload = common(YOUR_TURN, ask.seat);
+        payload.insert("actions".into(), ask.actions.clone().into());
+        let deadline = after
+            .deadlines
+            .iter()
+            .filter(|d| d.seat == ask.seat)
+            .filter_map(|d| chrono::DateTime::parse_from_rfc3339(&d.at).ok())
+            .min();
+        if let Some(at) = deadline {
+            payload.insert(
+                "deadline_at".into(),
+                at.with_timezone(&Utc)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                    .into(),
+            );
+        }
+        rows.extend(mine.into_iter().map(|h| row(h, YOUR_TURN, payload.clone())));
+    }
+    for (seat, account) in &seated {
+        let mut payload = common(GAME_FINISHED, *seat);
+        payload.insert("winners".into(), after.winners.clone().into());
+        rows.extend(
+            hooks
+                .iter()
+                .filter(|h| h.account_id == *account)
+                .map(|h| row(h, GAME_FINISHED, payload.clone())),
+        );
+    }
+    tx.insert_deliveries(&rows)
+}
+
+/// `hex(HMAC-SHA256(secret, "<timestamp>.<body>"))`, the `v1` of `Stammtisch-Signature`.
+/// The key is the secret's text (its ASCII bytes), as shown at registration.
+#[must_use]
+pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
+    // HMAC takes keys of any length; `new_from_slice` cannot fail for it.
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// How the delivery worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// `WEBHOOK_BACKOFF_MS`, default 1000: the wait after a first failed attempt; it doubles
+    /// with each further failure, up to [`MAX_BACKOFF`].
+    pub backoff: Duration,
+    /// `WEBHOOK_TIMEOUT_MS`, default 10000: the limit of one POST (connect to last byte).
+    pub timeout: Duration,
+    /// How often the outbox is looked at (200 ms).
+    pub poll: Duration,
+    /// At most this many deliveries are sent at once (16).
+    pub batch: i64,
+}
+
+impl WorkerConfig {
+    /// Reads the environment.
+    #[must_use]
+    pub fn from_env() -> Self {
+        let ms = |key: &str, default: u64| {
+            Duration::from_millis(
+                std::env::var(key)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(default),
+            )
+        };
+        Self {
+            backoff: ms("WEBHOOK_BACKOFF_MS", 1_000),
+            timeout: ms("WEBHOOK_TIMEOUT_MS", 10_000).max(Duration::from_millis(100)),
+            poll: Duration::from_millis(200),
+            batch: 16,
+        }
+    }
+
+    /// How long a claimed delivery stays invisible to other workers: twice the POST
+    /// timeout, so a lease never ends while its POST can still be under way.
+    #[must_use]
+    pub fn lease(&self) -> Duration {
+        self.timeout.saturating_mul(2)
+    }
+
+    /// The wait before attempt `attempts + 1`, after `attempts` failed ones.
+    #[must_use]
+    pub fn backoff_after(&self, attempts: i32) -> Duration {
+        let doublings = u32::try_from(attempts.saturating_sub(1))
+            .unwrap_or(0)
+            .min(30);
+        self.backoff
+            .saturating_mul(1u32 << doublings)
+            .min(MAX_BACKOFF)
+    }
+}
+
+fn delta(d: Duration) -> TimeDelta {
+    TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
+}
+
+/// A delivery a worker has leased, with where it goes.
+struct Claimed {
+    delivery: DeliveryRow,
+    url: String,
+    secret: String,
+}
+
+/// Whether the game still asks the delivery's account for the actions its `your_turn`
+/// payload announces: the seat is awaited with the same actions, and the game has not gone
+/// back to before the notification.
+fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreError> {
+    let announced = d
+        .payload
+        .0
+        .get("actions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+    let Some(ask) = tx.seat_ask(&d.game_id, &d.account_id)? else {
+        return Ok(false);
+    };
+    Ok(ask.awaiting
+        && ask.action.is_some()
+        && ask.action == announced
+        && ask.version >= d.game_version)
+}
+
+/// Takes up to `batch` due deliveries: drops the `your_turn` ones the game no longer asks
+/// for, counts an attempt for the others and leases them. PostgreSQL skips rows another
+/// replica holds (`FOR UPDATE SKIP LOCKED`), so no delivery is sent twice at the same time.
+fn claim(tx: &mut dyn WebhookTx, config: &WorkerConfig) -> Result<Vec<Claimed>, StoreError> {
+    let now = Utc::now().naive_utc();
+    let due = tx.due_deliveries(now, config.batch)?;
+    if due.is_empty() {
+        return Ok(Vec::new());
+    }
+    let hook_ids: Vec<&str> = due.iter().map(|d| d.webhook_id.as_str()).collect();
+    let hooks = tx.webhooks_by_id(&hook_ids)?;
+    let lease_until = now + delta(config.lease());
+    let mut claimed = Vec::new();
+    for mut delivery in due {
+        if delivery.kind == YOUR_TURN && !still_asked(tx, &delivery)? {
+            tx.finish_delivery(
+                &delivery.id,
+                DROPPED,
+                Some("the game no longer asks for this move"),
+                now,
+            )?;
+            tracing::debug!(
+                delivery = delivery.id,
+                "dropped a notification for a move no longer asked"
+            );
+            continue;
+        }
+        // The foreign key deletes deliveries with their webhook, so this always finds one.
+        let Some(hook) = hooks.iter().find(|h| h.id == delivery.webhook_id) else {
+            continue;
+        };
+        tx.lease_delivery(&delivery.id, lease_until)?;
+        delivery.attempts += 1;
+        claimed.push(Claimed {
+            url: hook.url.clone(),
+            secret: hook.secret.clone(),
+            delivery,
+        });
+    }
+    Ok(claimed)
+}
+
+/// POSTs one delivery; `Err` describes a failed attempt.
+fn send(agent: &ureq::Agent, c: &Claimed) -> Result<(), String> {
+    let body = serde_json::to_string(&c.delivery.payload.0).map_err(|e| e.to_string())?;
+    let timestamp = Utc::now().timestamp();
+    let signature = sign(&c.secret, timestamp, body.as_bytes());
+    let response = agent
+        .post(&c.url)
+        .header("Content-Type", "application/json")
+        .header(DELIVERY_HEADER, &c.delivery.id)
+        .header(SIGNATURE_HEADER, format!("t={timestamp},v1={signature}"))
+        .send(body.as_str())
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("the receiver answered {status}"))
+    }
+}
+
+/// Records the outcome of an attempt.
+fn record(
+    store: &Store,
+    config: &WorkerConfig,
+    c: &Claimed,
+    outcome: Result<(), String>,
+) -> Result<(), StoreError> {
+    let now = Utc::now().naive_utc();
+    let id = c.delivery.id.as_str();
+    store.write_webhooks(|tx| match outcome {
+        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
+        Err(error) => {
+            let error: String = error.chars().take(500).collect();
+            if c.delivery.attempts >= MAX_ATTEMPTS {
+                tracing::warn!(delivery = id, error, "giving up a webhook delivery");
+                tx.finish_delivery(id, FAILED, Some(&error), now)
+            } else {
+                let wait = config.backoff_after(c.delivery.attempts);
+                tracing::info!(
+                    delivery = id,
+                    error,
+                    ?wait,
+                    "webhook delivery failed; will retry"
+                );
+                tx.retry_delivery(id, now + delta(wait), &error)
+            }
+        }
+    })
+}
+
+/// Claims due deliveries and sends them, concurrently; returns how many were attempted.
+///
+/// # Errors
+/// Storage failure while claiming.
+pub fn deliver_due(
+    store: &Store,
+    agent: &ureq::Agent,
+    config: &WorkerConfig,
+) -> Result<usize, StoreError> {
+    let now = Utc::now().naive_utc();
+    if !store.read_webhooks(|tx| tx.any_due(now))? {
+        return Ok(0);
+    }
+    let claimed = store.write_webhooks(|tx| claim(tx, config))?;
+    std::thread::scope(|scope| {
+        for c in &claimed {
+            scope.spawn(move || {
+                let outcome = send(agent, c);
+                if let Err(e) = record(store, config, c, outcome) {
+                    tracing::warn!(delivery = c.delivery.id, error = %e, "could not record a webhook delivery");
+                }
+            });
+        }
+    });
+    Ok(claimed.len())
+}
+
+/// The HTTP client of the worker: the configured timeout, no redirects, non-2xx statuses
+/// as answers rather than errors.
+#[must_use]
+pub fn agent(config: &WorkerConfig) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(config.timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .user_agent(concat!("stammtisch-webhooks/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
+/// Sends due webhook deliveries every 200 ms on a thread of its own, until shutdown. Every
+/// replica runs one; leases (and `SKIP LOCKED` on PostgreSQL) keep them from sending the
+/// same delivery at once.
+pub fn spawn_worker(store: Store, shutdown: tokio::sync::watch::Receiver<bool>) {
+    let config = WorkerConfig::from_env();
+    let spawned = std::thread::Builder::new()
+        .name("webhooks".into())
+        .spawn(move || {
+            let agent = agent(&config);
+            while !*shutdown.borrow() {
+                if let Err(e) = deliver_due(&store, &agent, &config) {
+                    tracing::warn!(error = %e, "could not claim webhook deliveries");
+                }
+                std::thread::sleep(config.poll);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the webhook worker");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_the_base_up_to_ten_minutes() {
+        let config = WorkerConfig {
+            backoff: Duration::from_secs(1),
+            timeout: Duration::from_secs(10),
+            poll: Duration::from_millis(200),
+            batch: 16,
+        };
+        let waits: Vec<u64> = (1..=12)
+            .map(|n| config.backoff_after(n).as_secs())
+            .collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600]);
+        assert_eq!(config.backoff_after(i32::MAX), MAX_BACKOFF);
+        assert_eq!(config.lease(), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn the_signature_is_hmac_sha256_of_timestamp_dot_body() {
+        // RFC 4231, test case 2: key "Jefe", data "what do ya want for nothing?".
+        let data = b"what do ya want for nothing?";
+        let mut mac = Hmac::<Sha256>::new_from_slice(b"Jefe").unwrap_or_else(|_| unreachable!());
+        mac.update(data);
+        assert_eq!(
+            hex::encode(mac.finalize().into_bytes()),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        let mut mac = Hmac::<Sha256>::new_from_slice(b"s3cret").unwrap_or_else(|_| unreachable!());
+        mac.update(b"1700000000.{\"a\":1}");
+        let expected = hex::encode(mac.finalize().into_bytes());
+        assert_eq!(sign("s3cret", 1_700_000_000, b"{\"a\":1}"), expected);
+        assert_ne!(sign("s3cret", 1_700_000_001, b"{\"a\":1}"), expected);
+        assert_ne!(sign("other", 1_700_000_000, b"{\"a\":1}"), expected);
+    }
+
+    #[test]
+    fn only_absolute_http_urls_with_a_host_are_accepted() {
+        for ok in [
+            "http://127.0.0.1:8080/hook",
+            "https://example.org",
+            "https://example.org/a/b?c=d",
+            "http://[::1]:9000/",
+        ] {
+            assert!(validate_url(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "ftp://example.org/",
+            "example.org",
+            "//example.org/x",
+            "https://",
+            "https://u:p@example.org/",
+            "https://example.org/#x",
+            "https://exa mple.org/",
+            "mailto:someone@example.org",
+        ] {
+            assert!(validate_url(bad).is_err(), "{bad}");
+        }
+    }
+}

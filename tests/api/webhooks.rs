@@ -1,0 +1,822 @@
+//! Webhooks: registration, signed `your_turn` and `game_finished` notifications, retries
+//! with the same delivery id, no duplicates across a restart mid-delivery, nothing sent for
+//! a move the game no longer asks for, and payloads without hidden information.
+//!
+//! A local receiver (a `TcpListener` on 127.0.0.1 with a thread per connection) answers each
+//! request according to a script and records method, path, headers, body and its answer.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use diesel::{Connection, RunQueryDsl};
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::support::{Api, Backend, Player, TestDb, TestServer};
+
+/// One request the receiver got.
+#[derive(Debug, Clone)]
+struct Request {
+    path: String,
+    /// Header names in lower case.
+    headers: HashMap<String, String>,
+    body: String,
+    /// The status the receiver answered (or tried to answer) with.
+    answered: u16,
+    /// The attempt of this delivery id, from 1.
+    nth: usize,
+    at: Instant,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> &str {
+        self.headers.get(name).map_or("", String::as_str)
+    }
+
+    fn delivery(&self) -> &str {
+        self.header("stammtisch-delivery")
+    }
+
+    fn payload(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+    }
+
+    fn ok(&self) -> bool {
+        (200..300).contains(&self.answered)
+    }
+}
+
+/// How the receiver answers the `nth` request of a delivery id: status and a delay.
+type Script = Arc<dyn Fn(usize) -> (u16, Duration) + Send + Sync>;
+
+/// A local webhook receiver.
+struct Receiver {
+    base: String,
+    log: Arc<Mutex<Vec<Request>>>,
+}
+
+impl Receiver {
+    fn start(script: impl Fn(usize) -> (u16, Duration) + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let log: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let script: Script = Arc::new(script);
+        let shared = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let log = Arc::clone(&shared);
+                let script = Arc::clone(&script);
+                std::thread::spawn(move || serve(stream, &log, &script));
+            }
+        });
+        Self { base, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Waits until `done` holds for the requests so far; fails after `secs` seconds.
+    fn wait(&self, what: &str, secs: u64, done: impl Fn(&[Request]) -> bool) -> Vec<Request> {
+        let start = Instant::now();
+        loop {
+            let requests = self.requests();
+            if done(&requests) {
+                return requests;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "timed out waiting for {what}; received: {:#?}",
+                requests
+                    .iter()
+                    .map(|r| (&r.path, r.answered, &r.body))
+                    .collect::<Vec<_>>()
+            );
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+}
+
+/// Reads one HTTP/1.1 request, records it, answers by the script, closes the connection.
+fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, script: &Script) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut parts = line.split_whitespace();
+    assert_eq!(parts.next(), Some("POST"), "request line {line:?}");
+    let path = parts.next().unwrap_or_default().to_owned();
+    let mut headers = HashMap::new();
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h).unwrap();
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        let (k, v) = h.split_once(':').unwrap();
+        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_owned());
+    }
+    let length: usize = headers
+        .get("content-length")
+        .expect("a request with Content-Length")
+        .parse()
+        .unwrap();
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).unwrap();
+    let delivery = headers
+        .get("stammtisch-delivery")
+        .cloned()
+        .unwrap_or_default();
+    let (status, delay) = {
+        let mut log = log.lock().unwrap();
+        let nth = 1 + log.iter().filter(|r| r.delivery() == delivery).count();
+        let (status, delay) = script(nth);
+        log.push(Request {
+            path,
+            headers,
+            body: String::from_utf8(body).unwrap(),
+            answered: status,
+            nth,
+            at: Instant::now(),
+        });
+        (status, delay)
+    };
+    std::thread::sleep(delay);
+    let mut stream = stream;
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} Scripted\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    let _ = stream.flush();
+}
+
+/// Checks `Stammtisch-Signature` against the secret, the body and the clock.
+fn assert_signed(r: &Request, secret: &str) {
+    assert_eq!(r.header("content-type"), "application/json");
+    let sig = r.header("stammtisch-signature");
+    let (t, v1) = sig
+        .strip_prefix("t=")
+        .and_then(|s| s.split_once(",v1="))
+        .unwrap_or_else(|| panic!("signature header {sig:?}"));
+    let t: i64 = t.parse().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    assert!(
+        (now - t).abs() <= 60,
+        "timestamp {t} is not fresh (now {now})"
+    );
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.{}", r.body).as_bytes());
+    let expected = hex::encode(mac.finalize().into_bytes());
+    assert_eq!(v1, expected, "signature of {}", r.body);
+    let mut wrong = Hmac::<sha2::Sha256>::new_from_slice(b"another secret").unwrap();
+    wrong.update(format!("{t}.{}", r.body).as_bytes());
+    assert_ne!(v1, hex::encode(wrong.finalize().into_bytes()));
+    assert_eq!(
+        r.payload()["id"],
+        r.delivery(),
+        "the payload id is the delivery header"
+    );
+}
+
+/// Registers a webhook; returns its id and secret.
+fn register(api: &Api, p: &Player, url: &str) -> (String, String) {
+    let r = api.post("/v1/webhooks", Some(&p.token), &json!({ "url": url }));
+    assert_eq!(r.status, 201, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        r.header("location").as_deref(),
+        Some(format!("/v1/webhooks/{id}").as_str())
+    );
+    (id, r.body["secret"].as_str().unwrap().to_owned())
+}
+
+/// The outbox rows, as the database has them: id → (status, attempts, last_error).
+fn outbox(backend: Backend, url: &str) -> HashMap<String, (String, i32, Option<String>)> {
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        id: String,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        status: String,
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        attempts: i32,
+        #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+        last_error: Option<String>,
+    }
+    let q = "SELECT id, status, attempts, last_error FROM webhook_deliveries";
+    let rows: Vec<Row> = match backend {
+        Backend::Postgres => {
+            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
+        }
+        Backend::Sqlite => diesel::sql_query(q).load(
+            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
+        ),
+    }
+    .unwrap();
+    rows.into_iter()
+        .map(|r| (r.id, (r.status, r.attempts, r.last_error)))
+        .collect()
+}
+
+fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
+    let start = Instant::now();
+    loop {
+        let rows = outbox(backend, url);
+        if rows.get(id).is_some_and(|r| r.0 == status) {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "delivery {id} never became {status}: {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A private 2-player 6-nimmt game of one round hosted by `host`, `other` seated (not
+/// started). `deal`: a prepared first deal.
+fn lobby(api: &Api, host: &Player, other: &Player, deal: Option<Value>) -> String {
+    let mut body =
+        json!({ "ruleset": "6-nimmt", "players": 2, "options": { "end": { "rounds": 1 } } });
+    if let Some(deal) = deal {
+        body["deal"] = deal;
+    }
+    let game = api.create_game(host, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(other, &game);
+    game
+}
+
+/// The actions a view says its caller is asked now.
+fn asked(view: &Value) -> Vec<String> {
+    view["awaiting"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["seat"] == view["you"]["seat"])
+        .map(|a| a["action"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The caller's first legal game move (start, play_card, take_row) when the caller is
+/// asked to act (a selection may be replaced while others choose; that is no ask).
+fn first_move(view: &Value) -> Option<Value> {
+    if asked(view).is_empty() {
+        return None;
+    }
+    view["legal"]
+        .as_array()?
+        .iter()
+        .find(|c| ["start", "play_card", "take_row"].contains(&c["type"].as_str().unwrap_or("")))
+        .cloned()
+}
+
+/// `your_turn` requests to `path` answered with 2xx.
+fn turns_to(requests: &[Request], path: &str) -> Vec<Request> {
+    requests
+        .iter()
+        .filter(|r| r.path == path && r.ok() && r.payload()["kind"] == "your_turn")
+        .cloned()
+        .collect()
+}
+
+/// Plays the game to its end. Before a player with a webhook (`Some(path)`) moves, waits
+/// for the `your_turn` of that ask and checks that it names what the view asks; returns the
+/// final view of the first player.
+fn play_waiting_for_turns(
+    api: &Api,
+    game: &str,
+    players: &[(&Player, Option<&str>)],
+    receiver: &Receiver,
+) -> Value {
+    let mut acted: HashMap<String, usize> = HashMap::new();
+    let mut last_version: HashMap<String, i64> = HashMap::new();
+    for _ in 0..500 {
+        let first = api.view(players[0].0, game);
+        if first["status"] == "finished" {
+            return first;
+        }
+        for (p, path) in players {
+            let view = api.view(p, game);
+            let Some(cmd) = first_move(&view) else {
+                continue;
+            };
+            if let Some(path) = path {
+                let n = acted.get(&p.name).copied().unwrap_or(0) + 1;
+                let requests = receiver.wait(&format!("your_turn #{n} of {}", p.name), 20, |r| {
+                    turns_to(r, path).len() >= n
+                });
+                let turns = turns_to(&requests, path);
+                assert_eq!(turns.len(), n, "one your_turn per ask of {}", p.name);
+                let latest = turns[n - 1].payload();
+                assert_eq!(latest["game_id"], game);
+                assert_eq!(latest["seat"], view["you"]["seat"]);
+                let actions: Vec<String> = latest["actions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap().to_owned())
+                    .collect();
+                assert_eq!(
+                    actions,
+                    asked(&view),
+                    "the notification names the ask: {latest}"
+                );
+                let version = latest["game_version"].as_i64().unwrap();
+                assert!(version <= view["version"].as_i64().unwrap());
+                let previous = last_version.insert(p.name.clone(), version).unwrap_or(0);
+                assert!(version > previous, "turns come in game order");
+            }
+            api.ok(p, game, &cmd);
+            *acted.entry(p.name.clone()).or_default() += 1;
+            break;
+        }
+    }
+    panic!("the game did not finish");
+}
+
+fn registration_listing_and_deletion(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let r = api.post(
+        "/v1/webhooks",
+        Some(&anna.token),
+        &json!({ "url": "https://example.org/hooks/stammtisch?x=1" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let secret = r.body["secret"].as_str().unwrap();
+    assert_eq!(secret.len(), 64);
+    assert!(secret.chars().all(|c| c.is_ascii_hexdigit()), "{secret}");
+    assert_eq!(r.body["url"], "https://example.org/hooks/stammtisch?x=1");
+    assert!(r.body["created_at"].is_string());
+    let (second, second_secret) = register(&api, &anna, "http://127.0.0.1:9/plain");
+    assert_ne!(second_secret, secret, "every webhook has its own secret");
+
+    let r = api.get("/v1/webhooks", Some(&anna.token));
+    assert_eq!(r.status, 200, "{}", r.text);
+    let items = r.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["id"], id.as_str());
+    assert_eq!(items[1]["id"], second.as_str());
+    assert!(r.body["next_cursor"].is_null());
+    assert!(
+        !r.text.contains(secret) && !r.text.contains(&second_secret),
+        "a listing never shows secrets: {}",
+        r.text
+    );
+    assert!(items.iter().all(|i| i.get("secret").is_none()));
+
+    // Another account sees and deletes nothing of anna's.
+    let r = api.get("/v1/webhooks", Some(&bert.token));
+    assert_eq!(r.body["items"], json!([]));
+    let r = api
+        .http
+        .delete(api.url(&format!("/v1/webhooks/{id}")))
+        .bearer_auth(&bert.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+
+    let r = api
+        .http
+        .delete(api.url(&format!("/v1/webhooks/{id}")))
+        .bearer_auth(&anna.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    let r = api
+        .http
+        .delete(api.url(&format!("/v1/webhooks/{id}")))
+        .bearer_auth(&anna.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404, "deleted once");
+    let r = api
+        .http
+        .delete(api.url("/v1/webhooks/not-a-uuid"))
+        .bearer_auth(&anna.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    let r = api.get("/v1/webhooks", Some(&anna.token));
+    let ids: Vec<&str> = r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [second.as_str()]);
+
+    // Without a token: 401.
+    api.post(
+        "/v1/webhooks",
+        None,
+        &json!({ "url": "https://example.org/" }),
+    )
+    .assert_problem(401, "unauthorized");
+    api.get("/v1/webhooks", None)
+        .assert_problem(401, "unauthorized");
+}
+
+fn refused_registrations(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let long = format!("https://example.org/{}", "a".repeat(2100));
+    for url in [
+        "ftp://example.org/hook",
+        "example.org/hook",
+        "/relative",
+        "https://",
+        "http://user:pw@example.org/",
+        "https://example.org/a b",
+        "https://example.org/#fragment",
+        "javascript:alert(1)",
+        "",
+        long.as_str(),
+    ] {
+        api.post("/v1/webhooks", Some(&anna.token), &json!({ "url": url }))
+            .assert_problem(422, "invalid_url");
+    }
+    for body in [
+        json!({}),
+        json!({ "url": 5 }),
+        json!({ "url": "https://example.org/", "secret": "mine" }),
+    ] {
+        let r = api.post("/v1/webhooks", Some(&anna.token), &body);
+        assert!(r.status == 400 || r.status == 422, "{body}: {}", r.text);
+    }
+    assert_eq!(
+        api.get("/v1/webhooks", Some(&anna.token)).body["items"],
+        json!([]),
+        "nothing was stored"
+    );
+
+    for i in 0..10 {
+        register(&api, &anna, &format!("https://example.org/{i}"));
+    }
+    api.post(
+        "/v1/webhooks",
+        Some(&anna.token),
+        &json!({ "url": "https://example.org/11" }),
+    )
+    .assert_problem(422, "too_many_webhooks");
+    let r = api.get("/v1/webhooks", Some(&anna.token));
+    assert_eq!(r.body["items"].as_array().unwrap().len(), 10);
+    // The limit is per account.
+    let bert = api.guest("bert");
+    register(&api, &bert, "https://example.org/bert");
+}
+
+fn turns_and_the_end_are_notified_signed(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let (_, secret) = register(&api, &anna, &receiver.url("/anna"));
+    let game = lobby(&api, &anna, &bert, None);
+
+    // The lobby is full: anna, the host, is asked to start.
+    let requests = receiver.wait("the ask to start", 20, |r| !r.is_empty());
+    let start = requests[0].payload();
+    assert_eq!(start["kind"], "your_turn");
+    assert_eq!(start["actions"], json!(["start"]));
+    assert_eq!(start["ruleset"], "6-nimmt");
+    assert_eq!(start["game_id"], game.as_str());
+
+    let end = play_waiting_for_turns(
+        &api,
+        &game,
+        &[(&anna, Some("/anna")), (&bert, None)],
+        &receiver,
+    );
+    let requests = receiver.wait("game_finished", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "game_finished")
+    });
+    let finished: Vec<&Request> = requests
+        .iter()
+        .filter(|r| r.payload()["kind"] == "game_finished")
+        .collect();
+    assert_eq!(finished.len(), 1);
+    let payload = finished[0].payload();
+    assert_eq!(payload["winners"], end["winners"]);
+    assert_eq!(payload["game_version"], end["version"]);
+    assert_eq!(payload["seat"], 0);
+    assert!(payload.get("actions").is_none());
+
+    std::thread::sleep(Duration::from_millis(600));
+    let requests = receiver.requests();
+    for r in &requests {
+        assert_eq!(r.path, "/anna", "bert registered nothing");
+        assert_signed(r, &secret);
+        assert_eq!(
+            r.nth, 1,
+            "every notification was delivered at the first attempt"
+        );
+    }
+    let ids: BTreeSet<&str> = requests.iter().map(Request::delivery).collect();
+    assert_eq!(
+        ids.len(),
+        requests.len(),
+        "every notification has its own id"
+    );
+    let rows = outbox(backend, &server.db.url);
+    assert!(
+        rows.values().all(|r| r.0 == "delivered" && r.1 == 1),
+        "{rows:?}"
+    );
+    assert_eq!(rows.len(), requests.len());
+}
+
+fn a_failed_delivery_is_retried_with_the_same_id(backend: Backend) {
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("WEBHOOK_BACKOFF_MS", "300")],
+    );
+    let api = server.client();
+    let receiver = Receiver::start(|nth| (if nth == 1 { 500 } else { 204 }, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let (_, secret) = register(&api, &anna, &receiver.url("/hook"));
+    lobby(&api, &anna, &bert, None);
+
+    let requests = receiver.wait("a retry", 20, |r| r.len() >= 2);
+    let (first, second) = (&requests[0], &requests[1]);
+    assert_eq!(first.answered, 500);
+    assert_eq!(second.answered, 204);
+    assert_eq!(
+        first.delivery(),
+        second.delivery(),
+        "a retry keeps the delivery id"
+    );
+    assert_eq!(first.body, second.body, "a retry sends the same payload");
+    assert!(
+        second.at.duration_since(first.at) >= Duration::from_millis(250),
+        "the retry waited for the backoff"
+    );
+    assert_signed(first, &secret);
+    assert_signed(second, &secret);
+
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(
+        receiver.requests().len(),
+        2,
+        "nothing more after the success"
+    );
+    let rows = outbox(backend, &server.db.url);
+    let row = &rows[first.delivery()];
+    assert_eq!((row.0.as_str(), row.1), ("delivered", 2), "{rows:?}");
+}
+
+fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
+    // The first attempt of every delivery is held for a second and then answered 500; the
+    // server is killed while it waits for that answer.
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[
+            ("WEBHOOK_BACKOFF_MS", "200"),
+            ("WEBHOOK_TIMEOUT_MS", "1500"),
+        ],
+    );
+    let api = server.client();
+    let receiver = Receiver::start(|nth| {
+        if nth == 1 {
+            (500, Duration::from_millis(1000))
+        } else {
+            (200, Duration::ZERO)
+        }
+    });
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let (_, secret_a) = register(&api, &anna, &receiver.url("/a"));
+    let (_, secret_b) = register(&api, &anna, &receiver.url("/b"));
+    let game = lobby(&api, &anna, &bert, None);
+    receiver.wait("both first attempts", 20, |r| r.len() >= 2);
+    let server = server.restart();
+    let api = server.client();
+
+    let requests = receiver.wait("both deliveries", 30, |r| {
+        r.iter().filter(|r| r.ok()).count() >= 2
+    });
+    // Wait past further leases and backoffs: nothing may come again.
+    std::thread::sleep(Duration::from_millis(2500));
+    let requests = {
+        let later = receiver.requests();
+        assert_eq!(
+            later.len(),
+            requests.len(),
+            "no delivery after the successes: {later:#?}"
+        );
+        later
+    };
+    let mut oks: HashMap<&str, usize> = HashMap::new();
+    for r in &requests {
+        assert_signed(r, if r.path == "/a" { &secret_a } else { &secret_b });
+        *oks.entry(r.delivery()).or_default() += usize::from(r.ok());
+    }
+    assert_eq!(oks.len(), 2, "one delivery per webhook: {requests:#?}");
+    assert!(
+        oks.values().all(|&n| n == 1),
+        "each id succeeded exactly once: {oks:?}"
+    );
+    let rows = outbox(backend, &server.db.url);
+    assert!(
+        rows.values().all(|r| r.0 == "delivered" && r.1 == 2),
+        "{rows:?}"
+    );
+
+    // The restarted server notifies on: anna starts, and is asked to play.
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+    let requests = receiver.wait("the ask to play", 30, |r| {
+        r.iter()
+            .filter(|r| r.ok() && r.payload()["actions"] == json!(["play_card"]))
+            .count()
+            >= 2
+    });
+    let ids: BTreeSet<&str> = requests.iter().map(Request::delivery).collect();
+    assert_eq!(ids.len(), 4);
+}
+
+fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("WEBHOOK_BACKOFF_MS", "1500")],
+    );
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|nth| (if nth == 1 { 503 } else { 200 }, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/hook"));
+    // Rows 1–4 and higher hands: nobody takes a row in the first turn.
+    let deal = json!({ "rows": [[1], [2], [3], [4]], "hands": [dealt(0), dealt(1)] });
+    let game = lobby(&api, &anna, &bert, Some(deal));
+
+    // Asked to start: the first attempt fails, and anna starts before the retry.
+    let requests = receiver.wait("the ask to start", 20, |r| !r.is_empty());
+    let start_id = requests[0].delivery().to_owned();
+    assert_eq!(requests[0].payload()["actions"], json!(["start"]));
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+
+    // Asked to play: the first attempt fails, and anna plays before the retry.
+    let requests = receiver.wait("the ask to play", 20, |r| r.len() >= 2);
+    let play = &requests[1];
+    assert_eq!(play.payload()["actions"], json!(["play_card"]));
+    let play_id = play.delivery().to_owned();
+    assert_ne!(play_id, start_id);
+    let view = api.view(&anna, &game);
+    api.ok(&anna, &game, &first_move(&view).unwrap());
+    wait_for_status(backend, &url, &play_id, "dropped");
+    let rows = outbox(backend, &url);
+    assert_eq!(rows[&start_id].0, "dropped", "{rows:?}");
+    assert_eq!(
+        rows[&play_id].2.as_deref(),
+        Some("the game no longer asks for this move")
+    );
+
+    // bert plays: a new turn for anna, notified (at the second attempt).
+    let view = api.view(&bert, &game);
+    api.ok(&bert, &game, &first_move(&view).unwrap());
+    let requests = receiver.wait("the next turn", 20, |r| r.iter().any(Request::ok));
+    std::thread::sleep(Duration::from_millis(2000));
+    let requests_now = receiver.requests();
+    assert_eq!(
+        requests_now.len(),
+        requests.len(),
+        "nothing more: {requests_now:#?}"
+    );
+    let sent = |id: &str| requests_now.iter().filter(|r| r.delivery() == id).count();
+    assert_eq!(sent(&start_id), 1, "the ask to start was not sent again");
+    assert_eq!(sent(&play_id), 1, "the ask to play was not sent again");
+    let next: Vec<&Request> = requests_now.iter().filter(|r| r.ok()).collect();
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].nth, 2);
+    assert_eq!(next[0].payload()["actions"], json!(["play_card"]));
+    let view = api.view(&anna, &game);
+    assert_eq!(asked(&view), ["play_card"], "anna is asked again");
+}
+
+/// Seat 0 holds 21–30, seat 1 holds 41–50; the rows start 1, 2, 3, 4.
+fn dealt(seat: usize) -> Vec<u64> {
+    let start = [21, 41][seat];
+    (start..start + 10).collect()
+}
+
+/// Every number in a JSON value, with the key it sits under.
+fn numbers(v: &Value, key: &str, out: &mut Vec<(String, u64)>) {
+    match v {
+        Value::Number(n) => out.extend(n.as_u64().map(|n| (key.to_owned(), n))),
+        Value::Array(items) => items.iter().for_each(|i| numbers(i, key, out)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| numbers(v, k, out)),
+        _ => {}
+    }
+}
+
+fn payloads_hold_no_hidden_information(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    register(&api, &bert, &receiver.url("/bert"));
+    let deal = json!({ "rows": [[1], [2], [3], [4]], "hands": [dealt(0), dealt(1)] });
+    let game = lobby(&api, &anna, &bert, Some(deal));
+    assert_eq!(api.view(&anna, &game)["prepared_deal"], true);
+
+    // Each player waits for the notification of an ask before acting, so every ask is sent
+    // (none is dropped) and inspected.
+    let end = play_waiting_for_turns(
+        &api,
+        &game,
+        &[(&anna, Some("/anna")), (&bert, Some("/bert"))],
+        &receiver,
+    );
+    assert_eq!(end["status"], "finished");
+    let requests = receiver.wait("game_finished for both", 20, |r| {
+        r.iter()
+            .filter(|r| r.payload()["kind"] == "game_finished")
+            .count()
+            == 2
+    });
+    assert!(turns_to(&requests, "/anna").len() >= 3, "anna was asked on");
+    let secret: BTreeSet<u64> = dealt(0).into_iter().chain(dealt(1)).collect();
+    for r in &requests {
+        let payload = r.payload();
+        let keys: BTreeSet<&str> = payload
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let allowed: BTreeSet<&str> = match payload["kind"].as_str().unwrap() {
+            "your_turn" => [
+                "id",
+                "kind",
+                "game_id",
+                "game_version",
+                "ruleset",
+                "seat",
+                "actions",
+                "created_at",
+            ]
+            .into(),
+            "game_finished" => [
+                "id",
+                "kind",
+                "game_id",
+                "game_version",
+                "ruleset",
+                "seat",
+                "winners",
+                "created_at",
+            ]
+            .into(),
+            other => panic!("unknown kind {other}"),
+        };
+        assert_eq!(keys, allowed, "{payload}");
+        let mut found = Vec::new();
+        numbers(&payload, "", &mut found);
+        for (key, n) in found {
+            if key != "game_version" {
+                assert!(!secret.contains(&n), "card {n} under {key:?} in {payload}");
+            }
+        }
+        for word in ["hand", "selected", "seed", "chips", "taken", "deal"] {
+            assert!(!r.body.contains(word), "{word} in {}", r.body);
+        }
+    }
+}
+
+both!(
+    registration_listing_and_deletion,
+    refused_registrations,
+    turns_and_the_end_are_notified_signed,
+    a_failed_delivery_is_retried_with_the_same_id,
+    a_restart_mid_delivery_delivers_each_id_once,
+    a_move_no_longer_asked_is_not_notified,
+    payloads_hold_no_hidden_information,
+);
