@@ -3,7 +3,9 @@
 //! Layers: [`http`] (handlers, errors, OpenAPI) → [`service`] (load → decide → append) →
 //! [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure `rules` crate.
 
+pub mod analytics;
 pub mod auth;
+pub mod cache;
 pub mod config;
 pub mod fairness;
 pub mod http;
@@ -12,4 +14,5 @@ pub mod pads;
 pub mod service;
 pub mod store;
 pub mod telemetry;
+pub mod upcast;
 pub mod webhooks;

@@ -145,9 +145,14 @@ fn to_new_event_with_cause(
     })
 }
 
-/// Decodes a stored event, upcasting older schema versions (none exist yet).
+/// Decodes a stored event, upcasting older schema versions (see `crate::upcast`).
 pub fn decode(stored: &StoredEvent) -> Result<Event, ServiceError> {
-    let value = serde_json::json!({ "type": stored.event_type, "data": stored.data.0 });
+    let data = crate::upcast::upcast(
+        &stored.event_type,
+        stored.schema_version,
+        stored.data.0.clone(),
+    );
+    let value = serde_json::json!({ "type": stored.event_type, "data": data });
     serde_json::from_value(value).map_err(|source| ServiceError::Corrupt {
         game: stored.game_id.clone(),
         seq: stored.seq,
@@ -274,34 +279,65 @@ fn new_invite_code() -> String {
         .collect()
 }
 
-/// The game's index row and events, if `viewer` may see the game: public games by every
-/// account, private ones by their players only (others get "not found").
-fn visible(
-    tx: &mut dyn Tx,
-    game_id: &str,
-    viewer: &str,
-) -> Result<(GameRow, Vec<StoredEvent>, Game), ServiceError> {
-    let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
-    let stored = tx.load_events(game_id)?;
-    let game = rebuild(game_id, &stored)?;
-    if !row.public && game.seat_of(viewer).is_none() {
-        return Err(ServiceError::GameNotFound);
-    }
-    Ok((row, stored, game))
-}
-
 /// The game service.
 #[derive(Clone)]
 pub struct Service {
     store: Store,
     notifier: crate::notify::Notifier,
+    cache: crate::cache::StateCache,
 }
 
 impl Service {
     /// A service over a store.
     #[must_use]
     pub fn new(store: Store, notifier: crate::notify::Notifier) -> Self {
-        Self { store, notifier }
+        Self {
+            store,
+            notifier,
+            cache: crate::cache::StateCache::new(),
+        }
+    }
+
+    /// The same service without the state cache: every load replays the whole stream
+    /// (for measurements).
+    #[must_use]
+    pub fn without_cache(mut self) -> Self {
+        self.cache = crate::cache::StateCache::disabled();
+        self
+    }
+
+    /// A game's state and version: the cached state plus the events after it, or the whole
+    /// stream when nothing is cached.
+    fn load(&self, tx: &mut dyn Tx, game_id: &str) -> Result<(i32, Game), ServiceError> {
+        if let Some((version, mut game)) = self.cache.get(game_id) {
+            let newer = tx.load_events_after(game_id, version)?;
+            for stored in &newer {
+                game.apply(&decode(stored)?);
+            }
+            return Ok((newer.last().map_or(version, |e| e.seq), game));
+        }
+        let stored = tx.load_events(game_id)?;
+        if stored.is_empty() {
+            return Err(ServiceError::GameNotFound);
+        }
+        Ok((version_of(&stored), rebuild(game_id, &stored)?))
+    }
+
+    /// The game's index row, version and state, if `viewer` may see it: public games by
+    /// every account, private ones by their players only (others get "not found").
+    fn visible(
+        &self,
+        tx: &mut dyn Tx,
+        game_id: &str,
+        viewer: &str,
+    ) -> Result<(GameRow, i32, Game), ServiceError> {
+        let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
+        let (version, game) = self.load(tx, game_id)?;
+        if !row.public && game.seat_of(viewer).is_none() {
+            return Err(ServiceError::GameNotFound);
+        }
+        self.cache.put(game_id, version, game.clone());
+        Ok((row, version, game))
     }
 
     /// The stream wake-ups.
@@ -365,8 +401,8 @@ impl Service {
     /// Unknown game, storage failure.
     pub fn view(&self, game_id: &str, viewer: &str) -> Result<GameBody, ServiceError> {
         self.store.read(|tx| {
-            let (row, stored, game) = visible(tx, game_id, viewer)?;
-            Ok(body(&game, &row, version_of(&stored), viewer))
+            let (row, version, game) = self.visible(tx, game_id, viewer)?;
+            Ok(body(&game, &row, version, viewer))
         })
     }
 
@@ -381,13 +417,13 @@ impl Service {
         public: bool,
     ) -> Result<GameBody, ServiceError> {
         let result = self.store.write(|tx| {
-            let (mut row, stored, game) = visible(tx, game_id, account)?;
+            let (mut row, version, game) = self.visible(tx, game_id, account)?;
             if game.seat_of(account) != Some(game.host_seat) {
                 return Err(ServiceError::Rule(rules::RuleError::NotHost));
             }
             tx.set_public(game_id, public)?;
             row.public = public;
-            Ok(body(&game, &row, version_of(&stored), account))
+            Ok(body(&game, &row, version, account))
         });
         if result.is_ok() {
             self.notifier.notify(game_id);
@@ -419,7 +455,12 @@ impl Service {
     /// Unknown game, a rule violation, a version conflict, storage failure.
     pub fn execute(&self, req: &CommandRequest<'_>) -> Result<CommandOutcome, ServiceError> {
         for attempt in 0..MAX_ATTEMPTS {
-            match self.store.write(|tx| self.attempt(tx, req)) {
+            let mut committed = None;
+            let result = self.store.write(|tx| self.attempt(tx, req, &mut committed));
+            if let (Ok(_), Some((version, game))) = (&result, committed) {
+                self.cache.put(req.game, version, game);
+            }
+            match result {
                 Err(ServiceError::Store(StoreError::Conflict)) => {
                     if let Some(expected) = req.if_match {
                         let current = self.current_version(req.game).unwrap_or(expected);
@@ -450,24 +491,20 @@ impl Service {
         &self,
         tx: &mut dyn Tx,
         req: &CommandRequest<'_>,
+        committed: &mut Option<(i32, Game)>,
     ) -> Result<CommandOutcome, ServiceError> {
         if let Some(key) = req.idempotency_key
             && let Some((_, response)) = tx.idempotent_response(req.game, req.account, key)?
         {
             return Ok(CommandOutcome::Replayed(response));
         }
-        let stored = tx.load_events(req.game)?;
-        if stored.is_empty() {
-            return Err(ServiceError::GameNotFound);
-        }
-        let version = version_of(&stored);
+        let (version, mut game) = self.load(tx, req.game)?;
         if let Some(expected) = req.if_match
             && expected != version
         {
             return Err(ServiceError::VersionConflict { current: version });
         }
         let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
-        let mut game = rebuild(req.game, &stored)?;
         let before = game.clone();
         if !row.public && game.seat_of(req.account).is_none() {
             let invited =
@@ -495,6 +532,7 @@ impl Service {
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
         crate::webhooks::enqueue(tx.webhooks(), req.game, new_version, &before, &game)?;
         let response = body(&game, &row, new_version, req.account);
+        *committed = Some((new_version, game));
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(|e| {
                 StoreError::Query(diesel::result::Error::SerializationError(Box::new(e)))
@@ -536,12 +574,7 @@ impl Service {
         game_id: &str,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<usize, ServiceError> {
-        let stored = tx.load_events(game_id)?;
-        if stored.is_empty() {
-            return Err(ServiceError::GameNotFound);
-        }
-        let version = version_of(&stored);
-        let mut game = rebuild(game_id, &stored)?;
+        let (version, mut game) = self.load(tx, game_id)?;
         let before = game.clone();
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
         let mut dice = BotDice(rand::rng());
@@ -595,7 +628,7 @@ impl Service {
         limit: i64,
     ) -> Result<Vec<StoredEvent>, ServiceError> {
         self.store.read(|tx| {
-            let (_, _, game) = visible(tx, game_id, viewer)?;
+            let (_, _, game) = self.visible(tx, game_id, viewer)?;
             let seat = game.seat_of(viewer);
             let audiences: Vec<String> = std::iter::once(Audience::Public)
                 .chain(seat.map(Audience::Seat))

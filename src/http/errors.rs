@@ -50,6 +50,14 @@ pub enum ApiError {
     /// The name is taken.
     #[error("the name is taken")]
     NameTaken,
+    /// The resource is in a state that does not allow this.
+    #[error("{detail}")]
+    Conflict {
+        /// Code.
+        code: &'static str,
+        /// Detail.
+        detail: String,
+    },
     /// `If-Match` named another version.
     #[error("the game is at version {current}")]
     VersionConflict {
@@ -98,7 +106,9 @@ impl ApiError {
         match self {
             Self::Unauthorized(_) => "unauthorized",
             Self::InvalidCredentials => "invalid_credentials",
-            Self::Forbidden { code, .. } | Self::BadRequest { code, .. } => code,
+            Self::Forbidden { code, .. }
+            | Self::BadRequest { code, .. }
+            | Self::Conflict { code, .. } => code,
             Self::NotFound(_) => "not_found",
             Self::NameTaken => "name_taken",
             Self::VersionConflict { .. } => "version_conflict",
@@ -122,7 +132,9 @@ impl ResponseError for ApiError {
                 StatusCode::FORBIDDEN
             }
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::NameTaken | Self::VersionConflict { .. } => StatusCode::CONFLICT,
+            Self::NameTaken | Self::VersionConflict { .. } | Self::Conflict { .. } => {
+                StatusCode::CONFLICT
+            }
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Rule(_) | Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,

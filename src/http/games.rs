@@ -578,9 +578,9 @@ pub async fn list_events(
         .into_iter()
         .map(|e| EventItem {
             seq: e.seq,
-            type_: e.event_type,
             at: e.recorded_at.and_utc().to_rfc3339(),
-            data: e.data.0,
+            data: crate::upcast::upcast(&e.event_type, e.schema_version, e.data.0),
+            type_: e.event_type,
         })
         .collect();
     let next_cursor = (i64::try_from(items.len()).unwrap_or(i64::MAX) == limit)

@@ -2,6 +2,7 @@
 //! extract → authorise → service (in `web::block`) → response.
 
 pub mod accounts;
+pub mod analytics;
 pub mod calculator;
 pub mod errors;
 pub mod games;
@@ -91,6 +92,8 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(webhooks::create_webhook)
         .service(webhooks::list_webhooks)
         .service(webhooks::delete_webhook)
+        .service(analytics::feed)
+        .service(analytics::archive)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);

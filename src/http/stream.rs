@@ -155,7 +155,11 @@ impl Live {
                 seq: row.seq,
                 type_: row.event_type.clone(),
                 at: row.recorded_at.and_utc().to_rfc3339(),
-                data: row.data.0.clone(),
+                data: crate::upcast::upcast(
+                    &row.event_type,
+                    row.schema_version,
+                    row.data.0.clone(),
+                ),
             };
             let json = serde_json::to_string(&item).map_err(|e| ApiError::Internal(e.into()))?;
             self.queue.push_back(Bytes::from(format!(

@@ -125,6 +125,15 @@ pub struct StoredEvent {
     pub recorded_at: NaiveDateTime,
 }
 
+/// An event with its global position given (PostgreSQL's commit-ordered counter).
+#[derive(Insertable)]
+#[diesel(table_name = events)]
+struct EventInsertAt<'a> {
+    position: i64,
+    #[diesel(embed)]
+    row: EventInsert<'a>,
+}
+
 #[derive(Insertable)]
 #[diesel(table_name = events)]
 struct EventInsert<'a> {
@@ -190,6 +199,12 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn load_events(&mut self, game: &str) -> Result<Vec<StoredEvent>, StoreError>;
+    /// All events of a game after `after`, in order.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn load_events_after(&mut self, game: &str, after: i32)
+    -> Result<Vec<StoredEvent>, StoreError>;
     /// Events of a game after `after` that one of `audiences` may read, at most `limit`.
     ///
     /// # Errors
@@ -236,6 +251,11 @@ pub trait Tx {
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
+    /// Public events of all games after a global position, in position order.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn feed_page(&mut self, after: i64, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
     /// Makes a game public or private.
     ///
     /// # Errors
@@ -389,6 +409,19 @@ macro_rules! impl_tx {
                     .load(self)?)
             }
 
+            fn load_events_after(
+                &mut self,
+                game: &str,
+                after: i32,
+            ) -> Result<Vec<StoredEvent>, StoreError> {
+                Ok(events::table
+                    .filter(events::game_id.eq(game))
+                    .filter(events::seq.gt(after))
+                    .order(events::seq.asc())
+                    .select(StoredEvent::as_select())
+                    .load(self)?)
+            }
+
             fn events_page(
                 &mut self,
                 game: &str,
@@ -467,6 +500,20 @@ macro_rules! impl_tx {
                     .execute(self)
                     .map_err(conflict_or)?;
                 Ok(())
+            }
+
+            fn feed_page(
+                &mut self,
+                after: i64,
+                limit: i64,
+            ) -> Result<Vec<StoredEvent>, StoreError> {
+                Ok(events::table
+                    .filter(events::position.gt(after))
+                    .filter(events::audience.eq("public"))
+                    .order(events::position.asc())
+                    .limit(limit)
+                    .select(StoredEvent::as_select())
+                    .load(self)?)
             }
 
             fn set_public(&mut self, game: &str, public: bool) -> Result<(), StoreError> {
@@ -567,10 +614,28 @@ macro_rules! impl_tx {
                         recorded_at: at,
                     })
                     .collect();
-                diesel::insert_into(events::table)
-                    .values(rows)
-                    .execute(self)
-                    .map_err(conflict_or)?;
+                let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+                match self.reserve_positions(count)? {
+                    // Positions in commit order from the counter row (PostgreSQL).
+                    Some(first) => {
+                        let rows: Vec<EventInsertAt<'_>> = rows
+                            .into_iter()
+                            .zip(first..)
+                            .map(|(row, position)| EventInsertAt { position, row })
+                            .collect();
+                        diesel::insert_into(events::table)
+                            .values(rows)
+                            .execute(self)
+                            .map_err(conflict_or)?;
+                    }
+                    // Positions from AUTOINCREMENT; writers are serialised (SQLite).
+                    None => {
+                        diesel::insert_into(events::table)
+                            .values(rows)
+                            .execute(self)
+                            .map_err(conflict_or)?;
+                    }
+                }
                 Ok(())
             }
 
@@ -588,6 +653,38 @@ macro_rules! impl_tx {
             }
         }
     };
+}
+
+/// Hands out global positions for an append, where the backend needs it.
+trait Positions {
+    /// The first of `count` positions reserved for this transaction, or `None` when the
+    /// database assigns them itself in commit order.
+    fn reserve_positions(&mut self, count: i64) -> Result<Option<i64>, StoreError>;
+}
+
+#[derive(diesel::QueryableByName)]
+struct Last {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    last: i64,
+}
+
+impl Positions for diesel::pg::PgConnection {
+    /// Bumps the one counter row; its lock is held until this transaction ends, so
+    /// positions are committed in the order they are handed out and a rollback leaves no gap.
+    fn reserve_positions(&mut self, count: i64) -> Result<Option<i64>, StoreError> {
+        let row: Last = diesel::sql_query(
+            "UPDATE event_counter SET last = last + $1 WHERE id = 1 RETURNING last",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(count)
+        .get_result(self)?;
+        Ok(Some(row.last - count + 1))
+    }
+}
+
+impl Positions for diesel::sqlite::SqliteConnection {
+    fn reserve_positions(&mut self, _count: i64) -> Result<Option<i64>, StoreError> {
+        Ok(None)
+    }
 }
 
 /// Tells other processes that a game has new events, when the backend can.

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod analytics;
 mod analytics_views;
 mod auth;
 mod bad_input;

@@ -1,0 +1,2 @@
+DROP INDEX events_public_position;
+DROP TABLE event_counter;

@@ -1,0 +1,230 @@
+//! Analytics: the global feed of public events and the archive of finished games
+//! (role `analyst`).
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::errors::{ApiError, Problem};
+use super::games::game_id;
+use super::{AppState, blocking};
+use crate::analytics::{self, AnalyticsError};
+use crate::auth::Caller;
+use crate::store::StoredEvent;
+use crate::upcast::upcast;
+
+impl From<AnalyticsError> for ApiError {
+    fn from(e: AnalyticsError) -> Self {
+        match e {
+            AnalyticsError::NotAnalyst => ApiError::Forbidden {
+                code: "not_an_analyst",
+                detail: "this needs the analyst role".into(),
+            },
+            AnalyticsError::GameNotFound => ApiError::NotFound("game"),
+            AnalyticsError::NotFinished => ApiError::Conflict {
+                code: "game_not_finished",
+                detail: "the complete log is available once the game is finished".into(),
+            },
+            AnalyticsError::Store(s) => s.into(),
+        }
+    }
+}
+
+/// Paging of the feed.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct FeedParams {
+    /// Events after this global position (default 0).
+    pub after: Option<i64>,
+    /// Page size, 1–1000 (default 100; the NDJSON stream reads in pages of this size).
+    pub limit: Option<i64>,
+}
+
+/// A public event in the global order.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FeedItem {
+    /// Global position: strictly increasing in commit order.
+    pub position: i64,
+    /// Game.
+    pub game_id: String,
+    /// Position in the game's stream.
+    pub seq: i32,
+    /// Event type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Time of the append (UTC, RFC 3339).
+    pub at: String,
+    /// Payload, in the current schema.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// A page of the feed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FeedPage {
+    /// Events in position order.
+    pub items: Vec<FeedItem>,
+    /// Pass as `after` for the next page; `null` when this page was the last.
+    pub next_cursor: Option<String>,
+}
+
+/// An event of a finished game's complete log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ArchivedEvent {
+    /// Position in the game's stream.
+    pub seq: i32,
+    /// Event type.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Who could read it while the game ran: `public`, `seat:N` or `server`.
+    pub audience: String,
+    /// The payload's stored schema version (the payload is shown upcast).
+    pub schema_version: i32,
+    /// Time of the append (UTC, RFC 3339).
+    pub at: String,
+    /// Payload, in the current schema.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
+}
+
+/// The complete log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ArchivePage {
+    /// Every event of the game.
+    pub items: Vec<ArchivedEvent>,
+}
+
+fn item(e: StoredEvent) -> FeedItem {
+    FeedItem {
+        position: e.position,
+        game_id: e.game_id,
+        seq: e.seq,
+        at: e.recorded_at.and_utc().to_rfc3339(),
+        data: upcast(&e.event_type, e.schema_version, e.data.0),
+        type_: e.event_type,
+    }
+}
+
+/// Every game's public events in one global order. A reader that follows `after` never
+/// misses an event that commits late: positions are handed out in commit order. With
+/// `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
+#[utoipa::path(
+    tag = "analytics",
+    params(FeedParams),
+    responses(
+        (status = 200, body = FeedPage, description = "a page, or an NDJSON stream of FeedItem"),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 403, description = "`not_an_analyst`", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[get("/v1/analytics/events")]
+pub async fn feed(
+    state: web::Data<AppState>,
+    caller: Caller,
+    params: web::Query<FeedParams>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let limit = params.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::Validation("limit must be 1 to 1000".into()));
+    }
+    let after = params.after.unwrap_or(0);
+    let st = state.clone();
+    blocking(move || {
+        analytics::require_analyst(st.service.store(), &caller.id).map_err(ApiError::from)
+    })
+    .await?;
+    let ndjson = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("application/x-ndjson"));
+    if ndjson {
+        let body = futures_util::stream::unfold(Some(after), move |cursor| {
+            let state = state.clone();
+            async move {
+                let after = cursor?;
+                let page = blocking(move || {
+                    analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
+                })
+                .await;
+                match page {
+                    Ok(rows) if rows.is_empty() => None,
+                    Ok(rows) => {
+                        let next = rows.last().map(|r| r.position);
+                        let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
+                        let mut text = String::new();
+                        for row in rows {
+                            text.push_str(&serde_json::to_string(&item(row)).unwrap_or_default());
+                            text.push('\n');
+                        }
+                        Some((
+                            Ok::<_, actix_web::Error>(Bytes::from(text)),
+                            next.filter(|_| full),
+                        ))
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "feed export stopped");
+                        None
+                    }
+                }
+            }
+        });
+        return Ok(HttpResponse::Ok()
+            .content_type("application/x-ndjson")
+            .streaming(body));
+    }
+    let rows = blocking(move || {
+        analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
+    })
+    .await?;
+    let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
+    let items: Vec<FeedItem> = rows.into_iter().map(item).collect();
+    let next_cursor = items
+        .last()
+        .filter(|_| full)
+        .map(|i| i.position.to_string());
+    Ok(HttpResponse::Ok().json(FeedPage { items, next_cursor }))
+}
+
+/// The complete, unredacted log of a finished game (refused while it runs).
+#[utoipa::path(
+    tag = "analytics",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, body = ArchivePage),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 403, description = "`not_an_analyst`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 409, description = "`game_not_finished`", body = Problem)
+    )
+)]
+#[get("/v1/analytics/games/{id}/events")]
+pub async fn archive(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let rows = blocking(move || {
+        let store = state.service.store();
+        analytics::require_analyst(store, &caller.id)?;
+        Ok(analytics::archive(store, &id)?)
+    })
+    .await?;
+    let items = rows
+        .into_iter()
+        .map(|e| ArchivedEvent {
+            seq: e.seq,
+            at: e.recorded_at.and_utc().to_rfc3339(),
+            data: upcast(&e.event_type, e.schema_version, e.data.0),
+            audience: e.audience,
+            schema_version: e.schema_version,
+            type_: e.event_type,
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(ArchivePage { items }))
+}

@@ -1,0 +1,409 @@
+//! The event log as a product: the analysts' feed (commit order, never skipping), its NDJSON
+//! export, the archive of finished games, and upcasting of old payloads.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+use std::sync::{
+    Arc,
+    atomic::{AtomicBool, Ordering},
+};
+
+use diesel::{Connection, RunQueryDsl};
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::support::{Api, Backend, Player, TestServer, cards, seated_game};
+
+/// A registered account with the analyst role (granted through the command line).
+fn analyst(server: &TestServer, api: &Api) -> Player {
+    let r = api.post(
+        "/v1/accounts",
+        None,
+        &json!({ "name": "ada", "password": "correct horse" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let out = Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .args(["grant-role", "ada", "analyst"])
+        .env("DATABASE_URL", &server.db.url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = api.post(
+        "/v1/tokens",
+        None,
+        &json!({ "name": "ada", "password": "correct horse" }),
+    );
+    Player {
+        id: r.body["id"].as_str().unwrap().into(),
+        name: "ada".into(),
+        token: t.body["access_token"].as_str().unwrap().into(),
+    }
+}
+
+/// Plays a one-round game of a guest and three bots to the end.
+fn play_a_game(api: &Api, name: &str) -> String {
+    let me = api.guest(name);
+    let game = seated_game(
+        api,
+        &me,
+        &[],
+        3,
+        &json!({ "options": { "end": { "rounds": 1 } } }),
+    );
+    for _ in 0..10 {
+        let card = cards(&api.view(&me, &game)["you"]["hand"])[0];
+        let v = api.ok(&me, &game, &json!({ "type": "play_card", "card": card }));
+        if let Some(take) = v["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "take_row")
+        {
+            api.ok(&me, &game, &take.clone());
+        }
+    }
+    game
+}
+
+/// Follows the feed from `after` to its current end.
+fn read_feed(api: &Api, who: &Player, after: &mut i64, into: &mut Vec<Value>) {
+    loop {
+        let r = api.get(
+            &format!("/v1/analytics/events?after={after}&limit=50"),
+            Some(&who.token),
+        );
+        assert_eq!(r.status, 200, "{}", r.text);
+        let items = r.body["items"].as_array().unwrap().clone();
+        if let Some(last) = items.last() {
+            *after = last["position"].as_i64().unwrap();
+        }
+        into.extend(items);
+        if r.body["next_cursor"].is_null() {
+            return;
+        }
+    }
+}
+
+fn the_feed_and_the_archive_need_the_analyst_role(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let guest = api.guest("nosy");
+    api.get("/v1/analytics/events", Some(&guest.token))
+        .assert_problem(403, "not_an_analyst");
+    api.get("/v1/analytics/events", None)
+        .assert_problem(401, "unauthorized");
+    let ada = analyst(&server, &api);
+    assert_eq!(
+        api.get("/v1/me", Some(&ada.token)).body["roles"],
+        json!(["analyst"])
+    );
+    assert_eq!(
+        api.get("/v1/analytics/events", Some(&ada.token)).status,
+        200
+    );
+    api.get("/v1/analytics/events?limit=0", Some(&ada.token))
+        .assert_problem(422, "validation_failed");
+    let game = seated_game(&api, &guest, &[], 1, &json!({}));
+    api.get(
+        &format!("/v1/analytics/games/{game}/events"),
+        Some(&ada.token),
+    )
+    .assert_problem(409, "game_not_finished");
+    api.get(
+        &format!("/v1/analytics/games/{game}/events"),
+        Some(&guest.token),
+    )
+    .assert_problem(403, "not_an_analyst");
+}
+
+fn paging_the_feed_during_concurrent_games_misses_nothing(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let ada = analyst(&server, &api);
+    // A reader follows the feed while four games are played at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (api, ada, stop) = (api.clone(), ada.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let (mut after, mut seen) = (0, Vec::new());
+            while !stop.load(Ordering::SeqCst) {
+                read_feed(&api, &ada, &mut after, &mut seen);
+            }
+            read_feed(&api, &ada, &mut after, &mut seen);
+            seen
+        })
+    };
+    let players: Vec<_> = (0..4)
+        .map(|i| {
+            let api = api.clone();
+            std::thread::spawn(move || play_a_game(&api, &format!("player{i}")))
+        })
+        .collect();
+    let games: Vec<String> = players.into_iter().map(|h| h.join().unwrap()).collect();
+    stop.store(true, Ordering::SeqCst);
+    let followed = reader.join().unwrap();
+    let (mut after, mut all) = (0, Vec::new());
+    read_feed(&api, &ada, &mut after, &mut all);
+    let positions: Vec<i64> = all
+        .iter()
+        .map(|e| e["position"].as_i64().unwrap())
+        .collect();
+    assert!(
+        positions.windows(2).all(|w| w[0] < w[1]),
+        "strictly increasing positions"
+    );
+    assert_eq!(
+        followed, all,
+        "the concurrent reader saw exactly the final feed: nothing skipped, nothing twice"
+    );
+    // Per game, the feed holds exactly the public events of the game's own log.
+    let mut by_game: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    for e in &all {
+        assert!(
+            ![
+                "hand_dealt",
+                "card_selected",
+                "seed_recorded",
+                "deal_prepared"
+            ]
+            .contains(&e["type"].as_str().unwrap())
+        );
+        by_game
+            .entry(e["game_id"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(e["seq"].as_i64().unwrap());
+    }
+    for game in &games {
+        let log = api.get(
+            &format!("/v1/analytics/games/{game}/events"),
+            Some(&ada.token),
+        );
+        assert_eq!(log.status, 200, "{}", log.text);
+        let public: Vec<i64> = log.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["audience"] == "public")
+            .map(|e| e["seq"].as_i64().unwrap())
+            .collect();
+        assert_eq!(by_game[game], public, "game {game}");
+        let all_seqs: Vec<i64> = log.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["seq"].as_i64().unwrap())
+            .collect();
+        assert_eq!(
+            all_seqs,
+            (1..=all_seqs.len() as i64).collect::<Vec<_>>(),
+            "the archive is complete"
+        );
+        let types: Vec<&str> = log.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        assert!(
+            types.contains(&"seed_recorded") && types.contains(&"hand_dealt"),
+            "unredacted"
+        );
+    }
+    // The NDJSON export holds the same events.
+    let text = api
+        .http
+        .get(api.url("/v1/analytics/events?limit=7"))
+        .bearer_auth(&ada.token)
+        .header("Accept", "application/x-ndjson")
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines, all);
+}
+
+fn an_old_payload_is_upcast_on_read_and_never_rewritten(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let ada = analyst(&server, &api);
+    let game = play_a_game(&api, "old");
+    let version = api
+        .get(
+            &format!("/v1/analytics/games/{game}/events"),
+            Some(&ada.token),
+        )
+        .body["items"]
+        .as_array()
+        .unwrap()
+        .len();
+    // A schema-0 card_placed (no `chosen`), as raw SQL, appended to the finished game.
+    let data = r#"{"seat": 1, "card": 104, "row": 0, "taken": []}"#;
+    let position = if backend == Backend::Postgres {
+        "(SELECT last + 1 FROM event_counter)"
+    } else {
+        "NULL"
+    };
+    let insert = format!(
+        "INSERT INTO events (position, event_id, game_id, seq, event_type, schema_version, audience, data, recorded_at) \
+         VALUES ({position}, 'old-{game}', '{game}', {}, 'card_placed', 0, 'public', '{data}', CURRENT_TIMESTAMP)",
+        version + 1
+    );
+    match backend {
+        Backend::Postgres => {
+            let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();
+            diesel::sql_query(insert).execute(&mut c).unwrap();
+            diesel::sql_query("UPDATE event_counter SET last = last + 1")
+                .execute(&mut c)
+                .unwrap();
+        }
+        Backend::Sqlite => {
+            let mut c =
+                diesel::SqliteConnection::establish(server.db.url.trim_start_matches("sqlite://"))
+                    .unwrap();
+            diesel::sql_query(insert).execute(&mut c).unwrap();
+        }
+    }
+    let log = api.get(
+        &format!("/v1/analytics/games/{game}/events"),
+        Some(&ada.token),
+    );
+    let old = log.body["items"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(old["schema_version"], 0);
+    assert_eq!(
+        old["data"]["chosen"], false,
+        "upcast to the current schema: {old}"
+    );
+    // Loading the game decodes it (it would fail without the upcaster).
+    let me = api.get("/v1/games?mine=true", Some(&api.guest("late").token));
+    assert_eq!(me.status, 200);
+    let feed_item = {
+        let (mut after, mut all) = (0, Vec::new());
+        read_feed(&api, &ada, &mut after, &mut all);
+        all.into_iter().last().unwrap()
+    };
+    assert_eq!(feed_item["data"]["chosen"], false);
+    // The stored row is unchanged.
+    #[derive(diesel::QueryableByName)]
+    struct Raw {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        schema_version: i32,
+    }
+    let q = format!("SELECT schema_version FROM events WHERE event_id = 'old-{game}'");
+    let raw: Raw = match backend {
+        Backend::Postgres => diesel::sql_query(q)
+            .get_result(&mut diesel::PgConnection::establish(&server.db.url).unwrap())
+            .unwrap(),
+        Backend::Sqlite => diesel::sql_query(q)
+            .get_result(
+                &mut diesel::SqliteConnection::establish(
+                    server.db.url.trim_start_matches("sqlite://"),
+                )
+                .unwrap(),
+            )
+            .unwrap(),
+    };
+    assert_eq!(raw.schema_version, 0);
+}
+
+both!(
+    the_feed_and_the_archive_need_the_analyst_role,
+    paging_the_feed_during_concurrent_games_misses_nothing,
+    an_old_payload_is_upcast_on_read_and_never_rewritten,
+);
+
+/// PostgreSQL: a transaction that holds its positions uncommitted delays later appends
+/// instead of letting them overtake it; readers see nothing out of order; a rollback
+/// leaves no gap that could stall them.
+#[test]
+fn a_late_commit_is_delivered_exactly_once_and_a_rollback_does_not_stall_the_feed() {
+    let server = TestServer::start(Backend::Postgres);
+    let api = server.client();
+    let ada = analyst(&server, &api);
+    let host = api.guest("host");
+    let other = api.guest("other");
+    let held = seated_game(&api, &host, std::slice::from_ref(&other), 0, &json!({}));
+    let game = seated_game(&api, &host, std::slice::from_ref(&other), 0, &json!({}));
+    let (mut after, mut seen) = (0, Vec::new());
+    read_feed(&api, &ada, &mut after, &mut seen);
+    let version = api.view(&host, &held)["version"].as_i64().unwrap();
+    // Transaction A appends one public event to `held` and stays open.
+    let mut a = diesel::PgConnection::establish(&server.db.url).unwrap();
+    diesel::sql_query("BEGIN").execute(&mut a).unwrap();
+    diesel::sql_query(format!(
+        "INSERT INTO events (position, event_id, game_id, seq, event_type, schema_version, audience, data, recorded_at) \
+         VALUES ((UPDATE_PLACEHOLDER), 'held-{held}', '{held}', {}, 'selection_made', 1, 'public', '{{\"seat\": 0}}', now())",
+        version + 1
+    ).replace("(UPDATE_PLACEHOLDER)", "(SELECT last + 1 FROM event_counter)"))
+    .execute(&mut a)
+    .unwrap();
+    diesel::sql_query("UPDATE event_counter SET last = last + 1")
+        .execute(&mut a)
+        .unwrap();
+    // B: a command in another game. It must wait for A's positions to commit.
+    let b = {
+        let (api, host, game) = (api.clone(), host.clone(), game.clone());
+        std::thread::spawn(move || {
+            let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
+            api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let mut meanwhile = Vec::new();
+    let mut at = after;
+    read_feed(&api, &ada, &mut at, &mut meanwhile);
+    assert!(
+        meanwhile.is_empty(),
+        "nothing past A's position is visible before A commits: {meanwhile:?}"
+    );
+    diesel::sql_query("COMMIT").execute(&mut a).unwrap();
+    b.join().unwrap();
+    let mut fresh = Vec::new();
+    read_feed(&api, &ada, &mut after, &mut fresh);
+    seen.extend(fresh.iter().cloned());
+    let held_events: Vec<&Value> = seen
+        .iter()
+        .filter(|e| e["game_id"] == held.as_str() && e["type"] == "selection_made")
+        .collect();
+    assert_eq!(held_events.len(), 1, "A's event is delivered exactly once");
+    let a_position = held_events[0]["position"].as_i64().unwrap();
+    assert!(
+        fresh.iter().any(|e| e["game_id"] == game.as_str()),
+        "B's events arrived after A committed"
+    );
+    assert!(
+        fresh
+            .iter()
+            .filter(|e| e["game_id"] == game.as_str())
+            .all(|e| e["position"].as_i64().unwrap() > a_position),
+        "B came after A"
+    );
+    // A rolled-back append leaves no gap: the next append continues the feed.
+    diesel::sql_query("BEGIN").execute(&mut a).unwrap();
+    diesel::sql_query("UPDATE event_counter SET last = last + 5")
+        .execute(&mut a)
+        .unwrap();
+    diesel::sql_query("ROLLBACK").execute(&mut a).unwrap();
+    let before = seen.len();
+    let card = cards(&api.view(&other, &game)["you"]["hand"])[0];
+    api.ok(&other, &game, &json!({ "type": "play_card", "card": card }));
+    read_feed(&api, &ada, &mut after, &mut seen);
+    assert!(seen.len() > before, "the feed goes on after a rollback");
+    let positions: Vec<i64> = seen
+        .iter()
+        .map(|e| e["position"].as_i64().unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]));
+}
