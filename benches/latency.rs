@@ -41,7 +41,12 @@ fn main() {
     );
     let store = Store::connect(&url).unwrap();
     store.migrate().unwrap();
-    let service = Service::new(store, Notifier::new());
+    let cached = std::env::var("NO_CACHE").is_err();
+    let service = if cached {
+        Service::new(store.clone(), Notifier::new())
+    } else {
+        Service::new(store.clone(), Notifier::new()).without_cache()
+    };
     let (mut short, mut long) = (Vec::new(), Vec::new());
     for g in 0..games {
         let options = Options {
@@ -111,7 +116,10 @@ fn main() {
         eprintln!("game {}/{games} played to {version} events", g + 1);
     }
     let (s, l) = (median(short.clone()), median(long.clone()));
-    println!("command latency on PostgreSQL, 2-person 6-nimmt, {games} games");
+    println!(
+        "command latency on PostgreSQL, 2-person 6-nimmt, {games} games, state cache {}",
+        if cached { "on" } else { "off (NO_CACHE)" }
+    );
     println!(
         "  stream of 10–60 events:      median {:>8.2} ms over {} commands",
         s.as_secs_f64() * 1e3,
@@ -125,6 +133,29 @@ fn main() {
     println!(
         "  ratio long / short: {:.2} (target ≤ 1.2)",
         l.as_secs_f64() / s.as_secs_f64()
+    );
+    // The analysts' feed: every public event, read in pages and written as NDJSON lines.
+    let start = Instant::now();
+    let (mut after, mut exported, mut bytes) = (0i64, 0usize, 0usize);
+    loop {
+        let page = stammtisch::analytics::feed(&store, after, 1000).unwrap();
+        let Some(last) = page.last() else { break };
+        after = last.position;
+        for e in &page {
+            let line = serde_json::json!({
+                "position": e.position, "game_id": e.game_id, "seq": e.seq, "type": e.event_type,
+                "at": e.recorded_at.and_utc().to_rfc3339(), "data": e.data.0,
+            })
+            .to_string();
+            bytes += line.len() + 1;
+            exported += 1;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "feed export: {exported} public events ({:.1} MB of NDJSON) in {secs:.2} s = {:.0} events/s",
+        bytes as f64 / 1e6,
+        exported as f64 / secs
     );
     drop(service);
     diesel::sql_query(format!("DROP DATABASE {name} WITH (FORCE)"))

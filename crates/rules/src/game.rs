@@ -90,7 +90,7 @@ impl Game {
             validate_deal(&setup, deal)?;
         }
         let mut events = vec![
-            Event::GameCreated {
+            Event::GameCreated(Box::new(crate::model::GameCreation {
                 ruleset: setup.ruleset,
                 options: setup.options,
                 players: setup.players,
@@ -98,11 +98,13 @@ impl Game {
                 rules_version: RULES_VERSION,
                 prepared_deal: deal.is_some(),
                 commitment,
-            },
+            })),
             Event::SeedRecorded { seed },
         ];
         if let Some(deal) = deal {
-            events.push(Event::DealPrepared { deal });
+            events.push(Event::DealPrepared {
+                deal: Box::new(deal),
+            });
         }
         events.push(Event::SeatTaken {
             seat: 0,
@@ -126,7 +128,10 @@ impl Game {
     /// The state right after a `game_created` event.
     #[must_use]
     pub fn new_from(created: &Event) -> Option<Self> {
-        let Event::GameCreated {
+        let Event::GameCreated(creation) = created else {
+            return None;
+        };
+        let crate::model::GameCreation {
             ruleset,
             options,
             players,
@@ -134,10 +139,7 @@ impl Game {
             rules_version,
             prepared_deal,
             commitment,
-        } = created
-        else {
-            return None;
-        };
+        } = creation.as_ref();
         Some(Self {
             setup: Setup {
                 ruleset: *ruleset,
@@ -576,7 +578,7 @@ impl Game {
             Event::SeedRecorded { seed } => self.seed = Some(seed.clone()),
             Event::MoveDeadlineSet { seconds } => self.move_deadline_seconds = Some(*seconds),
             Event::DeadlinesSet { deadlines } => self.deadlines.clone_from(deadlines),
-            Event::DealPrepared { deal } => self.prepared = Some(deal.clone()),
+            Event::DealPrepared { deal } => self.prepared = Some(deal.as_ref().clone()),
             Event::SeatTaken {
                 seat,
                 account,
@@ -615,7 +617,7 @@ impl Game {
                         .collect(),
                 );
             }
-            Event::NosGameEnded { scores, .. } => self.scores.push(scores.clone()),
+            Event::NosGameEnded(end) => self.scores.push(end.scores.clone()),
             Event::GameFinished { winners, .. } => {
                 self.winners.clone_from(winners);
                 self.seed_revealed = true;
@@ -956,16 +958,22 @@ impl Decision<'_, '_> {
 
     fn reveal(&mut self) {
         let t = &*self.table;
-        let chosen: CardSet = t.selected.iter().flatten().copied().collect();
-        // Ascending by card: walk the set and find each card's seat.
-        let mut cards = Vec::with_capacity(chosen.len());
-        for card in chosen.iter() {
-            if let Some(seat) = t.selected.iter().position(|s| *s == Some(card))
-                && let Ok(seat) = u8::try_from(seat)
-            {
-                cards.push(SeatCard { seat, card });
+        // Ascending by card: note each card's seat, then walk the set of selected cards.
+        let mut owner = [0u8; 128];
+        let mut chosen = CardSet::empty();
+        for seat in t.seats() {
+            if let Some(card) = t.selected[usize::from(seat)] {
+                owner[usize::from(card.number())] = seat;
+                chosen.insert(card);
             }
         }
+        let cards: Vec<SeatCard> = chosen
+            .iter()
+            .map(|card| SeatCard {
+                seat: owner[usize::from(card.number())],
+                card,
+            })
+            .collect();
         self.emit(Event::CardsRevealed { cards });
     }
 
@@ -1047,12 +1055,12 @@ impl Decision<'_, '_> {
         let scores = t.nos_scores();
         let chips = t.seats().map(|s| t.chips[usize::from(s)]).collect();
         let removed = t.removed.to_vec();
-        self.emit(Event::NosGameEnded {
+        self.emit(Event::NosGameEnded(Box::new(crate::model::NosGameEnd {
             game: t.round,
             scores,
             chips,
             removed,
-        });
+        })));
         let layout = *self.ctx.layout;
         if self.table.game_over(&layout) {
             let winners = self.table.leaders(&layout);

@@ -21,8 +21,8 @@ pub use card::{Card, CardSet, ScoreTable};
 pub use error::RuleError;
 pub use game::{Game, NewGame, deal_from_order};
 pub use model::{
-    Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, Occupant, RULES_VERSION,
-    Seat, SeatCard, SeatDeadline, Setup, Side, Status,
+    Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, GameCreation, NosGameEnd,
+    Occupant, RULES_VERSION, Seat, SeatCard, SeatDeadline, Setup, Side, Status,
 };
 pub use options::{
     ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, PlacementOption, Preset,

@@ -165,6 +165,38 @@ pub enum Actor<'a> {
     },
 }
 
+/// The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameCreation {
+    /// Ruleset.
+    pub ruleset: Ruleset,
+    /// Options.
+    pub options: Options,
+    /// Number of seats.
+    pub players: u8,
+    /// Display name of the game.
+    pub name: Option<String>,
+    /// Rules version the game is pinned to.
+    pub rules_version: u32,
+    /// Whether the creator prepared the first deal.
+    pub prepared_deal: bool,
+    /// Hex SHA-256 of the game's secret shuffle seed.
+    pub commitment: String,
+}
+
+/// The data of a `nos_game_ended` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NosGameEnd {
+    /// Game of the match.
+    pub game: u16,
+    /// Card points minus chips, per seat.
+    pub scores: Vec<i32>,
+    /// Chips left, per seat.
+    pub chips: Vec<u8>,
+    /// The 9 cards that were removed unseen.
+    pub removed: Vec<Card>,
+}
+
 /// When a seat must have acted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -312,22 +344,7 @@ pub struct Setup {
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum Event {
     /// The game exists; the creator is the host at seat 0.
-    GameCreated {
-        /// Ruleset.
-        ruleset: Ruleset,
-        /// Options.
-        options: Options,
-        /// Number of seats.
-        players: u8,
-        /// Display name of the game.
-        name: Option<String>,
-        /// Rules version the game is pinned to.
-        rules_version: u32,
-        /// Whether the creator prepared the first deal.
-        prepared_deal: bool,
-        /// Hex SHA-256 of the game's secret shuffle seed.
-        commitment: String,
-    },
+    GameCreated(Box<GameCreation>),
     /// Moves must be made within this many seconds, or the server moves for the seat.
     MoveDeadlineSet {
         /// Seconds per move.
@@ -346,7 +363,7 @@ pub enum Event {
     /// The prepared first deal (server only).
     DealPrepared {
         /// The deal.
-        deal: Deal,
+        deal: Box<Deal>,
     },
     /// A person took a seat.
     SeatTaken {
@@ -477,16 +494,8 @@ pub enum Event {
         chips: u8,
     },
     /// The last card was taken: the game is scored and the removed cards are revealed.
-    NosGameEnded {
-        /// Game of the match.
-        game: u16,
-        /// Card points minus chips, per seat.
-        scores: Vec<i32>,
-        /// Chips left, per seat.
-        chips: Vec<u8>,
-        /// The 9 cards that were removed unseen.
-        removed: Vec<Card>,
-    },
+    /// (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+    NosGameEnded(Box<NosGameEnd>),
     /// A seat chose the card for its X row from the cards it took (x-nimmt).
     CardKept {
         /// Seat.

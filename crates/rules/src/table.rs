@@ -390,11 +390,11 @@ impl Table {
                 self.open = None;
                 self.to_act = *seat;
             }
-            Event::NosGameEnded { scores, chips, .. } => {
-                for (total, score) in self.totals.iter_mut().zip(scores) {
+            Event::NosGameEnded(end) => {
+                for (total, score) in self.totals.iter_mut().zip(&end.scores) {
                     *total += score;
                 }
-                for (kept, c) in self.chips_kept.iter_mut().zip(chips) {
+                for (kept, c) in self.chips_kept.iter_mut().zip(&end.chips) {
                     *kept += u32::from(*c);
                 }
             }

@@ -145,16 +145,11 @@ fn games_ended(events: &[Event]) -> Vec<Ended> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::NosGameEnded {
-                game,
-                scores,
-                chips,
-                removed,
-            } => Some((
-                *game,
-                scores.clone(),
-                chips.clone(),
-                numbers(removed.iter().copied()),
+            Event::NosGameEnded(end) => Some((
+                end.game,
+                end.scores.clone(),
+                end.chips.clone(),
+                numbers(end.removed.iter().copied()),
             )),
             _ => None,
         })
@@ -258,14 +253,8 @@ fn open_chips_are_a_valid_option_of_nimm_oder_schieb() {
     let events = Game::create(new_game(nos(4, 1, ChipsOption::Open), None))
         .expect("a game with open chips is created");
     assert!(matches!(
-        events[0],
-        Event::GameCreated {
-            options: Options {
-                chips: ChipsOption::Open,
-                ..
-            },
-            ..
-        }
+        &events[0],
+        Event::GameCreated(creation) if creation.options.chips == ChipsOption::Open
     ));
 }
 

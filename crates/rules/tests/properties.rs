@@ -1627,12 +1627,13 @@ impl NosRun {
                 self.stats.takes_with_chips += usize::from(*chips > 0);
                 self.stats.forced_takes += usize::from(t.chips[usize::from(*seat)] == 0);
             }
-            Event::NosGameEnded {
-                game,
-                scores,
-                chips,
-                removed,
-            } => {
+            Event::NosGameEnded(end) => {
+                let stammtisch_rules::NosGameEnd {
+                    game,
+                    scores,
+                    chips,
+                    removed,
+                } = end.as_ref();
                 assert_eq!(*game, g.round());
                 assert_eq!(usize::from(t.drawn), 24, "every card was drawn");
                 assert_eq!(t.open, None, "the last card was taken");

@@ -1605,7 +1605,12 @@ fn a_valid_prepared_deal_is_recorded_for_the_server_only() {
             "seat_taken"
         ]
     );
-    assert_eq!(events[2], Event::DealPrepared { deal });
+    assert_eq!(
+        events[2],
+        Event::DealPrepared {
+            deal: Box::new(deal)
+        }
+    );
     assert_eq!(events[2].audience(), Audience::Server);
     let game = Game::from_events(&events).unwrap();
     assert!(game.prepared_deal);
