@@ -46,15 +46,20 @@ fn analyst(server: &TestServer, api: &Api) -> Player {
 
 /// Plays a one-round game of a guest and three bots to the end.
 fn play_a_game(api: &Api, name: &str) -> String {
+    play_rounds(api, name, 1)
+}
+
+/// Plays a game of `rounds` rounds of a guest and three bots to the end.
+fn play_rounds(api: &Api, name: &str, rounds: u64) -> String {
     let me = api.guest(name);
     let game = seated_game(
         api,
         &me,
         &[],
         3,
-        &json!({ "options": { "end": { "rounds": 1 } } }),
+        &json!({ "options": { "end": { "rounds": rounds } } }),
     );
-    for _ in 0..10 {
+    for _ in 0..10 * rounds {
         let card = cards(&api.view(&me, &game)["you"]["hand"])[0];
         let v = api.ok(&me, &game, &json!({ "type": "play_card", "card": card }));
         if let Some(take) = v["legal"]
@@ -137,10 +142,11 @@ fn paging_the_feed_during_concurrent_games_misses_nothing(backend: Backend) {
             seen
         })
     };
-    let players: Vec<_> = (0..4)
+    // Six games of three rounds: thousands of public events.
+    let players: Vec<_> = (0..6)
         .map(|i| {
             let api = api.clone();
-            std::thread::spawn(move || play_a_game(&api, &format!("player{i}")))
+            std::thread::spawn(move || play_rounds(&api, &format!("player{i}"), 3))
         })
         .collect();
     let games: Vec<String> = players.into_iter().map(|h| h.join().unwrap()).collect();
@@ -152,6 +158,7 @@ fn paging_the_feed_during_concurrent_games_misses_nothing(backend: Backend) {
         .iter()
         .map(|e| e["position"].as_i64().unwrap())
         .collect();
+    assert!(all.len() > 1000, "thousands of events: {}", all.len());
     assert!(
         positions.windows(2).all(|w| w[0] < w[1]),
         "strictly increasing positions"

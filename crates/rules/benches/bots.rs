@@ -88,4 +88,10 @@ fn main() {
         Ruleset::XNimmt.default_options(),
         games,
     );
+    duel(
+        "nimm-oder-schieb (1 game)",
+        Ruleset::NimmOderSchieb,
+        Ruleset::NimmOderSchieb.default_options(),
+        games,
+    );
 }
