@@ -561,7 +561,9 @@ impl Game {
         *out = decision.events;
         result?;
         for event in &out[start..] {
-            self.apply_meta(event);
+            if event.touches_meta() {
+                self.apply_meta(event);
+            }
         }
         Ok(())
     }

@@ -564,6 +564,26 @@ impl Event {
         }
     }
 
+    /// Whether folding this event changes more than the table (seats, scores, seed, …).
+    /// The events of play (selections, reveals, placements, hands) do not.
+    #[inline]
+    #[must_use]
+    pub fn touches_meta(&self) -> bool {
+        !matches!(
+            self,
+            Self::CardSelected { .. }
+                | Self::SelectionMade { .. }
+                | Self::CardsRevealed { .. }
+                | Self::CardPlaced { .. }
+                | Self::HandDealt { .. }
+                | Self::CardDrafted { .. }
+                | Self::CardKept { .. }
+                | Self::CardRevealed { .. }
+                | Self::Passed { .. }
+                | Self::CardTaken { .. }
+        )
+    }
+
     /// Who may read this event.
     #[must_use]
     pub fn audience(&self) -> Audience {
