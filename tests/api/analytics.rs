@@ -398,8 +398,16 @@ fn a_late_commit_is_delivered_exactly_once_and_a_rollback_does_not_stall_the_fee
         "B came after A"
     );
     // A rolled-back append leaves no gap: the next append continues the feed.
+    // A whole append (positions and an event row) that rolls back.
     diesel::sql_query("BEGIN").execute(&mut a).unwrap();
-    diesel::sql_query("UPDATE event_counter SET last = last + 5")
+    diesel::sql_query(format!(
+        "INSERT INTO events (position, event_id, game_id, seq, event_type, schema_version, audience, data, recorded_at) \
+         VALUES ((SELECT last + 1 FROM event_counter), 'rolled-{held}', '{held}', {}, 'selection_made', 1, 'public', '{{\"seat\": 1}}', now())",
+        version + 2
+    ))
+    .execute(&mut a)
+    .unwrap();
+    diesel::sql_query("UPDATE event_counter SET last = last + 1")
         .execute(&mut a)
         .unwrap();
     diesel::sql_query("ROLLBACK").execute(&mut a).unwrap();
@@ -408,6 +416,12 @@ fn a_late_commit_is_delivered_exactly_once_and_a_rollback_does_not_stall_the_fee
     api.ok(&other, &game, &json!({ "type": "play_card", "card": card }));
     read_feed(&api, &ada, &mut after, &mut seen);
     assert!(seen.len() > before, "the feed goes on after a rollback");
+    assert!(
+        !seen
+            .iter()
+            .any(|e| e["game_id"] == held.as_str() && e["seq"] == version + 2),
+        "the rolled-back event never appears"
+    );
     let positions: Vec<i64> = seen
         .iter()
         .map(|e| e["position"].as_i64().unwrap())

@@ -252,3 +252,52 @@ fn sigterm_closes_streams_and_stops_cleanly(backend: Backend) {
 }
 
 both!(sigterm_closes_streams_and_stops_cleanly);
+
+#[test]
+fn simultaneous_commands_spread_over_two_replicas_lose_nothing() {
+    let server = TestServer::start(Backend::Postgres);
+    let other = server.replica(&[]);
+    let (a, b) = (server.client(), other.client());
+    let players: Vec<crate::support::Player> =
+        (0..8).map(|i| a.guest(&format!("spread{i}"))).collect();
+    let game = seated_game(
+        &a,
+        &players[0],
+        &players[1..],
+        0,
+        &json!({ "options": { "end": { "rounds": 1 } } }),
+    );
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(players.len()));
+    let handles: Vec<_> = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // Even seats through replica A, odd seats through replica B.
+            let api = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let (p, game, barrier) = (p.clone(), game.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let card = cards(&api.view(&p, &game)["you"]["hand"])[0];
+                barrier.wait();
+                api.ok(&p, &game, &json!({ "type": "play_card", "card": card }));
+                card
+            })
+        })
+        .collect();
+    let played: Vec<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let events = a.events(&players[0], &game);
+    let revealed: Vec<u64> = events
+        .iter()
+        .find(|e| e["type"] == "cards_revealed")
+        .expect("all eight selections arrived and were revealed")["data"]["cards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["card"].as_u64().unwrap())
+        .collect();
+    let mut expected = played.clone();
+    expected.sort_unstable();
+    assert_eq!(
+        revealed, expected,
+        "every acknowledged selection, through either replica, was revealed"
+    );
+}
