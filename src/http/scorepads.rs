@@ -8,7 +8,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use rules::EndCondition;
-use rules::pad::{NewPad, PadCommand, PadError, PadRuleset};
+use rules::Ruleset;
+use rules::pad::{NewPad, PadCommand, PadError};
 
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
@@ -20,7 +21,7 @@ use crate::pads::{self, PadBody, PadServiceError};
 #[serde(deny_unknown_fields)]
 pub struct CreatePad {
     /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
-    pub ruleset: PadRuleset,
+    pub ruleset: Ruleset,
     /// Player names in seating order, 1–32 characters each, all different (ignoring case).
     /// 2–10 players (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7 (nimm-oder-schieb).
     pub players: Vec<String>,

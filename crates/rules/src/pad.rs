@@ -7,12 +7,12 @@
 //! reopens a finished pad.
 //!
 //! A round has one entry per player (zero is an explicit entry) and is refused when it
-//! cannot happen in the ruleset (see [`PadRuleset::check_round`]).
+//! cannot happen in the ruleset (see [`Ruleset::check_round`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::nos_cards::{self, HIGHEST, LOWEST};
-use crate::options::EndCondition;
+use crate::options::{EndCondition, Ruleset};
 
 /// Longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
@@ -32,69 +32,12 @@ pub const X_NIMMT_DECK_BULLHEADS: i64 = 167;
 /// Cards of a Nimm oder schieb game that are taken (33 minus the 9 removed unseen).
 pub const NOS_CARDS_IN_PLAY: u8 = 24;
 
-/// The games a pad keeps score for. Serialised with the API names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub enum PadRuleset {
-    /// 6 nimmt!
-    #[serde(rename = "6-nimmt")]
-    SixNimmt,
-    /// 11 nimmt! (seed 004).
-    #[serde(rename = "11-nimmt")]
-    ElevenNimmt,
-    /// X nimmt! (seed 002).
-    #[serde(rename = "x-nimmt")]
-    XNimmt,
-    /// Nimm oder schieb (seed 000).
-    #[serde(rename = "nimm-oder-schieb")]
-    NimmOderSchieb,
-}
-
-impl PadRuleset {
-    /// Every ruleset a pad can keep.
-    pub const ALL: [Self; 4] = [
-        Self::SixNimmt,
-        Self::ElevenNimmt,
-        Self::XNimmt,
-        Self::NimmOderSchieb,
-    ];
-
-    /// The API name, e.g. `nimm-oder-schieb`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::SixNimmt => "6-nimmt",
-            Self::ElevenNimmt => "11-nimmt",
-            Self::XNimmt => "x-nimmt",
-            Self::NimmOderSchieb => "nimm-oder-schieb",
-        }
-    }
-
-    /// Parses an API name.
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.name() == name)
-    }
-
-    /// Fewest and most players.
-    #[must_use]
-    pub fn players(self) -> (usize, usize) {
-        match self {
-            Self::SixNimmt => (2, 10),
-            Self::ElevenNimmt => (2, 9),
-            Self::XNimmt => (2, 4),
-            Self::NimmOderSchieb => (3, 7),
-        }
-    }
-
-    /// The end condition when the creator names none.
+/// Pad rules of each ruleset (the rulesets are the games' own: [`Ruleset`]).
+impl Ruleset {
+    /// The end condition when the creator names none (the game's default).
     #[must_use]
     pub fn default_end(self) -> EndCondition {
-        match self {
-            Self::SixNimmt | Self::ElevenNimmt => EndCondition::Points(66),
-            Self::XNimmt => EndCondition::Rounds(2),
-            Self::NimmOderSchieb => EndCondition::Rounds(1),
-        }
+        self.default_options().end
     }
 
     /// Checks an end condition for this ruleset.
@@ -147,12 +90,7 @@ impl PadRuleset {
 
 /// Row games: bullheads are counted, so no entry is negative, and together the players
 /// cannot take more than the deck carries.
-fn check_bullheads(
-    ruleset: PadRuleset,
-    scores: &[i32],
-    sum: i64,
-    most: i64,
-) -> Result<(), PadError> {
+fn check_bullheads(ruleset: Ruleset, scores: &[i32], sum: i64, most: i64) -> Result<(), PadError> {
     if let Some((player, score)) = scores.iter().enumerate().find(|(_, s)| **s < 0) {
         return Err(PadError::ImpossibleRound(format!(
             "player {player} has {score}: {} entries cannot be negative",
@@ -286,7 +224,7 @@ impl PadError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewPad {
     /// The game scored.
-    pub ruleset: PadRuleset,
+    pub ruleset: Ruleset,
     /// Player names in seating order (surrounding white space is dropped).
     pub players: Vec<String>,
     /// The end condition; `None` takes the ruleset's default.
@@ -312,7 +250,7 @@ pub enum PadEvent {
     /// The pad exists.
     PadCreated {
         /// The game scored.
-        ruleset: PadRuleset,
+        ruleset: Ruleset,
         /// Player names in order.
         players: Vec<String>,
         /// The end condition.
@@ -358,7 +296,7 @@ pub struct Standing {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PadView {
     /// The game scored.
-    pub ruleset: PadRuleset,
+    pub ruleset: Ruleset,
     /// The end condition.
     pub end: EndCondition,
     /// Player names; indexes are player numbers.
@@ -378,14 +316,15 @@ pub struct PadView {
 /// A score pad.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pad {
-    ruleset: PadRuleset,
+    ruleset: Ruleset,
     players: Vec<String>,
     end: EndCondition,
     rounds: Vec<Vec<i32>>,
 }
 
-fn check_players(ruleset: PadRuleset, names: &[String]) -> Result<Vec<String>, PadError> {
+fn check_players(ruleset: Ruleset, names: &[String]) -> Result<Vec<String>, PadError> {
     let (min, max) = ruleset.players();
+    let (min, max) = (usize::from(min), usize::from(max));
     if !(min..=max).contains(&names.len()) {
         return Err(PadError::InvalidPlayers(format!(
             "{} is played by {min} to {max} players, not {}",
@@ -502,7 +441,7 @@ impl Pad {
 
     /// The game scored.
     #[must_use]
-    pub fn ruleset(&self) -> PadRuleset {
+    pub fn ruleset(&self) -> Ruleset {
         self.ruleset
     }
 
@@ -622,7 +561,7 @@ mod tests {
         .collect()
     }
 
-    fn pad(ruleset: PadRuleset, players: usize, end: Option<EndCondition>) -> Pad {
+    fn pad(ruleset: Ruleset, players: usize, end: Option<EndCondition>) -> Pad {
         let events = Pad::create(NewPad {
             ruleset,
             players: names(players),
@@ -652,37 +591,35 @@ mod tests {
 
     #[test]
     fn rulesets_have_api_names_player_ranges_and_default_ends() {
-        for r in PadRuleset::ALL {
-            assert_eq!(PadRuleset::from_name(r.name()), Some(r));
+        for r in Ruleset::ALL {
+            assert_eq!(Ruleset::from_name(r.name()), Some(r));
             assert_eq!(serde_json::to_value(r).unwrap(), r.name());
         }
-        assert_eq!(PadRuleset::from_name("7-nimmt"), None);
-        assert_eq!(PadRuleset::SixNimmt.players(), (2, 10));
-        assert_eq!(PadRuleset::ElevenNimmt.players(), (2, 9));
-        assert_eq!(PadRuleset::XNimmt.players(), (2, 4));
-        assert_eq!(PadRuleset::NimmOderSchieb.players(), (3, 7));
+        assert_eq!(Ruleset::from_name("7-nimmt"), None);
+        assert_eq!(Ruleset::SixNimmt.players(), (2, 10));
+        assert_eq!(Ruleset::ElevenNimmt.players(), (2, 9));
+        assert_eq!(Ruleset::XNimmt.players(), (2, 4));
+        assert_eq!(Ruleset::NimmOderSchieb.players(), (3, 7));
         assert_eq!(
-            pad(PadRuleset::SixNimmt, 3, None).end(),
+            pad(Ruleset::SixNimmt, 3, None).end(),
             EndCondition::Points(66)
         );
         assert_eq!(
-            pad(PadRuleset::ElevenNimmt, 3, None).end(),
+            pad(Ruleset::ElevenNimmt, 3, None).end(),
             EndCondition::Points(66)
         );
+        assert_eq!(pad(Ruleset::XNimmt, 3, None).end(), EndCondition::Rounds(2));
         assert_eq!(
-            pad(PadRuleset::XNimmt, 3, None).end(),
-            EndCondition::Rounds(2)
-        );
-        assert_eq!(
-            pad(PadRuleset::NimmOderSchieb, 3, None).end(),
+            pad(Ruleset::NimmOderSchieb, 3, None).end(),
             EndCondition::Rounds(1)
         );
     }
 
     #[test]
     fn player_counts_outside_the_ruleset_are_refused() {
-        for r in PadRuleset::ALL {
+        for r in Ruleset::ALL {
             let (min, max) = r.players();
+            let (min, max) = (usize::from(min), usize::from(max));
             for n in [min - 1, max + 1] {
                 let e = Pad::create(NewPad {
                     ruleset: r,
@@ -708,7 +645,7 @@ mod tests {
     fn names_are_trimmed_one_to_32_characters_and_distinct() {
         let create = |players: &[&str]| {
             Pad::create(NewPad {
-                ruleset: PadRuleset::SixNimmt,
+                ruleset: Ruleset::SixNimmt,
                 players: players.iter().map(|s| (*s).to_owned()).collect(),
                 end: None,
             })
@@ -731,7 +668,7 @@ mod tests {
 
     #[test]
     fn end_conditions_by_ruleset() {
-        let create = |r: PadRuleset, end: EndCondition| {
+        let create = |r: Ruleset, end: EndCondition| {
             Pad::create(NewPad {
                 ruleset: r,
                 players: names(3),
@@ -740,36 +677,33 @@ mod tests {
         };
         use EndCondition::{Points, Rounds};
         for p in SIX_NIMMT_POINT_LIMITS {
-            assert!(create(PadRuleset::SixNimmt, Points(p)).is_ok());
+            assert!(create(Ruleset::SixNimmt, Points(p)).is_ok());
         }
         for p in [0, 1, 50, 65, 67, 999] {
-            assert_eq!(code(create(PadRuleset::SixNimmt, Points(p))), "invalid_end");
+            assert_eq!(code(create(Ruleset::SixNimmt, Points(p))), "invalid_end");
         }
         for p in [1, 40, 999] {
-            assert!(create(PadRuleset::ElevenNimmt, Points(p)).is_ok());
+            assert!(create(Ruleset::ElevenNimmt, Points(p)).is_ok());
         }
         for p in [0, 1000] {
-            assert_eq!(
-                code(create(PadRuleset::ElevenNimmt, Points(p))),
-                "invalid_end"
-            );
+            assert_eq!(code(create(Ruleset::ElevenNimmt, Points(p))), "invalid_end");
         }
-        for r in PadRuleset::ALL {
+        for r in Ruleset::ALL {
             assert!(create(r, Rounds(1)).is_ok());
             assert!(create(r, Rounds(50)).is_ok());
             assert_eq!(code(create(r, Rounds(0))), "invalid_end");
             assert_eq!(code(create(r, Rounds(51))), "invalid_end");
         }
-        assert_eq!(code(create(PadRuleset::XNimmt, Points(66))), "invalid_end");
+        assert_eq!(code(create(Ruleset::XNimmt, Points(66))), "invalid_end");
         assert_eq!(
-            code(create(PadRuleset::NimmOderSchieb, Points(66))),
+            code(create(Ruleset::NimmOderSchieb, Points(66))),
             "invalid_end"
         );
     }
 
     #[test]
     fn six_nimmt_rounds_are_non_negative_and_at_most_171() {
-        let mut p = pad(PadRuleset::SixNimmt, 3, Some(EndCondition::Points(100)));
+        let mut p = pad(Ruleset::SixNimmt, 3, Some(EndCondition::Points(100)));
         assert_eq!(code(record(&mut p, &[-1, 5, 5])), "impossible_round");
         assert_eq!(code(record(&mut p, &[100, 72, 0])), "impossible_round");
         assert!(p.rounds().is_empty(), "a refused round changes nothing");
@@ -780,11 +714,11 @@ mod tests {
 
     #[test]
     fn eleven_and_x_nimmt_bounds() {
-        let mut p = pad(PadRuleset::ElevenNimmt, 2, Some(EndCondition::Rounds(5)));
+        let mut p = pad(Ruleset::ElevenNimmt, 2, Some(EndCondition::Rounds(5)));
         assert_eq!(code(record(&mut p, &[100, 66])), "impossible_round");
         assert_eq!(code(record(&mut p, &[-3, 6])), "impossible_round");
         record(&mut p, &[100, 65]).unwrap();
-        let mut x = pad(PadRuleset::XNimmt, 2, None);
+        let mut x = pad(Ruleset::XNimmt, 2, None);
         assert_eq!(code(record(&mut x, &[200, 135])), "impossible_round");
         assert_eq!(code(record(&mut x, &[0, -1])), "impossible_round");
         record(&mut x, &[200, 134]).unwrap();
@@ -806,7 +740,7 @@ mod tests {
         assert_eq!(NosRoundBounds::for_players(7).entry_min, -49);
         assert_eq!(NosRoundBounds::for_players(6).entry_min, -54);
         assert_eq!(NosRoundBounds::for_players(5).sum_max, 564 - 55);
-        let mut p = pad(PadRuleset::NimmOderSchieb, 3, Some(EndCondition::Rounds(3)));
+        let mut p = pad(Ruleset::NimmOderSchieb, 3, Some(EndCondition::Rounds(3)));
         assert_eq!(code(record(&mut p, &[-34, 40, 40])), "impossible_round");
         assert_eq!(code(record(&mut p, &[565, -33, 0])), "impossible_round");
         assert_eq!(
@@ -829,7 +763,7 @@ mod tests {
 
     #[test]
     fn one_entry_per_player() {
-        let mut p = pad(PadRuleset::SixNimmt, 3, None);
+        let mut p = pad(Ruleset::SixNimmt, 3, None);
         assert_eq!(
             record(&mut p, &[1, 2]).unwrap_err(),
             PadError::WrongNumberOfScores {
@@ -846,7 +780,7 @@ mod tests {
 
     #[test]
     fn a_points_pad_ends_after_the_round_that_reaches_the_limit() {
-        let mut p = pad(PadRuleset::SixNimmt, 3, Some(EndCondition::Points(33)));
+        let mut p = pad(Ruleset::SixNimmt, 3, Some(EndCondition::Points(33)));
         record(&mut p, &[10, 0, 22]).unwrap();
         assert!(!p.finished());
         assert_eq!(p.winners(), None);
@@ -861,7 +795,7 @@ mod tests {
 
     #[test]
     fn a_rounds_pad_ends_after_k_rounds_and_ties_share_the_win() {
-        let mut p = pad(PadRuleset::XNimmt, 4, None);
+        let mut p = pad(Ruleset::XNimmt, 4, None);
         record(&mut p, &[3, 7, 3, 10]).unwrap();
         assert!(!p.finished());
         record(&mut p, &[4, 1, 4, 1]).unwrap();
@@ -877,7 +811,7 @@ mod tests {
 
     #[test]
     fn taking_back_the_last_round_reopens_a_finished_pad() {
-        let mut p = pad(PadRuleset::NimmOderSchieb, 4, None);
+        let mut p = pad(Ruleset::NimmOderSchieb, 4, None);
         assert_eq!(code(take_back(&mut p)), "no_round_to_take_back");
         record(&mut p, &[10, 20, 30, -10]).unwrap();
         assert!(p.finished());
@@ -893,7 +827,7 @@ mod tests {
     #[test]
     fn events_round_trip_through_json_and_replay_to_the_same_pad() {
         let mut events = Pad::create(NewPad {
-            ruleset: PadRuleset::ElevenNimmt,
+            ruleset: Ruleset::ElevenNimmt,
             players: names(2),
             end: Some(EndCondition::Rounds(3)),
         })
@@ -936,17 +870,13 @@ mod tests {
 
     #[test]
     fn extreme_entries_do_not_overflow() {
-        let mut p = pad(
-            PadRuleset::NimmOderSchieb,
-            3,
-            Some(EndCondition::Rounds(50)),
-        );
+        let mut p = pad(Ruleset::NimmOderSchieb, 3, Some(EndCondition::Rounds(50)));
         assert_eq!(
             code(record(&mut p, &[i32::MAX, i32::MAX, i32::MIN])),
             "impossible_round"
         );
         assert_eq!(code(record(&mut p, &[i32::MIN, 0, 0])), "impossible_round");
-        let mut s = pad(PadRuleset::SixNimmt, 3, None);
+        let mut s = pad(Ruleset::SixNimmt, 3, None);
         assert_eq!(
             code(record(&mut s, &[i32::MAX, i32::MAX, 0])),
             "impossible_round"
