@@ -110,10 +110,10 @@ fn a_passed_deadline_moves_once_for_the_late_player(backend: Backend) {
         &host,
         std::slice::from_ref(&late),
         0,
-        &json!({ "move_deadline_seconds": 2 }),
+        &json!({ "move_deadline_seconds": 3 }),
     );
     let view = api.view(&host, &game);
-    assert_eq!(view["move_deadline_seconds"], 2);
+    assert_eq!(view["move_deadline_seconds"], 3);
     assert!(
         view["seats"][0]["deadline_at"].is_string() && view["seats"][1]["deadline_at"].is_string()
     );
@@ -178,15 +178,10 @@ fn a_missed_take_row_takes_the_cheapest_row(backend: Backend) {
         view["awaiting"],
         json!([{ "seat": 1, "action": "take_row" }])
     );
-    let done = wait_for(&api, &late, &game, "the deadline take_row", |v| {
+    // Later turns expire as well (1 s deadlines), so the log, not a view, tells what happened.
+    wait_for(&api, &late, &game, "the deadline take_row", |v| {
         v["table"]["revealed"] == json!([])
     });
-    assert_eq!(
-        done["table"]["rows"][3]["cards"],
-        json!([1]),
-        "the cheapest row (one bullhead) was taken"
-    );
-    assert_eq!(done["seats"][1]["taken"], json!([3]));
     let placed: Vec<Value> = deadline_events(&api, &host, &game)
         .into_iter()
         .filter(|e| e["type"] == "card_placed")
