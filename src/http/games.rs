@@ -14,7 +14,7 @@ use rules::{
 
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
-use super::{AppState, Body, blocking};
+use super::{AppState, Body, blocking, etag, if_match};
 use crate::auth::Caller;
 use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
 use crate::store::{GameSummaryRow, ListQuery};
@@ -172,13 +172,7 @@ fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
 
 /// Parses a game id from a path (not a UUID: 404).
 pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
-    uuid::Uuid::parse_str(raw)
-        .map(|u| u.to_string())
-        .map_err(|_| ApiError::NotFound("game"))
-}
-
-fn etag(version: i32) -> (header::HeaderName, String) {
-    (header::ETAG, format!("\"{version}\""))
+    super::parse_id(raw, "game")
 }
 
 fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpResponse {
@@ -446,20 +440,6 @@ fn command_of(
     let command = serde_json::from_value(serde_json::Value::Object(body))
         .map_err(|e| ApiError::Validation(e.to_string()))?;
     Ok((command, invite_code))
-}
-
-/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
-fn if_match(headers: &HeaderMap) -> Result<Option<i32>, ApiError> {
-    let Some(value) = headers.get(header::IF_MATCH) else {
-        return Ok(None);
-    };
-    let bad = || ApiError::BadRequest {
-        code: "invalid_if_match",
-        detail: "If-Match must be \"<version>\"".into(),
-    };
-    let text = value.to_str().map_err(|_| bad())?.trim();
-    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    text.parse::<i32>().map(Some).map_err(|_| bad())
 }
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {

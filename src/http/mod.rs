@@ -207,5 +207,33 @@ impl<'de> serde::Deserialize<'de> for StrictObject {
     }
 }
 
+/// Parses a resource id from a path; anything but a UUID is "not found".
+pub(crate) fn parse_id(raw: &str, what: &'static str) -> Result<String, errors::ApiError> {
+    uuid::Uuid::parse_str(raw)
+        .map(|u| u.to_string())
+        .map_err(|_| errors::ApiError::NotFound(what))
+}
+
+/// The `ETag` header for a version: `"<version>"`.
+pub(crate) fn etag(version: i32) -> (actix_web::http::header::HeaderName, String) {
+    (actix_web::http::header::ETAG, format!("\"{version}\""))
+}
+
+/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
+pub(crate) fn if_match(
+    headers: &actix_web::http::header::HeaderMap,
+) -> Result<Option<i32>, errors::ApiError> {
+    let Some(value) = headers.get(actix_web::http::header::IF_MATCH) else {
+        return Ok(None);
+    };
+    let bad = || errors::ApiError::BadRequest {
+        code: "invalid_if_match",
+        detail: "If-Match must be \"<version>\"".into(),
+    };
+    let text = value.to_str().map_err(|_| bad())?.trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse::<i32>().map(Some).map_err(|_| bad())
+}
+
 /// Token keys as shared app data.
 pub type TokenData = web::Data<Tokens>;

@@ -112,28 +112,16 @@ where
 }
 
 fn pad_id(raw: &str) -> Result<String, PadApiError> {
-    uuid::Uuid::parse_str(raw)
-        .map(|u| u.to_string())
-        .map_err(|_| ApiError::NotFound("score pad").into())
+    Ok(super::parse_id(raw, "score pad")?)
 }
 
-/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
 fn if_match(headers: &HeaderMap) -> Result<Option<i32>, PadApiError> {
-    let Some(value) = headers.get(header::IF_MATCH) else {
-        return Ok(None);
-    };
-    let bad = || ApiError::BadRequest {
-        code: "invalid_if_match",
-        detail: "If-Match must be \"<version>\"".into(),
-    };
-    let text = value.to_str().map_err(|_| bad())?.trim();
-    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    Ok(Some(text.parse::<i32>().map_err(|_| bad())?))
+    Ok(super::if_match(headers)?)
 }
 
 fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
     HttpResponse::build(status)
-        .insert_header((header::ETAG, format!("\"{}\"", body.version)))
+        .insert_header(super::etag(body.version))
         .json(body)
 }
 
@@ -164,7 +152,7 @@ pub async fn create_scorepad(
     let body = blocking(move || pads::create(&store, &caller.id, new)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/scorepads/{}", body.id)))
-        .insert_header((header::ETAG, format!("\"{}\"", body.version)))
+        .insert_header(super::etag(body.version))
         .json(&body))
 }
 
