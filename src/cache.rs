@@ -52,6 +52,19 @@ impl StateCache {
             .cloned()
     }
 
+    /// Whether `put` would keep a state of this version (so the caller can skip a clone).
+    #[must_use]
+    pub fn would_keep(&self, id: &str, version: i32) -> bool {
+        let Some(games) = &self.games else {
+            return false;
+        };
+        games
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(id)
+            .is_none_or(|(v, _)| *v < version)
+    }
+
     /// Remembers a committed state (an older one than cached is ignored).
     pub fn put(&self, id: &str, version: i32, game: Game) {
         let Some(games) = &self.games else { return };

@@ -336,7 +336,9 @@ impl Service {
         if !row.public && game.seat_of(viewer).is_none() {
             return Err(ServiceError::GameNotFound);
         }
-        self.cache.put(game_id, version, game.clone());
+        if self.cache.would_keep(game_id, version) {
+            self.cache.put(game_id, version, game.clone());
+        }
         Ok((row, version, game))
     }
 
@@ -429,23 +431,6 @@ impl Service {
             self.notifier.notify(game_id);
         }
         result
-    }
-
-    /// The seat of `viewer` in a game (`None` for a spectator).
-    ///
-    /// # Errors
-    /// Unknown game, storage failure.
-    pub fn seat_of(
-        &self,
-        tx: &mut dyn Tx,
-        game_id: &str,
-        viewer: &str,
-    ) -> Result<Option<u8>, ServiceError> {
-        let stored = tx.load_events(game_id)?;
-        if stored.is_empty() {
-            return Err(ServiceError::GameNotFound);
-        }
-        Ok(rebuild(game_id, &stored)?.seat_of(viewer))
     }
 
     /// Runs a command: decide, let bots answer, append; retried on a lost race when the

@@ -1138,8 +1138,7 @@ impl Decision<'_, '_> {
             }
             return;
         }
-        // The deck on the stack: no allocation per deal for the shuffle. The order is read
-        // as `deal_from_order` documents it.
+        // The deck on the stack: no allocation per deal for the shuffle.
         let deck = g.layout.deck(players);
         let mut buf = [Card(1); crate::card::MAX_CARD as usize];
         for (slot, card) in buf.iter_mut().zip(deck.iter()) {
@@ -1147,11 +1146,12 @@ impl Decision<'_, '_> {
         }
         let cards = &mut buf[..deck.len()];
         dealer.shuffle(round, cards);
-        let size = g.layout.hand_size;
-        let start = usize::from(players) * size;
-        let rows = cards[start..start + g.layout.rows].to_vec();
-        self.emit(Event::RoundStarted { round, rows });
-        for (seat, hand) in cards[..start].chunks_exact(size).enumerate() {
+        let (hands, rows) = split_deal(cards, players, g.layout);
+        self.emit(Event::RoundStarted {
+            round,
+            rows: rows.to_vec(),
+        });
+        for (seat, hand) in hands.enumerate() {
             let cards = hand.iter().copied().collect::<CardSet>().to_vec();
             let seat = u8::try_from(seat).unwrap_or_default();
             self.emit(Event::HandDealt { seat, cards });
@@ -1159,23 +1159,27 @@ impl Decision<'_, '_> {
     }
 }
 
-/// The deal a shuffled deck gives: seat 0 the first hand, seat 1 the next, …, then one card
-/// for each row in row order.
+/// How a shuffled deck is dealt: seat 0 the first hand, seat 1 the next, …, then one card for
+/// each row in row order. Returns the hands and the rows' first cards.
+fn split_deal<'c>(
+    cards: &'c [Card],
+    players: u8,
+    layout: &Layout,
+) -> (std::slice::ChunksExact<'c, Card>, &'c [Card]) {
+    let start = usize::from(players) * layout.hand_size;
+    (
+        cards[..start].chunks_exact(layout.hand_size),
+        &cards[start..start + layout.rows],
+    )
+}
+
+/// The deal a shuffled deck gives (see `split_deal`), as a [`Deal`].
 #[must_use]
 pub fn deal_from_order(cards: &[Card], players: u8, layout: &Layout) -> Deal {
-    let players = usize::from(players);
-    let size = layout.hand_size;
-    let hands = (0..players)
-        .map(|s| cards[s * size..(s + 1) * size].to_vec())
-        .collect();
-    let start = players * size;
-    let rows = cards[start..start + layout.rows]
-        .iter()
-        .map(|c| vec![*c])
-        .collect();
+    let (hands, rows) = split_deal(cards, players, layout);
     Deal {
-        rows,
-        hands,
+        rows: rows.iter().map(|c| vec![*c]).collect(),
+        hands: hands.map(<[Card]>::to_vec).collect(),
         draw_pile: Vec::new(),
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::{Card, CardSet, ScoreTable};
+use crate::card::{CardSet, ScoreTable};
 use crate::error::RuleError;
 
 /// The row games the server plays.
@@ -395,10 +395,4 @@ impl Layout {
     pub fn take_or_pass(&self) -> bool {
         self.ruleset == Ruleset::NimmOderSchieb
     }
-}
-
-/// Whether `card` is in the deck of this game.
-#[must_use]
-pub fn in_deck(options: &Options, ruleset: Ruleset, players: u8, card: Card) -> bool {
-    options.deck(ruleset, players).contains(card)
 }
