@@ -12,7 +12,7 @@ use diesel::{Connection, RunQueryDsl};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards, seated_game};
+use crate::support::{Api, Backend, Player, TestServer, cards, play_turns, seated_game};
 
 /// A registered account with the analyst role (granted through the command line).
 fn analyst(server: &TestServer, api: &Api) -> Player {
@@ -59,18 +59,7 @@ fn play_rounds(api: &Api, name: &str, rounds: u64) -> String {
         3,
         &json!({ "options": { "end": { "rounds": rounds } } }),
     );
-    for _ in 0..10 * rounds {
-        let card = cards(&api.view(&me, &game)["you"]["hand"])[0];
-        let v = api.ok(&me, &game, &json!({ "type": "play_card", "card": card }));
-        if let Some(take) = v["legal"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "take_row")
-        {
-            api.ok(&me, &game, &take.clone());
-        }
-    }
+    play_turns(api, &me, &game, 10 * rounds);
     game
 }
 

@@ -4,56 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer};
-
-fn start(api: &Api, people: &[Player], body: &Value, bots: &[&str]) -> String {
-    let game = api.create_game(&people[0], body);
-    let id = game["id"].as_str().unwrap().to_owned();
-    for p in &people[1..] {
-        api.join(p, &id);
-    }
-    for strategy in bots {
-        api.ok(
-            &people[0],
-            &id,
-            &json!({ "type": "add_bot", "strategy": strategy }),
-        );
-    }
-    api.ok(&people[0], &id, &json!({ "type": "start" }));
-    id
-}
-
-fn play_out(api: &Api, people: &[Player], game: &str, mut rng: u64) -> Value {
-    for _ in 0..5_000 {
-        let mut moved = false;
-        for p in people {
-            let view = api.view(p, game);
-            if view["status"] == "finished" {
-                return view;
-            }
-            let moves: Vec<&Value> = view["legal"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|c| c["type"] != "resign")
-                .collect();
-            if moves.is_empty() {
-                continue;
-            }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            api.ok(
-                p,
-                game,
-                &moves[usize::try_from(rng % moves.len() as u64).unwrap()].clone(),
-            );
-            moved = true;
-        }
-        assert!(moved, "nobody can move");
-    }
-    panic!("the game did not finish");
-}
+use crate::support::{Backend, TestServer, play_randomly, start_game};
 
 fn values(cards: &Value) -> Vec<u64> {
     cards
@@ -68,13 +19,13 @@ fn a_match_with_bots_plays_to_the_end(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
     let people = vec![api.guest("ida"), api.guest("jon")];
-    let game = start(
+    let game = start_game(
         &api,
         &people,
         &json!({ "ruleset": "nimm-oder-schieb", "players": 4, "options": { "games": 2 } }),
         &["heuristic", "random"],
     );
-    let view = play_out(&api, &people, &game, 77);
+    let view = play_randomly(&api, &people, &game, 77);
     assert_eq!(view["status"], "finished");
     let events = api.events(&people[0], &game);
     let ended: Vec<&Value> = events
@@ -160,7 +111,7 @@ fn passing_pays_and_taking_collects_the_pot(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
     let people = vec![api.guest("kai"), api.guest("lea"), api.guest("mia")];
-    let game = start(
+    let game = start_game(
         &api,
         &people,
         &json!({ "ruleset": "nimm-oder-schieb", "players": 3, "deal": { "draw_pile": pile() } }),
@@ -214,7 +165,7 @@ fn a_player_without_chips_must_take(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
     let people = vec![api.guest("nia"), api.guest("olaf"), api.guest("pia")];
-    let game = start(
+    let game = start_game(
         &api,
         &people,
         &json!({ "ruleset": "nimm-oder-schieb", "players": 3, "options": { "chips": "open" },
@@ -253,7 +204,7 @@ fn removed_cards_and_hidden_chips_reach_nobody_before_the_end(backend: Backend) 
     let server = TestServer::start(backend);
     let api = server.client();
     let people = vec![api.guest("quin"), api.guest("rita"), api.guest("sven")];
-    let game = start(
+    let game = start_game(
         &api,
         &people,
         &json!({ "ruleset": "nimm-oder-schieb", "players": 3, "deal": { "draw_pile": pile() } }),

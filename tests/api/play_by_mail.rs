@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards, seated_game};
+use crate::support::{Api, Backend, Player, TestServer, cards, play_turns, seated_game};
 
 /// Polls the view until `done` holds (the server acts on its own clock); fails after 30 s.
 fn wait_for(api: &Api, p: &Player, game: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
@@ -306,18 +306,7 @@ fn resigning_hands_the_seat_to_a_bot(backend: Backend) {
     assert_eq!(view["seats"][1]["selected"], true, "the bot chose at once");
     api.command(&quitter, &game, &json!({ "type": "play_card", "card": 1 }))
         .assert_problem(422, "resigned");
-    for _ in 0..10 {
-        let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
-        let v = api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
-        if let Some(take) = v["legal"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "take_row")
-        {
-            api.ok(&host, &game, &take.clone());
-        }
-    }
+    play_turns(&api, &host, &game, 10);
     assert_eq!(
         api.view(&host, &game)["status"],
         "finished",

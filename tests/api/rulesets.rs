@@ -4,41 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards};
-
-/// Sends random legal game moves for the people until the game is finished.
-fn play_out(api: &Api, people: &[Player], game: &str, mut rng: u64) -> Value {
-    for _ in 0..10_000 {
-        let mut moved = false;
-        for p in people {
-            let view = api.view(p, game);
-            if view["status"] == "finished" {
-                return view;
-            }
-            let moves: Vec<&Value> = view["legal"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|c| c["type"] != "resign")
-                .collect();
-            if moves.is_empty() {
-                continue;
-            }
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            let cmd = moves[usize::try_from(rng % moves.len() as u64).unwrap()].clone();
-            api.ok(p, game, &cmd);
-            moved = true;
-        }
-        assert!(
-            moved,
-            "nobody can move in an unfinished game: {}",
-            api.view(&people[0], game)
-        );
-    }
-    panic!("the game did not finish");
-}
+use crate::support::{Api, Backend, Player, TestServer, cards, play_randomly, start_game};
 
 fn assert_consistent_end(view: &Value) {
     assert_eq!(view["status"], "finished");
@@ -91,24 +57,6 @@ fn assert_private_events_stay_private(api: &Api, people: &[Player], game: &str) 
     }
 }
 
-fn start(api: &Api, people: &[Player], body: Value, bots: &[&str]) -> String {
-    let game = api.create_game(&people[0], &body);
-    let id = game["id"].as_str().unwrap().to_owned();
-    for p in &people[1..] {
-        api.join(p, &id);
-    }
-    for strategy in bots {
-        api.ok(
-            &people[0],
-            &id,
-            &json!({ "type": "add_bot", "strategy": strategy }),
-        );
-    }
-    let view = api.ok(&people[0], &id, &json!({ "type": "start" }));
-    assert_eq!(view["status"], "active");
-    id
-}
-
 fn every_ruleset_and_preset_plays_to_the_end(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
@@ -122,9 +70,9 @@ fn every_ruleset_and_preset_plays_to_the_end(backend: Backend) {
         json!({ "ruleset": "x-nimmt", "players": 4, "options": { "deals": 1 } }),
     ];
     for (i, setup) in setups.into_iter().enumerate() {
-        let game = start(&api, &people, setup.clone(), &["heuristic", "random"]);
+        let game = start_game(&api, &people, &setup, &["heuristic", "random"]);
         assert_private_events_stay_private(&api, &people, &game);
-        let view = play_out(&api, &people, &game, 0x9e37_79b9 + i as u64);
+        let view = play_randomly(&api, &people, &game, 0x9e37_79b9 + i as u64);
         assert_consistent_end(&view);
         assert_private_events_stay_private(&api, &people, &game);
         assert_eq!(view["ruleset"], setup["ruleset"]);
@@ -155,10 +103,10 @@ fn x_nimmt_keeps_cards_stacks_x_rows_and_hides_stacks_and_hands(backend: Backend
     let hand_a = [1, 2, 12, 40, 41, 42, 43, 44];
     let hand_b = [11, 21, 22, 50, 51, 52, 53, 54];
     let deal = json!({ "rows": [[10], [20], [30]], "hands": [hand_a, hand_b] });
-    let game = start(
+    let game = start_game(
         &api,
         &[a.clone(), b.clone()],
-        json!({ "ruleset": "x-nimmt", "players": 2, "deal": deal }),
+        &json!({ "ruleset": "x-nimmt", "players": 2, "deal": deal }),
         &[],
     );
     let view = api.view(&b, &game);

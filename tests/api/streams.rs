@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::both;
-use crate::support::{Backend, EventStream, TestDb, TestServer, cards, seated_game};
+use crate::support::{Backend, EventStream, TestDb, TestServer, cards, play_turns, seated_game};
 
 /// Streams re-read the table only every 60 s here, so a prompt delivery proves the wake-up.
 const SLOW_POLL: [(&str, &str); 2] = [
@@ -104,18 +104,7 @@ fn a_stream_ends_when_the_game_is_finished(backend: Backend) {
         3,
         &json!({ "options": { "end": { "rounds": 1 } } }),
     );
-    for _ in 0..10 {
-        let card = cards(&api.view(&me, &game)["you"]["hand"])[0];
-        let view = api.ok(&me, &game, &json!({ "type": "play_card", "card": card }));
-        if let Some(take) = view["legal"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["type"] == "take_row")
-        {
-            api.ok(&me, &game, &take.clone());
-        }
-    }
+    play_turns(&api, &me, &game, 10);
     assert_eq!(api.view(&me, &game)["status"], "finished");
     let mut stream = EventStream::open(
         &api.base,

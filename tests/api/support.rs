@@ -604,3 +604,76 @@ impl TestServer {
         }
     }
 }
+
+/// Creates a game with `body` for `people[0]`, lets the others join and the host seat
+/// `bots` (strategies), and starts it.
+pub fn start_game(api: &Api, people: &[Player], body: &Value, bots: &[&str]) -> String {
+    let game = api.create_game(&people[0], body);
+    let id = game["id"].as_str().unwrap().to_owned();
+    for p in &people[1..] {
+        api.join(p, &id);
+    }
+    for strategy in bots {
+        api.ok(
+            &people[0],
+            &id,
+            &json!({ "type": "add_bot", "strategy": strategy }),
+        );
+    }
+    let view = api.ok(&people[0], &id, &json!({ "type": "start" }));
+    assert_eq!(view["status"], "active");
+    id
+}
+
+/// Sends random legal game moves (xorshift from `seed`) for the people until the game is
+/// finished; returns the final view.
+pub fn play_randomly(api: &Api, people: &[Player], game: &str, seed: u64) -> Value {
+    let mut rng = seed | 1;
+    for _ in 0..10_000 {
+        let mut moved = false;
+        for p in people {
+            let view = api.view(p, game);
+            if view["status"] == "finished" {
+                return view;
+            }
+            let moves: Vec<&Value> = view["legal"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["type"] != "resign")
+                .collect();
+            if moves.is_empty() {
+                continue;
+            }
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let cmd = moves[usize::try_from(rng % moves.len() as u64).unwrap()].clone();
+            api.ok(p, game, &cmd);
+            moved = true;
+        }
+        assert!(
+            moved,
+            "nobody can move in an unfinished game: {}",
+            api.view(&people[0], game)
+        );
+    }
+    panic!("the game did not finish");
+}
+
+/// Plays `turns` turns for `me` in a 6-nimmt game: the lowest hand card each turn, and the
+/// first row offered when a `take_row` is asked.
+pub fn play_turns(api: &Api, me: &Player, game: &str, turns: u64) {
+    for _ in 0..turns {
+        let card = cards(&api.view(me, game)["you"]["hand"])[0];
+        let view = api.ok(me, game, &json!({ "type": "play_card", "card": card }));
+        if let Some(take) = view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "take_row")
+        {
+            api.ok(me, game, &take.clone());
+        }
+    }
+}
