@@ -125,6 +125,8 @@ struct Outcome {
     /// CPU of the PostgreSQL backends serving the server's database.
     pg_cpu: Option<f64>,
     pg_activity: Option<String>,
+    /// `pg_stat_database` counters per command over the whole run.
+    pg_work: Option<String>,
     pgbench_tps: Option<f64>,
     pgbench_load_before: String,
 }
@@ -221,6 +223,14 @@ fn print_line(o: &Outcome) {
             o.ratio().unwrap_or(0.0)
         );
     }
+    if let Some(work) = &o.pg_work {
+        println!(
+            "{:<12} clients={:<3} run {}: pg_stat_database per command (whole run, warm-up and reads included): {work}",
+            o.config.label(),
+            o.config.clients,
+            o.run
+        );
+    }
     if let Some(activity) = &o.pg_activity {
         println!(
             "{:<12} clients={:<3} run {}: pg_stat_activity of the server's database (mean connections per sample): {activity}",
@@ -269,7 +279,10 @@ struct Shared {
 /// What one client counted.
 #[derive(Default)]
 struct Tally {
+    /// Commands in the measuring window.
     commands: u64,
+    /// Commands of the whole run, warm-up included.
+    all_commands: u64,
     events: i64,
     latencies_us: Vec<u32>,
     stats: PlayStats,
@@ -317,6 +330,10 @@ fn measure(
         )?),
         _ => None,
     };
+    let counters_before = db
+        .pg
+        .as_ref()
+        .and_then(|pg| DbCounters::read(pg_admin, &pg.name));
     // The pools open their connections at start (r2d2 fills `min_idle` before serving).
     let backends = db
         .pg
@@ -374,7 +391,17 @@ fn measure(
             eprintln!("warning: a server process exited during the run");
         }
     }
+    // Backends flush their statistics when they exit: read them after the servers are gone.
     drop(servers);
+    let all_commands: u64 = tallies.iter().map(|t| t.all_commands).sum();
+    let pg_work = match (&db.pg, &counters_before) {
+        (Some(pg), Some(before)) => {
+            std::thread::sleep(Duration::from_millis(300));
+            DbCounters::read(pg_admin, &pg.name)
+                .map(|after| after.per_command(before, all_commands))
+        }
+        _ => None,
+    };
     if let Ok(guard) = shared.first_error.lock()
         && let Some(e) = guard.as_ref()
     {
@@ -408,6 +435,7 @@ fn measure(
         generator_cpu,
         pg_cpu,
         pg_activity,
+        pg_work,
         pgbench_tps: None,
         pgbench_load_before: String::new(),
     })
@@ -450,6 +478,7 @@ async fn play(
     dice: &mut Dice,
 ) -> anyhow::Result<()> {
     let mut record = |sent: Sent| {
+        tally.all_commands += 1;
         if !shared.measuring.load(Ordering::Relaxed) {
             return;
         }
@@ -485,6 +514,55 @@ async fn play(
         tally.games += 1;
     }
     Ok(())
+}
+
+/// Cumulative counters of one database from `pg_stat_database`.
+struct DbCounters {
+    commits: f64,
+    rollbacks: f64,
+    inserted: f64,
+    updated: f64,
+    deleted: f64,
+}
+
+impl DbCounters {
+    fn read(admin: &str, database: &str) -> Option<Self> {
+        let out = psql(
+            admin,
+            &format!(
+                "SELECT xact_commit, xact_rollback, tup_inserted, tup_updated, tup_deleted \
+                 FROM pg_stat_database WHERE datname = '{database}'"
+            ),
+        )
+        .ok()?;
+        let v: Vec<f64> = out
+            .trim()
+            .split('|')
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        match v[..] {
+            [commits, rollbacks, inserted, updated, deleted] => Some(Self {
+                commits,
+                rollbacks,
+                inserted,
+                updated,
+                deleted,
+            }),
+            _ => None,
+        }
+    }
+
+    fn per_command(&self, before: &Self, commands: u64) -> String {
+        let n = commands.max(1) as f64;
+        format!(
+            "{:.2} transactions committed, {:.3} rolled back, rows: {:.2} inserted, {:.2} updated, {:.2} deleted ({commands} commands)",
+            (self.commits - before.commits) / n,
+            (self.rollbacks - before.rollbacks) / n,
+            (self.inserted - before.inserted) / n,
+            (self.updated - before.updated) / n,
+            (self.deleted - before.deleted) / n,
+        )
+    }
 }
 
 /// pgbench's one-row insert on a scratch table in a scratch database (dropped on drop).
