@@ -70,6 +70,7 @@ fn main() -> anyhow::Result<()> {
         binary: cli.server,
         rust_log: cli.server_log,
     };
+    server::clean_up_on_interrupt()?;
     let started = std::time::Instant::now();
     match &cli.command {
         Cmd::Api(args) => api::run(args, &launch, &cli.pg_url)?,

@@ -42,6 +42,17 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// The soft limit on open files of process `pid` (`/proc/<pid>/limits`).
+#[must_use]
+pub fn open_file_limit(pid: u32) -> Option<u64> {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
+    limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max open files"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
 /// The 1, 5 and 15 minute load averages, as `/proc/loadavg` writes them.
 #[must_use]
 pub fn load_average() -> String {

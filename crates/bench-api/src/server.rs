@@ -8,7 +8,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
@@ -43,6 +43,62 @@ impl Backend {
             _ => bail!("unknown backend {s:?} (sqlite or postgres)"),
         }
     }
+}
+
+/// What is left to clean up if the tool is interrupted (Ctrl-C, SIGTERM): the server
+/// processes, scratch databases and directories that exist now.
+struct Leftovers {
+    pids: Vec<u32>,
+    databases: Vec<(String, String)>,
+    dirs: Vec<PathBuf>,
+}
+
+static LEFTOVERS: Mutex<Leftovers> = Mutex::new(Leftovers {
+    pids: Vec::new(),
+    databases: Vec::new(),
+    dirs: Vec::new(),
+});
+
+fn leftovers(f: impl FnOnce(&mut Leftovers)) {
+    if let Ok(mut l) = LEFTOVERS.lock() {
+        f(&mut l);
+    }
+}
+
+/// On SIGINT or SIGTERM: kill the servers started so far, drop the scratch databases,
+/// remove the scratch directories, and exit with 130.
+///
+/// # Errors
+/// A handler that cannot be installed.
+pub fn clean_up_on_interrupt() -> anyhow::Result<()> {
+    ctrlc::set_handler(|| {
+        eprintln!("interrupted: stopping the servers and dropping the scratch databases");
+        let taken = LEFTOVERS.lock().map(|mut l| {
+            (
+                std::mem::take(&mut l.pids),
+                std::mem::take(&mut l.databases),
+                std::mem::take(&mut l.dirs),
+            )
+        });
+        if let Ok((pids, databases, dirs)) = taken {
+            for pid in pids {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+            for (admin, name) in databases {
+                let _ = psql(
+                    &admin,
+                    &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+                );
+            }
+            for dir in dirs {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+        std::process::exit(130);
+    })
+    .context("installing the interrupt handler")
 }
 
 /// A unique suffix for scratch names: process id and nanoseconds.
@@ -120,6 +176,7 @@ impl PgDatabase {
         let name = format!("{prefix}_{}", unique());
         psql(admin, &format!("CREATE DATABASE {name}"))
             .with_context(|| format!("PostgreSQL is needed at {admin}"))?;
+        leftovers(|l| l.databases.push((admin.to_owned(), name.clone())));
         Ok(Self {
             admin: admin.to_owned(),
             url: url_of_database(admin, &name),
@@ -130,6 +187,7 @@ impl PgDatabase {
 
 impl Drop for PgDatabase {
     fn drop(&mut self) {
+        leftovers(|l| l.databases.retain(|(_, n)| *n != self.name));
         if let Err(e) = psql(
             &self.admin,
             &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
@@ -156,12 +214,14 @@ impl TempDir {
     pub fn new() -> anyhow::Result<Self> {
         let path = std::env::temp_dir().join(format!("stammtisch-bench-{}", unique()));
         std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        leftovers(|l| l.dirs.push(path.clone()));
         Ok(Self { path })
     }
 }
 
 impl Drop for TempDir {
     fn drop(&mut self) {
+        leftovers(|l| l.dirs.retain(|d| *d != self.path));
         let _ = std::fs::remove_dir_all(&self.path);
     }
 }
@@ -249,6 +309,7 @@ impl Server {
             .spawn()
             .with_context(|| format!("starting {}", launch.binary.display()))?;
         let pid = child.id();
+        leftovers(|l| l.pids.push(pid));
         let stdout = child.stdout.take().context("server stdout")?;
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -268,6 +329,7 @@ impl Server {
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
+                leftovers(|l| l.pids.retain(|p| *p != pid));
                 bail!(
                     "the server did not start; its log:\n{}",
                     std::fs::read_to_string(log).unwrap_or_default()
@@ -293,10 +355,16 @@ impl Server {
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+
+    /// How the process ended, if it did.
+    pub fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
+        leftovers(|l| l.pids.retain(|p| *p != self.pid));
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -43,12 +43,20 @@ pub struct Args {
     /// Streams being opened at the same time.
     #[arg(long, default_value_t = 128)]
     connect_concurrency: usize,
+    /// Seconds a stream may take to open (connect and response head).
+    #[arg(long, default_value_t = 30.0)]
+    open_timeout: f64,
     /// Seconds to wait for every stream to see a move.
     #[arg(long, default_value_t = 60.0)]
     move_timeout: f64,
     /// Seconds between the end of one timed move and the next.
     #[arg(long, default_value_t = 1.0)]
     gap_seconds: f64,
+    /// Lower the server's soft limit on open files to this (e.g. 1024, a common default)
+    /// to see what happens when streams exceed it; by default it inherits this tool's limit,
+    /// raised to the hard limit.
+    #[arg(long)]
+    server_nofile: Option<u64>,
     /// Runs of each configuration.
     #[arg(long, default_value_t = 1)]
     runs: usize,
@@ -118,43 +126,64 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// One open stream.
+/// Connects, sends the request and reads the response head: the stream, the head bytes
+/// and where the body starts in them; or why not.
+async fn open(addr: SocketAddr, request: &[u8]) -> Result<(TcpStream, Vec<u8>, usize), String> {
+    let mut stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    stream
+        .write_all(request)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    let mut buf = [0u8; 1024];
+    let mut head = Vec::new();
+    let body_start = loop {
+        match stream.read(&mut buf).await {
+            Ok(0) => return Err("closed before the response head".into()),
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+            Err(e) => return Err(format!("read: {e}")),
+        }
+        if let Some(p) = find(&head, b"\r\n\r\n") {
+            break p + 4;
+        }
+        if head.len() > 16 * 1024 {
+            return Err("response head too long".into());
+        }
+    };
+    if !head.starts_with(b"HTTP/1.1 200") {
+        let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
+        return Err(String::from_utf8_lossy(line).into_owned());
+    }
+    Ok((stream, head, body_start))
+}
+
+/// One open stream.
 async fn watch(
     idx: usize,
     addr: SocketAddr,
     request: Arc<Vec<u8>>,
     tx: mpsc::UnboundedSender<Msg>,
     permit: OwnedSemaphorePermit,
+    open_timeout: Duration,
 ) {
-    let refuse = |why: String| {
-        let _ = tx.send(Msg::Refused(why));
-    };
-    let mut stream = match TcpStream::connect(addr).await {
-        Ok(s) => s,
-        Err(e) => return refuse(format!("connect: {e}")),
-    };
-    let _ = stream.set_nodelay(true);
-    if let Err(e) = stream.write_all(&request).await {
-        return refuse(format!("write: {e}"));
-    }
+    let (mut stream, head, body_start) =
+        match tokio::time::timeout(open_timeout, open(addr, &request)).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(why)) => {
+                let _ = tx.send(Msg::Refused(why));
+                return;
+            }
+            Err(_) => {
+                let _ = tx.send(Msg::Refused(format!(
+                    "no response head within {} s (not accepted?)",
+                    open_timeout.as_secs()
+                )));
+                return;
+            }
+        };
     let mut buf = [0u8; 2048];
-    let mut head = Vec::new();
-    let body_start = loop {
-        match stream.read(&mut buf).await {
-            Ok(0) => return refuse("closed before the response head".into()),
-            Ok(n) => head.extend_from_slice(&buf[..n]),
-            Err(e) => return refuse(format!("read: {e}")),
-        }
-        if let Some(p) = find(&head, b"\r\n\r\n") {
-            break p + 4;
-        }
-        if head.len() > 16 * 1024 {
-            return refuse("response head too long".into());
-        }
-    };
-    if !head.starts_with(b"HTTP/1.1 200") {
-        let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
-        return refuse(String::from_utf8_lossy(line).into_owned());
-    }
     drop(permit);
     let _ = tx.send(Msg::Opened);
     let mut scanner = IdScanner {
@@ -191,6 +220,7 @@ struct Outcome {
     streams: usize,
     run: usize,
     load_before: String,
+    server_nofile: u64,
     opened: usize,
     refused: usize,
     first_refusal: Option<String>,
@@ -226,7 +256,7 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
     let limit = rlimit::increase_nofile_limit(u64::MAX).context("raising the open-file limit")?;
     println!(
         "bench-api streams: one public 2-person 6-nimmt game, N spectator streams from one process \
-         (open-file limit {limit}, inherited by the server); server {}",
+         (open-file limit {limit}); server {}",
         launch.binary.display()
     );
     if limit < max as u64 + 200 {
@@ -257,7 +287,7 @@ fn print_line(o: &Outcome) {
         "{:<8} streams={:<6} run {}: opened {} in {:.1} s{}; idle: server CPU {:.1}% of a core \
          (PostgreSQL backends {}), RSS {:.0} → {:.0} MB (+{:.0}); move → every stream: p50 {} p99 {} max {} ms over {} moves \
          (the POST itself p50 {} ms; {} stream-moves missed, {} streams closed; per move: server \
-         {:.2} CPU-s, PostgreSQL backends {}, this client {:.2} CPU-s); idle client CPU {:.1}%; load before {}",
+         {:.2} CPU-s, PostgreSQL backends {}, this client {:.2} CPU-s); idle client CPU {:.1}%; server open-file limit {}; load before {}",
         o.backend.name(),
         o.streams,
         o.run,
@@ -289,6 +319,7 @@ fn print_line(o: &Outcome) {
             .map_or("–".into(), |c| format!("{c:.2} CPU-s")),
         o.move_client_cpu_s,
         o.idle_client_cpu,
+        o.server_nofile,
         o.load_before
     );
 }
@@ -350,7 +381,48 @@ async fn measure(
     pg_admin: &str,
 ) -> anyhow::Result<Outcome> {
     let db = Database::fresh(backend, pg_admin)?;
-    let mut server = Server::start(launch, &db.url, &db.dir.path.join("server.log"))?;
+    let log = db.dir.path.join("server.log");
+    let mut server = Server::start(launch, &db.url, &log)?;
+    if let Some(soft) = args.server_nofile {
+        let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE)?;
+        let pid = i32::try_from(server.pid)?;
+        rlimit::prlimit(pid, rlimit::Resource::NOFILE, Some((soft, hard)), None)
+            .context("lowering the server's open-file limit")?;
+    }
+    let result = measure_on(&mut server, &db, backend, n, run, args, pg_admin).await;
+    result.map_err(|e| {
+        let state = match server.exit_status() {
+            Some(status) => format!("the server exited ({status})"),
+            None => "the server still runs".into(),
+        };
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let kept =
+            std::env::temp_dir().join(format!("bench-api-server-{}.log", crate::server::unique()));
+        let kept = match std::fs::write(&kept, &text) {
+            Ok(()) => format!(" (whole log: {})", kept.display()),
+            Err(_) => String::new(),
+        };
+        let tail: Vec<&str> = text.lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        e.context(format!(
+            "{} streams on {}: {state}; the end of its log{kept}:\n{}",
+            n,
+            backend.name(),
+            tail.join("\n")
+        ))
+    })
+}
+
+async fn measure_on(
+    server: &mut Server,
+    db: &Database,
+    backend: Backend,
+    n: usize,
+    run: usize,
+    args: &Args,
+    pg_admin: &str,
+) -> anyhow::Result<Outcome> {
+    let server_nofile = procfs::open_file_limit(server.pid).unwrap_or(0);
     let load_before = procfs::load_average();
     let api = Api {
         http: http_client(),
@@ -384,28 +456,42 @@ async fn measure(
     let opening = Instant::now();
     for idx in 0..n {
         let permit = gate.clone().acquire_owned().await?;
-        tasks.spawn(watch(idx, server.addr, request.clone(), tx.clone(), permit));
+        tasks.spawn(watch(
+            idx,
+            server.addr,
+            request.clone(),
+            tx.clone(),
+            permit,
+            Duration::from_secs_f64(args.open_timeout),
+        ));
     }
     drop(tx);
     let (mut opened, mut refused, mut first_refusal, mut closed) = (0, 0, None, 0);
     let mut alive = vec![true; n];
-    let open_deadline = tokio::time::Instant::now() + Duration::from_secs(120 + n as u64 / 50);
     while opened + refused < n {
-        match tokio::time::timeout_at(open_deadline, rx.recv()).await {
-            Ok(Some(Msg::Opened)) => opened += 1,
-            Ok(Some(Msg::Refused(why))) => {
+        match rx.recv().await {
+            Some(Msg::Opened) => opened += 1,
+            Some(Msg::Refused(why)) => {
                 refused += 1;
                 first_refusal.get_or_insert(why);
             }
-            Ok(Some(Msg::Closed { idx })) => {
+            Some(Msg::Closed { idx }) => {
                 alive[idx] = false;
                 closed += 1;
             }
-            Ok(Some(Msg::Seq { .. })) => {}
-            Ok(None) | Err(_) => break,
+            Some(Msg::Seq { .. }) => {}
+            None => break,
         }
     }
     let open_seconds = opening.elapsed().as_secs_f64();
+    eprintln!(
+        "{} × {n}: {opened} streams open after {open_seconds:.1} s, {refused} refused{}",
+        backend.name(),
+        first_refusal
+            .as_deref()
+            .map(|f| format!(" (first: {f})"))
+            .unwrap_or_default()
+    );
 
     // Idle: every stream open, no move.
     tokio::time::sleep(Duration::from_secs_f64(args.settle_seconds)).await;
@@ -490,8 +576,6 @@ async fn measure(
     }
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
-    drop(server);
-    drop(db);
     latencies.sort_unstable();
     posts.sort_unstable();
     let moves = args.moves.max(1) as f64;
@@ -500,6 +584,7 @@ async fn measure(
         streams: n,
         run,
         load_before,
+        server_nofile,
         opened,
         refused,
         first_refusal,
