@@ -37,7 +37,7 @@ pub struct Args {
     /// Seconds of idle measurement (server CPU with every stream open and no move).
     #[arg(long, default_value_t = 15.0)]
     idle_seconds: f64,
-    /// Moves to time (each by a seated player; one second apart).
+    /// Moves to time (each by a seated player, `--gap-seconds` apart).
     #[arg(long, default_value_t = 5)]
     moves: usize,
     /// Streams being opened at the same time.
