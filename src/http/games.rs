@@ -7,55 +7,37 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use rules::{
-    ChipsOption, Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset,
-    Ruleset, Setup,
-};
+use rules::{Command, Deal, OptionsInput, Preset, Ruleset, Setup, Status};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::auth::Caller;
 use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
 use crate::store::{GameSummaryRow, ListQuery};
-
-/// Options as a client sends them; fields left out take the preset's or the default value.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OptionsInput {
-    /// `full` or `tactical`.
-    pub deck: Option<DeckOption>,
-    /// `random` or `draft` (needs `deck: tactical`).
-    pub deal: Option<DealOption>,
-    /// `right` or `both_ends`.
-    pub placement: Option<PlacementOption>,
-    /// `{"points": N}` or `{"rounds": k}` (6-nimmt, 11-nimmt).
-    pub end: Option<EndCondition>,
-    /// x-nimmt: the number of deals (default 2).
-    pub deals: Option<u16>,
-    /// nimm-oder-schieb: the number of games of the match (default 1).
-    pub games: Option<u16>,
-    /// nimm-oder-schieb: `hidden` (default) or `open` chip counts.
-    pub chips: Option<ChipsOption>,
-}
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// `6-nimmt`, `11-nimmt` or `x-nimmt`.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
+    #[schema(value_type = Ruleset)]
     pub ruleset: String,
-    /// Number of seats.
+    /// Number of seats: 2–10 (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7
+    /// (nimm-oder-schieb).
+    #[schema(minimum = 2, maximum = 10)]
     pub players: u8,
     /// Options; override the preset's.
     pub options: Option<OptionsInput>,
     /// 6-nimmt: `standard`, `taktik`, `logik`, `profi`; `options` given beside it override it.
     pub preset: Option<Preset>,
     /// Display name (at most 64 characters).
+    #[schema(max_length = 64)]
     pub name: Option<String>,
     /// Seconds per move, 1 to 2,592,000 (30 days): a seat that lets its deadline pass is
     /// moved for by the server (`take_row`: the cheapest row; other moves: the heuristic
     /// bot's choice), and those events carry `"cause": "deadline"`.
+    #[schema(minimum = 1, maximum = 2_592_000)]
     pub move_deadline_seconds: Option<u32>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
@@ -115,14 +97,18 @@ pub struct GamePage {
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// `lobby`, `active` or `finished`.
+    #[param(value_type = Option<Status>)]
     pub status: Option<String>,
     /// Ruleset name.
+    #[param(value_type = Option<Ruleset>)]
     pub ruleset: Option<String>,
     /// Only games the caller sits in.
     pub mine: Option<bool>,
     /// `me`: the inbox, games in which the caller must act now.
+    #[param(pattern = "^me$")]
     pub awaiting: Option<String>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// From `next_cursor`.
     pub cursor: Option<String>,
@@ -133,8 +119,10 @@ pub struct ListParams {
 #[serde(deny_unknown_fields)]
 pub struct EventParams {
     /// Only events with a higher `seq` (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i32>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
@@ -183,6 +171,7 @@ fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpRe
 
 /// Creates a game in the lobby; the caller is its host at seat 0.
 #[utoipa::path(
+    operation_id = "create_game",
     tag = "games",
     request_body = CreateGame,
     responses(
@@ -214,44 +203,8 @@ pub async fn create_game(
             "name must be at most 64 characters".into(),
         ));
     }
-    let mut options = match req.preset {
-        Some(_) if ruleset != Ruleset::SixNimmt => {
-            return Err(ApiError::Validation(
-                "presets exist for 6-nimmt only".into(),
-            ));
-        }
-        Some(preset) => preset.options(),
-        None => ruleset.default_options(),
-    };
-    if let Some(o) = req.options {
-        options.deck = o.deck.unwrap_or(options.deck);
-        options.deal = o.deal.unwrap_or(options.deal);
-        options.placement = o.placement.unwrap_or(options.placement);
-        options.end = o.end.unwrap_or(options.end);
-        if let Some(deals) = o.deals {
-            if ruleset != Ruleset::XNimmt || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`deals` is the x-nimmt end condition; give it instead of `end`".into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(deals);
-        }
-        if let Some(games) = o.games {
-            if ruleset != Ruleset::NimmOderSchieb || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`games` is the nimm-oder-schieb end condition; give it instead of `end`"
-                        .into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(games);
-        }
-        options.chips = o.chips.unwrap_or(options.chips);
-    }
-    let setup = Setup {
-        ruleset,
-        options,
-        players: req.players,
-    };
+    let setup =
+        Setup::from_input(ruleset, req.players, req.preset, req.options).map_err(ApiError::Rule)?;
     let st = state.clone();
     let body = blocking(move || {
         st.service
@@ -305,6 +258,7 @@ fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
 /// Lists games: the caller's games and open lobbies; `mine=true` only the caller's;
 /// `awaiting=me` the inbox (games in which the caller must act now).
 #[utoipa::path(
+    operation_id = "list_games",
     tag = "games",
     params(ListParams),
     responses(
@@ -333,6 +287,14 @@ pub async fn list_games(
             "status must be lobby, active or finished".into(),
         ));
     }
+    if p.ruleset
+        .as_deref()
+        .is_some_and(|r| Ruleset::from_name(r).is_none())
+    {
+        return Err(ApiError::Validation(
+            "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
+        ));
+    }
     // The inbox is ordered by deadline and paged by position; other lists by id.
     let inbox = p.awaiting.is_some();
     let cursor = match p.cursor.as_deref() {
@@ -342,6 +304,7 @@ pub async fn list_games(
                 .decode(c)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok())
+                .filter(|c| !c.is_empty())
                 .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
         ),
     };
@@ -400,6 +363,7 @@ pub async fn list_games(
 
 /// The game as the caller may see it (`you: null` for a spectator).
 #[utoipa::path(
+    operation_id = "get_game",
     tag = "games",
     params(("id" = String, Path, description = "Game id")),
     responses(
@@ -459,6 +423,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// Sends a command (`{"type": "play_card", "card": 17}`, …). Bots answer in the same request.
 #[utoipa::path(
+    operation_id = "post_command",
     tag = "games",
     params(
         ("id" = String, Path, description = "Game id"),
@@ -529,6 +494,7 @@ pub async fn post_command(
 /// The game's events as the caller may see them: public events and those of the caller's
 /// own seat.
 #[utoipa::path(
+    operation_id = "list_events",
     tag = "games",
     params(("id" = String, Path, description = "Game id"), EventParams),
     responses(
@@ -547,6 +513,9 @@ pub async fn list_events(
     let id = game_id(&path)?;
     let limit = page_limit(params.limit)?;
     let after = params.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     let rows = blocking(move || {
         state
             .service
@@ -579,6 +548,7 @@ pub struct GamePatch {
 
 /// Changes a game's visibility (host only).
 #[utoipa::path(
+    operation_id = "patch_game",
     tag = "games",
     params(("id" = String, Path, description = "Game id")),
     request_body = GamePatch,

@@ -11,9 +11,9 @@ use rules::EndCondition;
 use rules::Ruleset;
 use rules::pad::{NewPad, PadCommand, PadError};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::pads::{self, PadBody, PadServiceError};
 
 /// A new score pad.
@@ -24,6 +24,7 @@ pub struct CreatePad {
     pub ruleset: Ruleset,
     /// Player names in seating order, 1–32 characters each, all different (ignoring case).
     /// 2–10 players (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7 (nimm-oder-schieb).
+    #[schema(min_items = 2, max_items = 10)]
     pub players: Vec<String>,
     /// 6-nimmt: `{"points": 33 | 66 | 100}` (default 66) or `{"rounds": k}`; 11-nimmt:
     /// `{"points": 1–999}` (default 66) or `{"rounds": k}`; x-nimmt and nimm-oder-schieb:
@@ -38,6 +39,7 @@ pub struct RecordRound {
     /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
     /// sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
     /// minus chips.
+    #[schema(min_items = 2, max_items = 10)]
     pub scores: Vec<i32>,
 }
 
@@ -127,6 +129,7 @@ fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
 
 /// Creates a score pad owned by the caller.
 #[utoipa::path(
+    operation_id = "create_scorepad",
     tag = "scorepads",
     request_body = CreatePad,
     responses(
@@ -158,6 +161,7 @@ pub async fn create_scorepad(
 
 /// The caller's score pad: players, rounds, totals, standings, `finished`, `winners`.
 #[utoipa::path(
+    operation_id = "get_scorepad",
     tag = "scorepads",
     params(("id" = String, Path, description = "Score pad id")),
     responses(
@@ -181,6 +185,7 @@ pub async fn get_scorepad(
 /// Records a round and answers with the standings. A round that cannot happen in the
 /// ruleset is refused (`impossible_round`), as is one after the end (`pad_finished`).
 #[utoipa::path(
+    operation_id = "record_round",
     tag = "scorepads",
     params(
         ("id" = String, Path, description = "Score pad id"),
@@ -216,6 +221,7 @@ pub async fn record_round(
 
 /// Takes the last round back (a correction); reopens a pad that the round had finished.
 #[utoipa::path(
+    operation_id = "take_back_round",
     tag = "scorepads",
     params(
         ("id" = String, Path, description = "Score pad id"),

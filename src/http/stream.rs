@@ -2,6 +2,12 @@
 //! server-sent events. Resumes after `Last-Event-ID`, sends keep-alive comments, and ends
 //! after `game_finished` or when the server shuts down.
 //!
+//! A browser's `EventSource` cannot send an `Authorization` header, so a stream may instead
+//! be opened with `?ticket=…` from `POST /v1/games/{id}/stream-tickets`: a random,
+//! single-use credential bound to the account and the game that expires within seconds.
+//! The bearer token never goes into a URL, and the request span logs the path without its
+//! query (see `crate::telemetry`), so tickets never reach the log.
+//!
 //! The events table is the truth: a stream re-reads it after every wake-up hint (from this
 //! process, or from other replicas through PostgreSQL LISTEN/NOTIFY) and every
 //! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it.
@@ -9,28 +15,76 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use bytes::Bytes;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::{EventItem, game_id};
 use super::{AppState, blocking};
-use crate::auth::Caller;
 
 /// Where to start.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct StreamParams {
     /// Events after this `seq` (the `Last-Event-ID` header wins when both are given).
+    #[param(minimum = 0)]
     pub after: Option<i32>,
+    /// A stream ticket (for `EventSource`, which cannot send `Authorization`); replaces
+    /// the bearer token.
+    pub ticket: Option<String>,
+}
+
+/// A stream ticket.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StreamTicket {
+    /// Opaque; pass as `?ticket=` to `GET /v1/games/{id}/stream`. Works once.
+    pub ticket: String,
+    /// Seconds until it expires.
+    pub expires_in: u64,
+}
+
+/// Issues a single-use ticket that opens this game's live stream without an
+/// `Authorization` header (for a browser's `EventSource`). It is bound to the caller and the
+/// game and expires after `expires_in` seconds (at most 60); a reconnect needs a new one.
+#[utoipa::path(
+    tag = "games",
+    operation_id = "create_stream_ticket",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 201, body = StreamTicket),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem)
+    )
+)]
+#[post("/v1/games/{id}/stream-tickets")]
+pub async fn create_stream_ticket(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (ticket, expires_in) = blocking(move || {
+        state
+            .service
+            .issue_stream_ticket(&id, &caller.id)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(StreamTicket { ticket, expires_in }))
 }
 
 /// Streams the game's events (`id: <seq>`, `event: <type>`, `data: {seq, type, at, data}`).
+/// Authenticated by the bearer token or by a `ticket` from `create_stream_ticket`.
 #[utoipa::path(
     tag = "games",
+    operation_id = "stream_events",
+    security(("bearer" = []), ()),
     params(
         ("id" = String, Path, description = "Game id"),
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this seq"),
@@ -39,19 +93,38 @@ pub struct StreamParams {
     responses(
         (status = 200, description = "text/event-stream of the game's events", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem),
-        (status = 401, description = "`unauthorized`", body = Problem),
-        (status = 404, description = "`not_found`", body = Problem)
+        (status = 401, description = "`unauthorized`: no or a bad token, or an unknown, used or expired ticket", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 429, description = "`too_many_streams`: the account has `LIMIT_STREAMS` streams open", body = Problem)
     )
 )]
 #[get("/v1/games/{id}/stream")]
 pub async fn stream_events(
     state: web::Data<AppState>,
-    caller: Caller,
     path: web::Path<String>,
     params: web::Query<StreamParams>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
+    let params = params.into_inner();
+    let account = match params.ticket {
+        Some(ticket) => {
+            let (st, gid) = (state.clone(), id.clone());
+            blocking(move || {
+                st.service
+                    .redeem_stream_ticket(&gid, &ticket)
+                    .map_err(ApiError::from)
+            })
+            .await?
+            .ok_or(ApiError::Unauthorized(
+                "unknown, used or expired stream ticket",
+            ))?
+        }
+        None => {
+            use actix_web::FromRequest;
+            Caller::extract(&req).await?.id
+        }
+    };
     let after = match req.headers().get("Last-Event-ID") {
         Some(v) => v
             .to_str()
@@ -63,21 +136,32 @@ pub async fn stream_events(
             })?,
         None => params.after.unwrap_or(0),
     };
+    if after < 0 || params.after.is_some_and(|a| a < 0) {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
+    tracing::info!(game = %id, after, "stream opened");
     // Existence and access are checked before the stream starts.
-    let (st, gid, account) = (state.clone(), id.clone(), caller.id.clone());
+    let (st, gid, reader) = (state.clone(), id.clone(), account.clone());
     blocking(move || {
         st.service
-            .events(&gid, &account, after, 1)
+            .events(&gid, &reader, after, 1)
             .map(|_| ())
             .map_err(ApiError::from)
     })
     .await?;
+    let (limits, holder) = (state.limits.clone(), account.clone());
+    let lease = blocking(move || limits.open_stream(&holder).map_err(ApiError::from)).await?;
     let live = Live {
+        lease: Lease {
+            limits: state.limits.clone(),
+            id: lease,
+            renewed: Instant::now(),
+        },
         hints: state.service.notifier().subscribe(),
         shutdown: state.shutdown.clone(),
         state,
         game: id,
-        account: caller.id,
+        account,
         after,
         queue: VecDeque::new(),
         finished: false,
@@ -95,8 +179,51 @@ pub async fn stream_events(
         .streaming(body))
 }
 
+/// A stream's place in the per-account limit: renewed while the stream lives, given back
+/// when it is dropped (a replica that dies leaves leases that expire).
+struct Lease {
+    limits: crate::limits::Limits,
+    id: String,
+    renewed: Instant,
+}
+
+impl Lease {
+    fn renew_if_due(&mut self) {
+        if self.renewed.elapsed() < crate::limits::LEASE / 2 {
+            return;
+        }
+        self.renewed = Instant::now();
+        let (limits, id) = (self.limits.clone(), self.id.clone());
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn_blocking(move || {
+                if let Err(e) = limits.renew_stream(&id) {
+                    tracing::warn!(error = %e, "could not renew a stream lease");
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let (limits, id) = (self.limits.clone(), std::mem::take(&mut self.id));
+        let close = move || {
+            if let Err(e) = limits.close_stream(&id) {
+                tracing::warn!(error = %e, "could not give back a stream lease");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(close);
+            }
+            Err(_) => close(),
+        }
+    }
+}
+
 /// One open stream.
 struct Live {
+    lease: Lease,
     state: web::Data<AppState>,
     hints: broadcast::Receiver<String>,
     shutdown: watch::Receiver<bool>,
@@ -129,6 +256,7 @@ impl Live {
             if !self.wait().await {
                 return None;
             }
+            self.lease.renew_if_due();
             if self.last_sent.elapsed() >= self.state.stream_keep_alive {
                 self.last_sent = Instant::now();
                 return Some(Bytes::from_static(b": keep-alive\n\n"));

@@ -7,9 +7,9 @@ use actix_web::{HttpResponse, ResponseError, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 
 /// A new webhook.
@@ -18,6 +18,7 @@ use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 pub struct CreateWebhook {
     /// An absolute `http://` or `https://` URL (at most 2048 characters, no credentials or
     /// fragment) to which the server POSTs the caller's notifications.
+    #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: String,
 }
 
@@ -110,6 +111,7 @@ where
 /// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
 /// `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
 #[utoipa::path(
+    operation_id = "create_webhook",
     tag = "webhooks",
     request_body = CreateWebhook,
     responses(
@@ -135,6 +137,7 @@ pub async fn create_webhook(
 
 /// The caller's webhooks, without their secrets.
 #[utoipa::path(
+    operation_id = "list_webhooks",
     tag = "webhooks",
     responses(
         (status = 200, body = WebhookPage),
@@ -156,6 +159,7 @@ pub async fn list_webhooks(
 
 /// Deletes one of the caller's webhooks; its notifications not yet delivered are dropped.
 #[utoipa::path(
+    operation_id = "delete_webhook",
     tag = "webhooks",
     params(("id" = String, Path, description = "Webhook id")),
     responses(

@@ -6,7 +6,9 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use super::StoreError;
 use super::json::JsonValue;
-use super::schema::{accounts, events, game_seats, games, idempotency_keys, settings};
+use super::schema::{
+    accounts, events, game_seats, games, idempotency_keys, settings, stream_tickets,
+};
 
 /// An account as stored.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -86,6 +88,19 @@ pub struct GameSummaryRow {
     pub game: GameRow,
     /// Its seats.
     pub seats: Vec<SeatRow>,
+}
+
+/// A stored answer to a command with an idempotency key.
+#[derive(Debug, Clone)]
+pub struct IdempotentRow {
+    /// HTTP status of the first answer.
+    pub status: i32,
+    /// The first answer's body.
+    pub response: serde_json::Value,
+    /// SHA-256 of the request it answered (`None` for keys stored before it was kept).
+    pub request_hash: Option<String>,
+    /// When it was stored.
+    pub created_at: NaiveDateTime,
 }
 
 /// An event to append.
@@ -238,7 +253,22 @@ pub trait Tx {
         game: &str,
         account: &str,
         key: &str,
-    ) -> Result<Option<(i32, serde_json::Value)>, StoreError>;
+    ) -> Result<Option<IdempotentRow>, StoreError>;
+    /// Forgets one idempotency key (an expired one, before the key is used anew).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn forget_idempotency_key(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+    ) -> Result<(), StoreError>;
+    /// Forgets the idempotency keys stored before `before`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn prune_idempotency_keys(&mut self, before: NaiveDateTime) -> Result<usize, StoreError>;
     /// Stores the first response to a command with this key.
     ///
     /// # Errors
@@ -248,6 +278,7 @@ pub trait Tx {
         game: &str,
         account: &str,
         key: &str,
+        request_hash: &str,
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
@@ -274,6 +305,33 @@ pub trait Tx {
     /// The webhook operations on the same transaction (the outbox is written beside the
     /// events that cause a notification).
     fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
+    /// How many games `account` hosts that are still in the lobby.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError>;
+    /// Stores a stream ticket (by its hash) and forgets expired ones.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn insert_stream_ticket(
+        &mut self,
+        ticket_hash: &str,
+        account: &str,
+        game: &str,
+        expires_at: NaiveDateTime,
+    ) -> Result<(), StoreError>;
+    /// Redeems a stream ticket for `game`: deletes it and returns its account when it
+    /// exists, is for this game and has not expired at `now`. A ticket works once.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn redeem_stream_ticket(
+        &mut self,
+        ticket_hash: &str,
+        game: &str,
+        now: NaiveDateTime,
+    ) -> Result<Option<String>, StoreError>;
 }
 
 /// Filters of a game list.
@@ -471,13 +529,46 @@ macro_rules! impl_tx {
                 game: &str,
                 account: &str,
                 key: &str,
-            ) -> Result<Option<(i32, serde_json::Value)>, StoreError> {
-                let row: Option<(i32, JsonValue)> = idempotency_keys::table
-                    .find((game, account, key))
-                    .select((idempotency_keys::status, idempotency_keys::response))
-                    .first(self)
-                    .optional()?;
-                Ok(row.map(|(s, r)| (s, r.0)))
+            ) -> Result<Option<IdempotentRow>, StoreError> {
+                let row: Option<(i32, JsonValue, Option<String>, NaiveDateTime)> =
+                    idempotency_keys::table
+                        .find((game, account, key))
+                        .select((
+                            idempotency_keys::status,
+                            idempotency_keys::response,
+                            idempotency_keys::request_hash,
+                            idempotency_keys::created_at,
+                        ))
+                        .first(self)
+                        .optional()?;
+                Ok(row.map(
+                    |(status, response, request_hash, created_at)| IdempotentRow {
+                        status,
+                        response: response.0,
+                        request_hash,
+                        created_at,
+                    },
+                ))
+            }
+
+            fn forget_idempotency_key(
+                &mut self,
+                game: &str,
+                account: &str,
+                key: &str,
+            ) -> Result<(), StoreError> {
+                diesel::delete(idempotency_keys::table.find((game, account, key))).execute(self)?;
+                Ok(())
+            }
+
+            fn prune_idempotency_keys(
+                &mut self,
+                before: NaiveDateTime,
+            ) -> Result<usize, StoreError> {
+                Ok(diesel::delete(
+                    idempotency_keys::table.filter(idempotency_keys::created_at.lt(before)),
+                )
+                .execute(self)?)
             }
 
             fn save_idempotent_response(
@@ -485,6 +576,7 @@ macro_rules! impl_tx {
                 game: &str,
                 account: &str,
                 key: &str,
+                request_hash: &str,
                 status: i32,
                 response: &serde_json::Value,
             ) -> Result<(), StoreError> {
@@ -493,6 +585,7 @@ macro_rules! impl_tx {
                         idempotency_keys::game_id.eq(game),
                         idempotency_keys::account_id.eq(account),
                         idempotency_keys::key.eq(key),
+                        idempotency_keys::request_hash.eq(request_hash),
                         idempotency_keys::status.eq(status),
                         idempotency_keys::response.eq(JsonValue(response.clone())),
                         idempotency_keys::created_at.eq(now()),
@@ -589,6 +682,59 @@ macro_rules! impl_tx {
 
             fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx {
                 self
+            }
+
+            fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError> {
+                Ok(games::table
+                    .filter(games::host_account.eq(account))
+                    .filter(games::status.eq("lobby"))
+                    .count()
+                    .get_result(self)?)
+            }
+
+            fn insert_stream_ticket(
+                &mut self,
+                ticket_hash: &str,
+                account: &str,
+                game: &str,
+                expires_at: NaiveDateTime,
+            ) -> Result<(), StoreError> {
+                diesel::delete(stream_tickets::table.filter(stream_tickets::expires_at.lt(now())))
+                    .execute(self)?;
+                diesel::insert_into(stream_tickets::table)
+                    .values((
+                        stream_tickets::ticket_hash.eq(ticket_hash),
+                        stream_tickets::account_id.eq(account),
+                        stream_tickets::game_id.eq(game),
+                        stream_tickets::expires_at.eq(expires_at),
+                    ))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn redeem_stream_ticket(
+                &mut self,
+                ticket_hash: &str,
+                game: &str,
+                now: NaiveDateTime,
+            ) -> Result<Option<String>, StoreError> {
+                let found: Option<(String, String, NaiveDateTime)> = stream_tickets::table
+                    .find(ticket_hash)
+                    .select((
+                        stream_tickets::account_id,
+                        stream_tickets::game_id,
+                        stream_tickets::expires_at,
+                    ))
+                    .first(self)
+                    .optional()?;
+                let Some((account, for_game, expires_at)) = found else {
+                    return Ok(None);
+                };
+                // Deleting is the redemption: of two concurrent redeemers only one deletes
+                // the row (the other's DELETE matches nothing).
+                let deleted =
+                    diesel::delete(stream_tickets::table.find(ticket_hash)).execute(self)?;
+                Ok((deleted == 1 && for_game == game && expires_at > now).then_some(account))
             }
         }
 

@@ -167,6 +167,7 @@ pub enum Actor<'a> {
 
 /// The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameCreation {
     /// Ruleset.
     pub ruleset: Ruleset,
@@ -186,6 +187,7 @@ pub struct GameCreation {
 
 /// The data of a `nos_game_ended` event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NosGameEnd {
     /// Game of the match.
     pub game: u16,
@@ -342,6 +344,7 @@ pub struct Setup {
 /// Events, past tense. Serialised as `{"type": …, "data": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Event {
     /// The game exists; the creator is the host at seat 0.
     GameCreated(Box<GameCreation>),
@@ -584,15 +587,41 @@ impl Event {
         )
     }
 
-    /// Who may read this event.
+    /// Who may read this event. Every variant is listed, with no wildcard, so a new event
+    /// cannot be published by default: the compiler asks where it belongs.
     #[must_use]
     pub fn audience(&self) -> Audience {
         match self {
+            // Secrets: the shuffle seed, the prepared deal, the pile order and removed cards.
             Self::SeedRecorded { .. } | Self::DealPrepared { .. } | Self::DrawPileSet { .. } => {
                 Audience::Server
             }
+            // One seat's hand and face-down selection.
             Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
-            _ => Audience::Public,
+            // What everybody at the table sees.
+            Self::GameCreated(_)
+            | Self::MoveDeadlineSet { .. }
+            | Self::DeadlinesSet { .. }
+            | Self::SeatTaken { .. }
+            | Self::SeatLeft { .. }
+            | Self::BotAdded { .. }
+            | Self::SeatRemoved { .. }
+            | Self::GameStarted {}
+            | Self::RoundStarted { .. }
+            | Self::SelectionMade { .. }
+            | Self::CardsRevealed { .. }
+            | Self::CardPlaced { .. }
+            | Self::DraftStarted { .. }
+            | Self::CardDrafted { .. }
+            | Self::NosGameStarted { .. }
+            | Self::CardRevealed { .. }
+            | Self::Passed { .. }
+            | Self::CardTaken { .. }
+            | Self::NosGameEnded(_)
+            | Self::CardKept { .. }
+            | Self::RoundEnded { .. }
+            | Self::GameFinished { .. }
+            | Self::SeatResigned { .. } => Audience::Public,
         }
     }
 }
