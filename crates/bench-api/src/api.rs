@@ -164,13 +164,14 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
         psql(pg_admin, "SELECT 1").with_context(|| format!("PostgreSQL at {pg_admin}"))?;
     }
     println!(
-        "bench-api: whole 2-person 6-nimmt games over HTTP; {} s measured after {} s warm-up{}; server {}; {} cores",
+        "bench-api: whole 2-person 6-nimmt games over HTTP; {} s measured after {} s warm-up{}; server {} (rate limits {:?}); {} cores",
         args.seconds,
         args.warmup,
         args.commands
             .map(|c| format!(" (or {c} commands)"))
             .unwrap_or_default(),
         launch.binary.display(),
+        launch.limits,
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     let mut outcomes = Vec::new();

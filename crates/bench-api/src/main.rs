@@ -50,6 +50,10 @@ struct Cli {
     /// `RUST_LOG` of the server processes.
     #[arg(long, global = true, env = "BENCH_SERVER_LOG", default_value = "warn")]
     server_log: String,
+    /// The server's rate limits: `counted` (each `LIMIT_*` at 1,000,000,000, so the counting
+    /// runs as in production but never refuses) or `off` (each at 0).
+    #[arg(long, global = true, value_enum, default_value = "counted")]
+    limits: server::Limits,
     #[command(subcommand)]
     command: Cmd,
 }
@@ -69,6 +73,7 @@ fn main() -> anyhow::Result<()> {
     let launch = server::Launch {
         binary: cli.server,
         rust_log: cli.server_log,
+        limits: cli.limits,
     };
     server::clean_up_on_interrupt()?;
     let started = std::time::Instant::now();

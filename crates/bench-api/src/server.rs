@@ -261,6 +261,40 @@ impl Database {
     }
 }
 
+/// The server's rate limits (`LIMIT_*`) as `counted` (every limit at 1,000,000,000: the
+/// counting runs as in production, nothing is refused) or `off` (0: no counting at all).
+/// The defaults (e.g. 600 commands per account and minute, 20 streams per account) would
+/// refuse a benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Limits {
+    /// Counted but never reached.
+    Counted,
+    /// Switched off.
+    Off,
+}
+
+impl Limits {
+    /// The environment that sets every limit.
+    #[must_use]
+    pub fn env(self) -> Vec<(&'static str, &'static str)> {
+        let value = match self {
+            Self::Counted => "1000000000",
+            Self::Off => "0",
+        };
+        [
+            "LIMIT_GUESTS_PER_HOUR",
+            "LIMIT_GAMES_PER_HOUR",
+            "LIMIT_OPEN_LOBBIES",
+            "LIMIT_COMMANDS_PER_MINUTE",
+            "LIMIT_STREAMS",
+            "LIMIT_FAILED_LOGINS",
+        ]
+        .into_iter()
+        .map(|k| (k, value))
+        .collect()
+    }
+}
+
 /// How to start the server.
 #[derive(Clone, Debug)]
 pub struct Launch {
@@ -268,6 +302,8 @@ pub struct Launch {
     pub binary: PathBuf,
     /// `RUST_LOG` for the server.
     pub rust_log: String,
+    /// Its rate limits.
+    pub limits: Limits,
 }
 
 /// A running server process, killed on drop.
@@ -303,6 +339,7 @@ impl Server {
             .env("DATABASE_URL", database_url)
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("RUST_LOG", &launch.rust_log)
+            .envs(launch.limits.env())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))

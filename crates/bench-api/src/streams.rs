@@ -256,8 +256,9 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
     let limit = rlimit::increase_nofile_limit(u64::MAX).context("raising the open-file limit")?;
     println!(
         "bench-api streams: one public 2-person 6-nimmt game, N spectator streams from one process \
-         (open-file limit {limit}); server {}",
-        launch.binary.display()
+         (open-file limit {limit}); server {} (rate limits {:?})",
+        launch.binary.display(),
+        launch.limits
     );
     if limit < max as u64 + 200 {
         eprintln!(
