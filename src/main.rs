@@ -134,10 +134,10 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
             if pruned.elapsed() >= Duration::from_secs(60) {
                 pruned = std::time::Instant::now();
                 if let Err(e) = limits.prune() {
-                    tracing::warn!(error = %e, "could not prune rate-limit counters");
+                    tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not prune rate-limit counters");
                 }
                 if let Err(e) = service.prune_idempotency_keys() {
-                    tracing::warn!(error = %e, "could not forget expired idempotency keys");
+                    tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not forget expired idempotency keys");
                 }
             }
             let now = chrono::Utc::now().naive_utc();
@@ -145,17 +145,17 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
                 Ok(games) => {
                     for game in games {
                         if let Err(e) = service.expire(&game) {
-                            tracing::warn!(game, error = %e, "could not move for an expired deadline");
+                            tracing::warn!(game, error = %stammtisch::telemetry::Chain(&e), "could not move for an expired deadline");
                         }
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "could not look for expired deadlines"),
+                Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for expired deadlines"),
             }
             std::thread::sleep(Duration::from_millis(250));
         }
     });
     if let Err(e) = spawned {
-        tracing::error!(error = %e, "cannot start the deadline watcher");
+        tracing::error!(error = %stammtisch::telemetry::Chain(&e), "cannot start the deadline watcher");
     }
 }
 
@@ -196,6 +196,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let accounts = Accounts::new(store.clone(), tokens, limits.clone());
+    let pads = stammtisch::pads::Pads::new(store.clone());
+    let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_limits(limits.clone());
@@ -204,6 +206,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let state = web::Data::new(AppState {
         service,
         accounts,
+        pads,
+        analytics,
         limits: limits.clone(),
         trust_forwarded_for: config.trust_forwarded_for,
         body_timeout: config.body_timeout,

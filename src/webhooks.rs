@@ -154,7 +154,8 @@ pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhoo
         secret: crate::fairness::new_seed(),
         created_at: Utc::now().naive_utc(),
     };
-    store.write_webhooks(|tx| {
+    store.write(|tx| {
+        let tx = tx.webhooks();
         tx.lock_account(account)?;
         if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
             return Err(WebhookError::TooMany);
@@ -175,7 +176,7 @@ pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhoo
 /// # Errors
 /// Storage failure.
 pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
-    let rows = store.read_webhooks(|tx| tx.webhooks_of(account))?;
+    let rows = store.read(|tx| tx.webhooks().webhooks_of(account))?;
     Ok(rows.into_iter().map(body_of).collect())
 }
 
@@ -185,42 +186,11 @@ pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookErr
 /// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
 /// failure.
 pub fn delete(store: &Store, account: &str, id: &str) -> Result<(), WebhookError> {
-    if store.write_webhooks(|tx| tx.delete_webhook(account, id))? {
+    if store.write(|tx| tx.webhooks().delete_webhook(account, id))? {
         Ok(())
     } else {
         Err(WebhookError::NotFound)
     }
-}
-
-/// A person asked to act: seat, account and the actions asked.
-struct Ask<'a> {
-    seat: u8,
-    account: &'a str,
-    actions: Vec<&'static str>,
-}
-
-/// The persons (seats with an account, not played by a bot) asked to act in `game`.
-fn person_asks(game: &Game) -> Vec<Ask<'_>> {
-    let awaiting = game.awaiting();
-    game.seats
-        .iter()
-        .enumerate()
-        .filter(|(_, seat)| !seat.bot_controlled())
-        .filter_map(|(i, seat)| {
-            let seat_no = u8::try_from(i).ok()?;
-            let account = seat.account()?;
-            let actions: Vec<&'static str> = awaiting
-                .iter()
-                .filter(|a| a.seat == seat_no)
-                .map(|a| a.action)
-                .collect();
-            (!actions.is_empty()).then_some(Ask {
-                seat: seat_no,
-                account,
-                actions,
-            })
-        })
-        .collect()
 }
 
 /// What a seat holds and has done, as the seat itself sees it: it changes when the seat
@@ -262,8 +232,9 @@ pub fn enqueue(
     before: &Game,
     after: &Game,
 ) -> Result<(), StoreError> {
-    let asked_before = person_asks(before);
-    let turns: Vec<Ask<'_>> = person_asks(after)
+    let asked_before = before.person_asks();
+    let turns: Vec<rules::PersonAsk<'_>> = after
+        .person_asks()
         .into_iter()
         .filter(|ask| {
             let same = asked_before.iter().any(|b| {
@@ -350,7 +321,7 @@ pub fn enqueue(
             .deadlines
             .iter()
             .filter(|d| d.seat == ask.seat)
-            .filter_map(|d| chrono::DateTime::parse_from_rfc3339(&d.at).ok())
+            .map(|d| d.at)
             .min();
         if let Some(at) = deadline {
             payload.insert(
@@ -548,13 +519,13 @@ fn record(
 ) -> Result<(), StoreError> {
     let now = Utc::now().naive_utc();
     let id = c.delivery.id.as_str();
-    store.write_webhooks(|tx| match outcome {
-        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
+    store.write(|tx| match outcome {
+        Ok(()) => tx.webhooks().finish_delivery(id, DELIVERED, None, now),
         Err(error) => {
             let error: String = error.chars().take(500).collect();
             if c.delivery.attempts >= MAX_ATTEMPTS {
                 tracing::warn!(delivery = id, error, "giving up a webhook delivery");
-                tx.finish_delivery(id, FAILED, Some(&error), now)
+                tx.webhooks().finish_delivery(id, FAILED, Some(&error), now)
             } else {
                 let wait = config.backoff_after(c.delivery.attempts);
                 tracing::info!(
@@ -563,7 +534,7 @@ fn record(
                     ?wait,
                     "webhook delivery failed; will retry"
                 );
-                tx.retry_delivery(id, now + delta(wait), &error)
+                tx.webhooks().retry_delivery(id, now + delta(wait), &error)
             }
         }
     })
@@ -579,16 +550,16 @@ pub fn deliver_due(
     config: &WorkerConfig,
 ) -> Result<usize, StoreError> {
     let now = Utc::now().naive_utc();
-    if !store.read_webhooks(|tx| tx.any_due(now))? {
+    if !store.read(|tx| tx.webhooks().any_due(now))? {
         return Ok(0);
     }
-    let claimed = store.write_webhooks(|tx| claim(tx, config))?;
+    let claimed = store.write(|tx| claim(tx.webhooks(), config))?;
     std::thread::scope(|scope| {
         for c in &claimed {
             scope.spawn(move || {
                 let outcome = send(agent, c);
                 if let Err(e) = record(store, config, c, outcome) {
-                    tracing::warn!(delivery = c.delivery.id, error = %e, "could not record a webhook delivery");
+                    tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a webhook delivery");
                 }
             });
         }
@@ -620,13 +591,13 @@ pub fn spawn_worker(store: Store, shutdown: tokio::sync::watch::Receiver<bool>) 
             let agent = agent(&config);
             while !*shutdown.borrow() {
                 if let Err(e) = deliver_due(&store, &agent, &config) {
-                    tracing::warn!(error = %e, "could not claim webhook deliveries");
+                    tracing::warn!(error = %crate::telemetry::Chain(&e), "could not claim webhook deliveries");
                 }
                 std::thread::sleep(config.poll);
             }
         });
     if let Err(e) = spawned {
-        tracing::error!(error = %e, "cannot start the webhook worker");
+        tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start the webhook worker");
     }
 }
 

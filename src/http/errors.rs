@@ -70,6 +70,9 @@ pub enum ApiError {
     /// A rule refuses the command.
     #[error(transparent)]
     Rule(rules::RuleError),
+    /// A score pad refuses the command.
+    #[error(transparent)]
+    Pad(rules::pad::PadError),
     /// A well-formed request with invalid content.
     #[error("{0}")]
     Validation(String),
@@ -137,6 +140,7 @@ impl ApiError {
             Self::VersionConflict { .. } => "version_conflict",
             Self::Busy => "busy",
             Self::Rule(e) => e.code(),
+            Self::Pad(e) => e.code(),
             Self::Validation(_) => "validation_failed",
             Self::PayloadTooLarge => "payload_too_large",
             Self::RequestTimeout => "request_timeout",
@@ -160,7 +164,7 @@ impl ResponseError for ApiError {
                 StatusCode::CONFLICT
             }
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Rule(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
+            Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
@@ -292,11 +296,28 @@ impl From<ServiceError> for ApiError {
             ServiceError::Busy => Self::Busy,
             ServiceError::Store(store) => store.into(),
             ServiceError::Limited(limit) => limit.into(),
+            ServiceError::InvalidCursor => Self::Validation("invalid cursor".into()),
             ServiceError::IdempotencyKeyReused => Self::Unprocessable {
                 code: "idempotency_key_reused",
                 detail: "this Idempotency-Key was used for another request within 24 hours".into(),
             },
-            other @ ServiceError::Corrupt { .. } => Self::Internal(anyhow::Error::new(other)),
+            other @ (ServiceError::Corrupt { .. } | ServiceError::Encode(_)) => {
+                Self::Internal(anyhow::Error::new(other))
+            }
+        }
+    }
+}
+
+impl From<crate::pads::PadServiceError> for ApiError {
+    fn from(e: crate::pads::PadServiceError) -> Self {
+        use crate::pads::PadServiceError as P;
+        match e {
+            P::NotFound => Self::NotFound("score pad"),
+            P::Pad(refusal) => Self::Pad(refusal),
+            P::VersionConflict { current } => Self::VersionConflict { current },
+            P::Busy => Self::Busy,
+            P::Store(store) => store.into(),
+            other @ (P::Corrupt { .. } | P::Encode(_)) => Self::Internal(anyhow::Error::new(other)),
         }
     }
 }
@@ -337,7 +358,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Pool(_) | StoreError::Connect(_) => {
-                tracing::error!(error = ?e, "database unavailable");
+                tracing::error!(error = %crate::telemetry::Chain(&e), "database unavailable");
                 Self::Unavailable
             }
             other => Self::Internal(anyhow::Error::new(other)),

@@ -33,6 +33,10 @@ pub struct AppState {
     pub service: Service,
     /// Accounts, guests, logins, tokens.
     pub accounts: Accounts,
+    /// Score pads.
+    pub pads: crate::pads::Pads,
+    /// The analysts' feed and archive.
+    pub analytics: crate::analytics::Analytics,
     /// Rate limits.
     pub limits: Limits,
     /// Take the client address from `Forwarded`/`X-Forwarded-For` (behind a proxy).

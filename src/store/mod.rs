@@ -8,7 +8,6 @@ mod counters;
 pub mod json;
 mod ops;
 mod pads;
-pub mod pads_schema;
 pub mod schema;
 mod webhooks;
 
@@ -57,6 +56,19 @@ pub enum StoreError {
     /// The URL names no backend we know.
     #[error("unsupported DATABASE_URL scheme (use sqlite://PATH or postgres://…)")]
     UnsupportedUrl,
+}
+
+/// A transaction's failure: the caller's own error, or the database's (BEGIN, COMMIT,
+/// ROLLBACK), which diesel's transaction API hands back through `From`.
+enum TxError<E> {
+    Inner(E),
+    Database(diesel::result::Error),
+}
+
+impl<E> From<diesel::result::Error> for TxError<E> {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Database(e)
+    }
 }
 
 /// Which database the server talks to.
@@ -204,24 +216,31 @@ impl Store {
     }
 
     /// Runs `f` in one write transaction (SQLite: `BEGIN IMMEDIATE`, so writers queue for the
-    /// lock instead of failing on upgrade). Rolls back when `f` fails.
+    /// lock instead of failing on upgrade). Rolls back when `f` fails. The one entry point
+    /// for writes: games, score pads ([`Tx::pads`]) and webhooks ([`Tx::webhooks`]) all go
+    /// through it.
     ///
     /// # Errors
-    /// Whatever `f` returns, or a store error converted into `E`.
+    /// Whatever `f` returns, or a store error (no connection, BEGIN or COMMIT failed)
+    /// converted into `E`.
     pub fn write<T, E>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T, E>) -> Result<T, E>
     where
-        E: From<StoreError> + From<diesel::result::Error>,
+        E: From<StoreError>,
     {
-        match &self.pools {
+        let outcome = match &self.pools {
             Pools::Pg(p) => {
                 let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).transaction(|c| f(c))
+                (*conn).transaction(|c| f(c).map_err(TxError::Inner))
             }
             Pools::Sqlite(p) => {
                 let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).immediate_transaction(|c| f(c))
+                (*conn).immediate_transaction(|c| f(c).map_err(TxError::Inner))
             }
-        }
+        };
+        outcome.map_err(|e| match e {
+            TxError::Inner(e) => e,
+            TxError::Database(e) => StoreError::from(e).into(),
+        })
     }
 
     /// Runs `f` on a connection, without a transaction of its own (single reads).
