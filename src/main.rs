@@ -173,7 +173,11 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let service = Service::new(store, notifier).with_ticket_ttl(config.stream_ticket_ttl);
     watch_deadlines(service.clone(), shutdown_rx.clone());
-    stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
+    stammtisch::webhooks::spawn_worker(
+        service.store().clone(),
+        stammtisch::webhooks::WorkerConfig::from_config(&config),
+        shutdown_rx.clone(),
+    );
     let state = web::Data::new(AppState {
         service,
         limiter: LoginLimiter::new(5, Duration::from_secs(300)),
@@ -181,6 +185,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
+        webhook_targets: config.webhook_targets,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();
