@@ -53,7 +53,8 @@ fn main() -> anyhow::Result<()> {
     }
     stammtisch::telemetry::init();
     let config = Config::from_env().context("reading the configuration")?;
-    let store = Store::connect(&config.database_url).context("connecting to the database")?;
+    let store = Store::connect_with(&config.database_url, config.database_pool_timeout)
+        .context("connecting to the database")?;
     store.migrate().context("running migrations")?;
     match cli.command.unwrap_or(Cmd::Serve) {
         Cmd::Serve => serve(config, store),

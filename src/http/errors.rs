@@ -8,6 +8,9 @@ use serde::Serialize;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
+/// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
+
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Problem {
@@ -93,8 +96,8 @@ pub enum ApiError {
         /// Seconds.
         retry_after: u64,
     },
-    /// The database is unreachable.
-    #[error("the service is unavailable")]
+    /// The database is unreachable, or the connection broke mid-query.
+    #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
     /// A bug or an outage; the body stays opaque, the log has the cause chain.
     #[error("internal error")]
@@ -118,7 +121,7 @@ impl ApiError {
             Self::PayloadTooLarge => "payload_too_large",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::RateLimited { .. } => "rate_limited",
-            Self::Unavailable => "unavailable",
+            Self::Unavailable => "database_unavailable",
             Self::Internal(_) => "internal_error",
         }
     }
@@ -182,6 +185,9 @@ impl ResponseError for ApiError {
                     response.insert_header((header::RETRY_AFTER, v));
                 }
             }
+            Self::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE));
+            }
             _ => {}
         }
         response.body(serde_json::to_string(&problem).unwrap_or_default())
@@ -202,13 +208,16 @@ impl From<ServiceError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// The one mapping of storage failures: an outage or a broken connection
+    /// ([`StoreError::is_unavailable`], by error kind) is `503 database_unavailable`, logged
+    /// as one warning line; anything else is a 500 with its cause chain in the log.
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Pool(_) | StoreError::Connect(_) => {
-                tracing::error!(error = ?e, "database unavailable");
-                Self::Unavailable
-            }
-            other => Self::Internal(anyhow::Error::new(other)),
+        if e.is_unavailable() {
+            let cause = std::error::Error::source(&e).map(ToString::to_string);
+            tracing::warn!(error = %e, cause, "database unavailable");
+            Self::Unavailable
+        } else {
+            Self::Internal(anyhow::Error::new(e))
         }
     }
 }

@@ -89,6 +89,21 @@ impl TestDb {
     }
 }
 
+impl TestDb {
+    /// A database the test made elsewhere (e.g. on a PostgreSQL cluster of its own), at
+    /// `url`; nothing is dropped afterwards but the temporary directory for the logs.
+    pub fn at(url: &str) -> Self {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let dir = std::env::temp_dir().join(format!("stammtisch-test-{id}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self {
+            url: url.to_owned(),
+            pg_name: None,
+            dir,
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Some(name) = &self.pg_name
