@@ -360,3 +360,41 @@ impl Store {
         result.is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    use super::{StoreError, connection_lost};
+
+    fn db(kind: DatabaseErrorKind) -> Error {
+        Error::DatabaseError(kind, Box::new("message text is never read".to_owned()))
+    }
+
+    #[test]
+    fn connection_failures_are_told_by_kind() {
+        assert!(connection_lost(&db(DatabaseErrorKind::ClosedConnection)));
+        assert!(connection_lost(&db(DatabaseErrorKind::UnableToSendCommand)));
+        assert!(connection_lost(&Error::BrokenTransactionManager));
+        assert!(connection_lost(&Error::RollbackErrorOnCommit {
+            rollback_error: Box::new(db(DatabaseErrorKind::ClosedConnection)),
+            commit_error: Box::new(Error::NotFound),
+        }));
+        for not_lost in [
+            db(DatabaseErrorKind::UniqueViolation),
+            db(DatabaseErrorKind::SerializationFailure),
+            db(DatabaseErrorKind::Unknown),
+            Error::NotFound,
+            Error::RollbackTransaction,
+        ] {
+            assert!(!connection_lost(&not_lost), "{not_lost:?}");
+        }
+        assert!(StoreError::Query(db(DatabaseErrorKind::ClosedConnection)).is_unavailable());
+        assert!(!StoreError::Query(Error::NotFound).is_unavailable());
+        assert!(!StoreError::Conflict.is_unavailable());
+        assert!(
+            StoreError::Connect(diesel::ConnectionError::BadConnection("down".into()))
+                .is_unavailable()
+        );
+    }
+}
