@@ -11,9 +11,9 @@ use rules::EndCondition;
 use rules::Ruleset;
 use rules::pad::{NewPad, PadCommand, PadError};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::pads::{self, PadBody, PadServiceError};
 
 /// A new score pad.
@@ -24,6 +24,7 @@ pub struct CreatePad {
     pub ruleset: Ruleset,
     /// Player names in seating order, 1–32 characters each, all different (ignoring case).
     /// 2–10 players (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7 (nimm-oder-schieb).
+    #[schema(min_items = 2, max_items = 10)]
     pub players: Vec<String>,
     /// 6-nimmt: `{"points": 33 | 66 | 100}` (default 66) or `{"rounds": k}`; 11-nimmt:
     /// `{"points": 1–999}` (default 66) or `{"rounds": k}`; x-nimmt and nimm-oder-schieb:
@@ -40,6 +41,7 @@ pub struct RecordRound {
     /// adds up to 4 ..= 79). nimm-oder-schieb: each player's score, card points minus chips
     /// (at most 323, at least 3 minus all chips), with one split of the 24 cards and the
     /// chips behind all entries. A round outside the bounds is `impossible_round`.
+    #[schema(min_items = 2, max_items = 10)]
     pub scores: Vec<i32>,
 }
 

@@ -7,9 +7,9 @@ use actix_web::{HttpResponse, ResponseError, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 
 /// A new webhook.
@@ -20,6 +20,7 @@ pub struct CreateWebhook {
     /// fragment) to which the server POSTs the caller's notifications. It may not name, or
     /// resolve to, a private, loopback, link-local, unique-local, multicast, metadata or
     /// other internal address (`webhook_url_not_allowed`); it is stored normalised (WHATWG).
+    #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: String,
 }
 

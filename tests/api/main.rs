@@ -13,6 +13,7 @@ mod browser;
 mod concurrency;
 mod faults;
 mod games;
+mod hardening;
 mod hidden;
 mod idempotency;
 mod nimm_oder_schieb;
