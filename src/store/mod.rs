@@ -249,13 +249,16 @@ impl Store {
             let manager = Manager::<PgConnection>::new(url);
             // Fail fast with the real error instead of r2d2's generic timeout.
             PgConnection::establish(url)?;
-            // Unchecked: the idle connections are opened in the background, so a short pool
-            // wait does not turn a slow start into a failed one.
+            // Connections are opened when needed (no idle minimum): a short pool wait never
+            // turns a slow start into a failed one, and no connection is being opened in the
+            // background when a short command (`migrate`, `grant-role`) exits (libpq's TLS
+            // teardown at exit crashes a thread that is still connecting).
             Pools::Pg(
                 Pool::builder()
                     .max_size(16)
+                    .min_idle(Some(0))
                     .connection_timeout(timeout)
-                    .build_unchecked(manager),
+                    .build(manager)?,
             )
         } else if url.contains("://") && !url.starts_with("sqlite://") {
             return Err(StoreError::UnsupportedUrl);
