@@ -59,6 +59,7 @@ fn main() -> anyhow::Result<()> {
         &config.database_url,
         stammtisch::store::StoreOptions {
             sqlite_synchronous: config.sqlite_synchronous,
+            pool_timeout: config.database_pool_timeout,
         },
     )
     .context("connecting to the database")?;
@@ -202,7 +203,11 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_limits(limits.clone());
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
-    stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
+    stammtisch::webhooks::spawn_worker(
+        service.store().clone(),
+        stammtisch::webhooks::WorkerConfig::from_config(&config),
+        shutdown_rx.clone(),
+    );
     let state = web::Data::new(AppState {
         service,
         accounts,
@@ -215,6 +220,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
+        webhook_targets: config.webhook_targets,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

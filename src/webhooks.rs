@@ -17,6 +17,12 @@
 //! Payloads carry public information only: the game, its version and ruleset, the seat,
 //! the actions asked and the deadline, or the winners — never cards, selections, chips or
 //! seeds. Blocking: call from `web::block` or a thread of its own. Knows no HTTP routes.
+//!
+//! Targets: a URL may not name or resolve to a private, loopback, link-local, metadata or
+//! otherwise internal address ([`targets`]); registration checks it, and every delivery
+//! checks the resolved addresses again and connects to exactly those.
+
+pub mod targets;
 
 use std::time::Duration;
 
@@ -27,6 +33,8 @@ use serde_json::{Map, Value, json};
 use sha2::Sha256;
 
 use rules::{Game, Status};
+
+pub use targets::{CheckedResolver, Targets, UrlRefusal};
 
 use crate::store::json::JsonValue;
 use crate::store::{
@@ -56,6 +64,9 @@ pub enum WebhookError {
     /// The URL is not an absolute `http://` or `https://` URL.
     #[error("{0}")]
     InvalidUrl(String),
+    /// The URL names, or its host resolves to, an address webhooks may not reach.
+    #[error("{0}")]
+    NotAllowed(String),
     /// The account has [`MAX_WEBHOOKS_PER_ACCOUNT`] webhooks already.
     #[error("an account may register at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks")]
     TooMany,
@@ -111,46 +122,35 @@ fn body_of(row: WebhookRow) -> WebhookBody {
 }
 
 /// Checks a webhook URL: absolute, `http` or `https`, with a host, without credentials,
-/// whitespace or a fragment, at most [`MAX_URL_LENGTH`] characters.
+/// whitespace or a fragment, at most [`MAX_URL_LENGTH`] characters, and naming no address
+/// (nor a name resolving to one) that `targets` forbids; see [`targets::check_url`].
+/// Returns the URL as deliveries will call it (normalised). Blocking (a name lookup).
 ///
 /// # Errors
-/// [`WebhookError::InvalidUrl`] saying what is wrong.
-pub fn validate_url(url: &str) -> Result<(), WebhookError> {
-    let invalid = |why: &str| Err(WebhookError::InvalidUrl(why.to_owned()));
-    if url.len() > MAX_URL_LENGTH {
-        return invalid("url must be at most 2048 characters");
+/// [`WebhookError::InvalidUrl`] or [`WebhookError::NotAllowed`] saying what is wrong.
+pub fn validate_url(url: &str, targets: Targets) -> Result<String, WebhookError> {
+    match targets::check_url(url, MAX_URL_LENGTH, targets) {
+        Ok(url) => Ok(url.into()),
+        Err(UrlRefusal::Invalid(why)) => Err(WebhookError::InvalidUrl(why)),
+        Err(UrlRefusal::NotAllowed(why)) => Err(WebhookError::NotAllowed(why)),
     }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) || url.contains('#') {
-        return invalid("url must not contain whitespace, control characters or a fragment");
-    }
-    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
-        return invalid("url is not a valid URL");
-    };
-    if !matches!(uri.scheme_str(), Some("http" | "https")) {
-        return invalid("url must start with http:// or https://");
-    }
-    let Some(authority) = uri.authority() else {
-        return invalid("url must name a host");
-    };
-    if authority.as_str().contains('@') {
-        return invalid("url must not contain credentials");
-    }
-    if authority.host().is_empty() {
-        return invalid("url must name a host");
-    }
-    Ok(())
 }
 
-/// Registers a webhook for `account`.
+/// Registers a webhook for `account`; the URL is checked against `targets`.
 ///
 /// # Errors
-/// An invalid URL, too many webhooks, storage failure.
-pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhook, WebhookError> {
-    validate_url(url)?;
+/// An invalid or forbidden URL, too many webhooks, storage failure.
+pub fn register(
+    store: &Store,
+    account: &str,
+    url: &str,
+    targets: Targets,
+) -> Result<CreatedWebhook, WebhookError> {
+    let url = validate_url(url, targets)?;
     let row = WebhookRow {
         id: uuid::Uuid::now_v7().to_string(),
         account_id: account.to_owned(),
-        url: url.to_owned(),
+        url,
         secret: crate::fairness::new_seed(),
         created_at: Utc::now().naive_utc(),
     };
@@ -363,11 +363,13 @@ pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
 /// How the delivery worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
-    /// `WEBHOOK_BACKOFF_MS`, default 1000: the wait after a first failed attempt; it doubles
-    /// with each further failure, up to [`MAX_BACKOFF`].
+    /// The wait after a first failed attempt; it doubles with each further failure, up to
+    /// [`MAX_BACKOFF`] (`WEBHOOK_BACKOFF_MS`, see [`crate::config::Config`]).
     pub backoff: Duration,
-    /// `WEBHOOK_TIMEOUT_MS`, default 10000: the limit of one POST (connect to last byte).
+    /// The limit of one POST, connect to last byte (`WEBHOOK_TIMEOUT_MS`).
     pub timeout: Duration,
+    /// Which addresses a delivery may connect to (`WEBHOOK_ALLOW_LOOPBACK`).
+    pub targets: Targets,
     /// How often the outbox is looked at (200 ms).
     pub poll: Duration,
     /// At most this many deliveries are sent at once (16).
@@ -375,20 +377,13 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
-    /// Reads the environment.
+    /// The worker's settings from the server configuration.
     #[must_use]
-    pub fn from_env() -> Self {
-        let ms = |key: &str, default: u64| {
-            Duration::from_millis(
-                std::env::var(key)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(default),
-            )
-        };
+    pub fn from_config(config: &crate::config::Config) -> Self {
         Self {
-            backoff: ms("WEBHOOK_BACKOFF_MS", 1_000),
-            timeout: ms("WEBHOOK_TIMEOUT_MS", 10_000).max(Duration::from_millis(100)),
+            backoff: config.webhook_backoff,
+            timeout: config.webhook_timeout,
+            targets: config.webhook_targets,
             poll: Duration::from_millis(200),
             batch: 16,
         }
@@ -567,24 +562,33 @@ pub fn deliver_due(
     Ok(claimed.len())
 }
 
-/// The HTTP client of the worker: the configured timeout, no redirects, non-2xx statuses
-/// as answers rather than errors.
+/// The HTTP client of the worker: the configured timeout, no redirects, no proxy (so the
+/// address checked is the address connected to), non-2xx statuses as answers rather than
+/// errors, and the [`CheckedResolver`] of the configured targets.
 #[must_use]
 pub fn agent(config: &WorkerConfig) -> ureq::Agent {
-    ureq::Agent::config_builder()
+    let http = ureq::Agent::config_builder()
         .timeout_global(Some(config.timeout))
         .http_status_as_error(false)
         .max_redirects(0)
+        .proxy(None)
         .user_agent(concat!("stammtisch-webhooks/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into()
+        .build();
+    ureq::Agent::with_parts(
+        http,
+        ureq::unversioned::transport::DefaultConnector::default(),
+        CheckedResolver::new(config.targets),
+    )
 }
 
 /// Sends due webhook deliveries every 200 ms on a thread of its own, until shutdown. Every
 /// replica runs one; leases (and `SKIP LOCKED` on PostgreSQL) keep them from sending the
 /// same delivery at once.
-pub fn spawn_worker(store: Store, shutdown: tokio::sync::watch::Receiver<bool>) {
-    let config = WorkerConfig::from_env();
+pub fn spawn_worker(
+    store: Store,
+    config: WorkerConfig,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
     let spawned = std::thread::Builder::new()
         .name("webhooks".into())
         .spawn(move || {
@@ -603,6 +607,7 @@ pub fn spawn_worker(store: Store, shutdown: tokio::sync::watch::Receiver<bool>) 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -610,6 +615,7 @@ mod tests {
         let config = WorkerConfig {
             backoff: Duration::from_secs(1),
             timeout: Duration::from_secs(10),
+            targets: Targets::default(),
             poll: Duration::from_millis(200),
             batch: 16,
         };
@@ -641,14 +647,21 @@ mod tests {
 
     #[test]
     fn only_absolute_http_urls_with_a_host_are_accepted() {
+        let dev = Targets {
+            allow_loopback: true,
+        };
         for ok in [
             "http://127.0.0.1:8080/hook",
-            "https://example.org",
-            "https://example.org/a/b?c=d",
+            "https://93.184.215.14",
+            "https://93.184.215.14/a/b?c=d",
             "http://[::1]:9000/",
         ] {
-            assert!(validate_url(ok).is_ok(), "{ok}");
+            assert!(validate_url(ok, dev).is_ok(), "{ok}");
         }
+        assert_eq!(
+            validate_url("https://93.184.215.14", dev).unwrap(),
+            "https://93.184.215.14/"
+        );
         for bad in [
             "",
             "ftp://example.org/",
@@ -660,7 +673,14 @@ mod tests {
             "https://exa mple.org/",
             "mailto:someone@example.org",
         ] {
-            assert!(validate_url(bad).is_err(), "{bad}");
+            assert!(
+                matches!(validate_url(bad, dev), Err(WebhookError::InvalidUrl(_))),
+                "{bad}"
+            );
         }
+        assert!(matches!(
+            validate_url("http://127.0.0.1:8080/hook", Targets::default()),
+            Err(WebhookError::NotAllowed(_))
+        ));
     }
 }

@@ -8,6 +8,9 @@ use serde::Serialize;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
+/// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
+
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Problem {
@@ -111,8 +114,8 @@ pub enum ApiError {
         /// Seconds.
         retry_after: u64,
     },
-    /// The database is unreachable.
-    #[error("the service is unavailable")]
+    /// The database is unreachable, or the connection broke mid-query.
+    #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
     /// The path exists, but not for this method.
     #[error("this resource answers {allow} only")]
@@ -145,7 +148,7 @@ impl ApiError {
             Self::PayloadTooLarge => "payload_too_large",
             Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::Unavailable => "unavailable",
+            Self::Unavailable => "database_unavailable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
         }
@@ -207,6 +210,9 @@ impl ResponseError for ApiError {
                 if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
                     response.insert_header((header::RETRY_AFTER, v));
                 }
+            }
+            Self::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE));
             }
             Self::MethodNotAllowed { allow } => {
                 if let Ok(v) = HeaderValue::from_str(allow) {
@@ -355,13 +361,15 @@ impl From<crate::accounts::AccountError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// The one mapping of storage failures: an outage or a broken connection
+    /// ([`StoreError::is_unavailable`], by error kind) is `503 database_unavailable`, logged
+    /// as one warning line; anything else is a 500 with its cause chain in the log.
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Pool(_) | StoreError::Connect(_) => {
-                tracing::error!(error = %crate::telemetry::Chain(&e), "database unavailable");
-                Self::Unavailable
-            }
-            other => Self::Internal(anyhow::Error::new(other)),
+        if e.is_unavailable() {
+            tracing::warn!(error = %crate::telemetry::Chain(&e), "database unavailable");
+            Self::Unavailable
+        } else {
+            Self::Internal(anyhow::Error::new(e))
         }
     }
 }

@@ -51,6 +51,8 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
+    /// Which addresses webhooks may be registered for.
+    pub webhook_targets: crate::webhooks::Targets,
 }
 
 #[derive(OpenApi)]

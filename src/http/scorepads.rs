@@ -36,9 +36,11 @@ pub struct CreatePad {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordRound {
-    /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
-    /// sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
-    /// minus chips.
+    /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more), bounded by
+    /// the cards in play for the number of players (e.g. 6-nimmt with 2 players: the round
+    /// adds up to 4 ..= 79). nimm-oder-schieb: each player's score, card points minus chips
+    /// (at most 323, at least 3 minus all chips), with one split of the 24 cards and the
+    /// chips behind all entries. A round outside the bounds is `impossible_round`.
     #[schema(min_items = 2, max_items = 10)]
     pub scores: Vec<i32>,
 }
