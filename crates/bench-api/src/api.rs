@@ -335,12 +335,20 @@ fn measure(
         .pg
         .as_ref()
         .and_then(|pg| DbCounters::read(pg_admin, &pg.name));
-    // The pools open their connections at start (r2d2 fills `min_idle` before serving).
-    let backends = db
-        .pg
-        .as_ref()
-        .map(|pg| pg_backend_pids(pg_admin, &pg.name))
-        .unwrap_or_default();
+    // The backends of the pools (which may open connections on demand), looked up without
+    // blocking the clients.
+    let pg_name = db.pg.as_ref().map(|pg| pg.name.clone());
+    let backends = || {
+        let (admin, name) = (pg_admin.to_owned(), pg_name.clone());
+        async move {
+            match name {
+                Some(name) => tokio::task::spawn_blocking(move || pg_backend_pids(&admin, &name))
+                    .await
+                    .unwrap_or_default(),
+                None => Vec::new(),
+            }
+        }
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -352,8 +360,8 @@ fn measure(
             tasks.push(tokio::spawn(client(api, shared, c as u64 + 1)));
         }
         tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+        let pg0 = procfs::CpuWindow::start(&backends().await);
         let (server0, self0) = (procfs::cpu_seconds_of(&pids), procfs::cpu_seconds("self"));
-        let pg0 = procfs::cpu_seconds_of(&backends);
         let started = Instant::now();
         if let Some(s) = &sampler {
             s.measuring.store(true, Ordering::SeqCst);
@@ -369,8 +377,9 @@ fn measure(
             s.measuring.store(false, Ordering::SeqCst);
         }
         let server_cpu = procfs::percent_of_core(server0, procfs::cpu_seconds_of(&pids), seconds);
-        let pg_cpu = (!backends.is_empty())
-            .then(|| procfs::percent_of_core(pg0, procfs::cpu_seconds_of(&backends), seconds));
+        let backends_now = backends().await;
+        let pg_cpu = (!backends_now.is_empty())
+            .then(|| procfs::percent_of_core(0.0, pg0.seconds(&backends_now), seconds));
         let generator_cpu = procfs::percent_of_core(
             self0.unwrap_or(0.0),
             procfs::cpu_seconds("self").unwrap_or(0.0),

@@ -31,6 +31,37 @@ pub fn cpu_seconds_of(pids: &[u32]) -> f64 {
         .sum()
 }
 
+/// CPU time of a changing set of processes over a window (e.g. the PostgreSQL backends of
+/// a pool that opens connections on demand): each process's time at the start, and 0 for a
+/// process that appears later (all its time falls in the window).
+pub struct CpuWindow {
+    start: std::collections::HashMap<u32, f64>,
+}
+
+impl CpuWindow {
+    /// Reads the CPU time of `pids` now.
+    #[must_use]
+    pub fn start(pids: &[u32]) -> Self {
+        Self {
+            start: pids
+                .iter()
+                .filter_map(|p| cpu_seconds(&p.to_string()).map(|c| (*p, c)))
+                .collect(),
+        }
+    }
+
+    /// CPU seconds that `pids` (the set at the end) used since the start.
+    #[must_use]
+    pub fn seconds(&self, pids: &[u32]) -> f64 {
+        pids.iter()
+            .filter_map(|p| {
+                cpu_seconds(&p.to_string())
+                    .map(|now| now - self.start.get(p).copied().unwrap_or(0.0))
+            })
+            .sum()
+    }
+}
+
 /// Resident set size of process `pid` in KiB (`VmRSS` of `/proc/<pid>/status`).
 #[must_use]
 pub fn rss_kib(pid: u32) -> Option<u64> {

@@ -496,16 +496,17 @@ async fn measure_on(
 
     // Idle: every stream open, no move.
     tokio::time::sleep(Duration::from_secs_f64(args.settle_seconds)).await;
-    let backends = db
-        .pg
-        .as_ref()
-        .map(|pg| pg_backend_pids(pg_admin, &pg.name))
-        .unwrap_or_default();
-    let pg_cpu = || procfs::cpu_seconds_of(&backends);
-    let (server0, self0, pg0) = (
+    // The pool's backends (opened on demand, so looked up again at the end of the phase).
+    let lookup = || {
+        db.pg
+            .as_ref()
+            .map(|pg| pg_backend_pids(pg_admin, &pg.name))
+            .unwrap_or_default()
+    };
+    let idle_pg = procfs::CpuWindow::start(&lookup());
+    let (server0, self0) = (
         procfs::cpu_seconds_of(&[server.pid]),
         procfs::cpu_seconds("self").unwrap_or(0.0),
-        pg_cpu(),
     );
     let idle_start = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(args.idle_seconds)).await;
@@ -514,7 +515,9 @@ async fn measure_on(
         procfs::percent_of_core(server0, procfs::cpu_seconds_of(&[server.pid]), idle);
     let idle_client_cpu =
         procfs::percent_of_core(self0, procfs::cpu_seconds("self").unwrap_or(0.0), idle);
-    let idle_pg_cpu = (!backends.is_empty()).then(|| procfs::percent_of_core(pg0, pg_cpu(), idle));
+    let backends = lookup();
+    let idle_pg_cpu = (!backends.is_empty())
+        .then(|| procfs::percent_of_core(0.0, idle_pg.seconds(&backends), idle));
     let rss_idle_mb = mb(server.pid);
 
     // Moves: from just before the POST until each open stream has read the new version.
@@ -530,10 +533,10 @@ async fn measure_on(
                 closed += 1;
             }
         }
-        let (server0, self0, pg0) = (
+        let pg0 = procfs::CpuWindow::start(&backends);
+        let (server0, self0) = (
             procfs::cpu_seconds_of(&[server.pid]),
             procfs::cpu_seconds("self").unwrap_or(0.0),
-            pg_cpu(),
         );
         let t0 = Instant::now();
         let reply = api.command(&players[seat], &game, &cmd).await?;
@@ -569,7 +572,7 @@ async fn measure_on(
         missed += waiting;
         move_server_cpu_s += procfs::cpu_seconds_of(&[server.pid]) - server0;
         move_client_cpu_s += procfs::cpu_seconds("self").unwrap_or(0.0) - self0;
-        move_pg_cpu_s += pg_cpu() - pg0;
+        move_pg_cpu_s += pg0.seconds(&backends);
         tokio::time::sleep(Duration::from_secs_f64(args.gap_seconds)).await;
     }
     if !server.alive() {
