@@ -1,4 +1,4 @@
-//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`.
+//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`, `simulate`.
 
 use std::io::Write;
 use std::time::Duration;
@@ -42,6 +42,8 @@ enum Cmd {
     },
     /// Print the OpenAPI document (the source of `openapi/openapi.json`).
     Openapi,
+    /// Play all-bot games and write a balance report (crates/lab; no database).
+    Simulate(lab::SimulateArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -50,6 +52,9 @@ fn main() -> anyhow::Result<()> {
         let json = http::openapi_json()?;
         std::io::stdout().write_all(json.as_bytes())?;
         return Ok(());
+    }
+    if let Some(Cmd::Simulate(args)) = &cli.command {
+        return lab::cli::run(args);
     }
     stammtisch::telemetry::init();
     let config = Config::from_env().context("reading the configuration")?;
@@ -62,7 +67,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Cmd::GrantRole { name, role } => grant_role(&store, &name, &role),
-        Cmd::Openapi => Ok(()),
+        Cmd::Openapi | Cmd::Simulate(_) => Ok(()),
     }
 }
 

@@ -38,27 +38,27 @@ fn cases() -> Vec<Case> {
         games,
     };
     vec![
-        six("6-nimmt standard", Preset::Standard, 400),
-        six("6-nimmt taktik", Preset::Taktik, 400),
-        six("6-nimmt logik", Preset::Logik, 400),
-        six("6-nimmt profi", Preset::Profi, 400),
+        six("6-nimmt standard", Preset::Standard, 200),
+        six("6-nimmt taktik", Preset::Taktik, 200),
+        six("6-nimmt logik", Preset::Logik, 200),
+        six("6-nimmt profi", Preset::Profi, 200),
         Case {
             label: "11-nimmt",
             ruleset: Ruleset::ElevenNimmt,
             options: Ruleset::ElevenNimmt.default_options(),
-            games: 400,
+            games: 200,
         },
         Case {
             label: "x-nimmt (2 deals)",
             ruleset: Ruleset::XNimmt,
             options: Ruleset::XNimmt.default_options(),
-            games: 800,
+            games: 400,
         },
         Case {
             label: "nimm-oder-schieb (1 game)",
             ruleset: Ruleset::NimmOderSchieb,
             options: Ruleset::NimmOderSchieb.default_options(),
-            games: 1200,
+            games: 600,
         },
     ]
 }
