@@ -32,7 +32,7 @@ pub fn write(results: &Results, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     let json = dir.join("report.json");
-    std::fs::write(&json, serde_json::to_string_pretty(results)? + "\n")?;
+    std::fs::write(&json, serde_json::to_string(results)? + "\n")?;
     written.push(json);
     written.extend(write_csvs(results, dir)?);
     let html = dir.join("report.html");

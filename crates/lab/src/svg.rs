@@ -1,5 +1,7 @@
 //! Small inline SVG charts for the HTML report: bars with 95 % whiskers and an optional
-//! reference line, and histograms. Plain strings; no scripts, no external resources.
+//! reference line, and histograms. Plain strings; no scripts, no external resources;
+//! whole-pixel coordinates and no tooltips (the tables next to them hold the numbers), so
+//! committed reports stay small.
 
 use std::fmt::Write;
 
@@ -42,7 +44,7 @@ fn axis(out: &mut String, title: &str, lo: f64, hi: f64) -> impl Fn(f64) -> f64 
         let yy = y(v);
         let _ = write!(
             out,
-            r##"<line x1="{LEFT}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            r##"<line x1="{LEFT}" x2="{}" y1="{yy:.0}" y2="{yy:.0}" stroke="#ddd"/><text x="{}" y="{:.0}" text-anchor="end">{}</text>"##,
             W - 8.0,
             LEFT - 4.0,
             yy + 4.0,
@@ -82,18 +84,15 @@ pub fn bars(title: &str, bars: &[Bar], reference: Option<f64>) -> String {
         let (top, base) = (y(b.value.max(0.0)), y(b.value.min(0.0)));
         let _ = write!(
             out,
-            r#"<rect x="{x:.1}" y="{top:.1}" width="{w:.1}" height="{:.1}" fill="{}"><title>{}: {:.3} ± {:.3}</title></rect>"#,
-            (base - top).max(0.5),
-            COLOURS[0],
-            escape(&b.label),
-            b.value,
-            b.err
+            r#"<rect x="{x:.0}" y="{top:.0}" width="{w:.0}" height="{:.0}" fill="{}"/>"#,
+            (base - top).max(1.0),
+            COLOURS[0]
         );
         if b.err > 0.0 {
             let cx = x + w / 2.0;
             let _ = write!(
                 out,
-                r##"<line x1="{cx:.1}" x2="{cx:.1}" y1="{:.1}" y2="{:.1}" stroke="#222"/>"##,
+                r##"<line x1="{cx:.0}" x2="{cx:.0}" y1="{:.0}" y2="{:.0}" stroke="#222"/>"##,
                 y(b.value + b.err),
                 y(b.value - b.err)
             );
@@ -101,7 +100,7 @@ pub fn bars(title: &str, bars: &[Bar], reference: Option<f64>) -> String {
         if bars.len() <= 40 {
             let _ = write!(
                 out,
-                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                r#"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"#,
                 x + w / 2.0,
                 H - BOTTOM + 14.0,
                 escape(&b.label)
@@ -112,7 +111,7 @@ pub fn bars(title: &str, bars: &[Bar], reference: Option<f64>) -> String {
         let yy = y(r);
         let _ = write!(
             out,
-            r##"<line x1="{LEFT}" x2="{}" y1="{yy:.1}" y2="{yy:.1}" stroke="#c00" stroke-dasharray="4 3"/>"##,
+            r##"<line x1="{LEFT}" x2="{}" y1="{yy:.0}" y2="{yy:.0}" stroke="#c00" stroke-dasharray="4 3"/>"##,
             W - 8.0
         );
     }
@@ -142,18 +141,16 @@ pub fn histogram(title: &str, series: &[(String, Vec<(String, u32)>)]) -> String
             let x = LEFT + slot * i as f64 + slot * 0.1 + slot * 0.8 / k * j as f64;
             let _ = write!(
                 out,
-                r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {:.3}</title></rect>"#,
+                r#"<rect x="{x:.0}" y="{:.0}" width="{:.0}" height="{:.0}" fill="{}"/>"#,
                 y(*v),
-                slot * 0.8 / k,
+                (slot * 0.8 / k).max(1.0),
                 (y(0.0) - y(*v)).max(0.0),
-                COLOURS[j % COLOURS.len()],
-                escape(label),
-                v
+                COLOURS[j % COLOURS.len()]
             );
         }
         let _ = write!(
             out,
-            r#"<rect x="{:.1}" y="{}" width="10" height="10" fill="{}"/><text x="{:.1}" y="{}">{}</text>"#,
+            r#"<rect x="{:.0}" y="{}" width="10" height="10" fill="{}"/><text x="{:.0}" y="{}">{}</text>"#,
             W - 150.0,
             8 + 13 * j,
             COLOURS[j % COLOURS.len()],
@@ -167,7 +164,7 @@ pub fn histogram(title: &str, series: &[(String, Vec<(String, u32)>)]) -> String
         for (i, (label, _)) in labels.iter().enumerate().step_by(step) {
             let _ = write!(
                 out,
-                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                r#"<text x="{:.0}" y="{:.0}" text-anchor="middle">{}</text>"#,
                 LEFT + slot * (i as f64 + 0.5),
                 H - BOTTOM + 14.0,
                 escape(label)

@@ -10,13 +10,17 @@
 //! and of the heuristic seats (the mean of the three, one number per game) with 95 %
 //! confidence intervals (mean ± 1.96 · sd / √n), whether the intervals are disjoint, the
 //! share of games the expert won (ties count), and the expert's milliseconds per decision
-//! (mean, p99, max; decisions with a single legal move are included, they cost nothing).
+//! (mean, p99, max; decisions with a single legal move are included, they cost nothing),
+//! as CPU time of the thread (what one core spends, whatever else runs on the machine) and
+//! as wall-clock time. `MOVES` sets the expert's move budget.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
 
 use std::time::Instant;
+
+use cpu_time::ThreadTime;
 
 use stammtisch_rules::bots::{self, ExpertConfig, InfoSet, SplitMix};
 use stammtisch_rules::{Actor, BotStrategy, Options, Preset, Ruleset, Status};
@@ -71,12 +75,28 @@ fn mean_ci(xs: &[f64]) -> (f64, f64) {
     (mean, 1.96 * (var / n).sqrt())
 }
 
+/// Mean, 99th percentile and maximum.
+fn spread(xs: &mut [f64]) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len().max(1);
+    let p99 = xs
+        .get(((n as f64) * 0.99) as usize % n)
+        .copied()
+        .unwrap_or(0.0);
+    (
+        xs.iter().sum::<f64>() / n as f64,
+        p99,
+        xs.last().copied().unwrap_or(0.0),
+    )
+}
+
 fn run(case: &Case, games: u32, config: &ExpertConfig, seed: u64) {
     let players = 4usize;
     let mut dealer = FastDealer(SplitMix(seed ^ 0xdea1));
     let mut rng = SplitMix(seed);
     let (mut expert, mut heuristic, mut wins) = (Vec::new(), Vec::new(), 0u32);
     let mut ms: Vec<f64> = Vec::new();
+    let mut cpu_ms: Vec<f64> = Vec::new();
     let start = Instant::now();
     for g in 0..games {
         let seat = usize::try_from(g).unwrap() % players;
@@ -88,8 +108,10 @@ fn run(case: &Case, games: u32, config: &ExpertConfig, seed: u64) {
             let Some(s) = game.next_bot() else { break };
             let command = if usize::from(s) == seat {
                 let t = Instant::now();
+                let cpu = ThreadTime::now();
                 let info = InfoSet::observe(&game, s).unwrap();
                 let c = bots::expert::choose(&info, config, &mut rng);
+                cpu_ms.push(cpu.elapsed().as_secs_f64() * 1e3);
                 ms.push(t.elapsed().as_secs_f64() * 1e3);
                 c
             } else {
@@ -114,12 +136,10 @@ fn run(case: &Case, games: u32, config: &ExpertConfig, seed: u64) {
     let (e, ec) = mean_ci(&expert);
     let (h, hc) = mean_ci(&heuristic);
     let disjoint = e + ec < h - hc;
-    ms.sort_by(f64::total_cmp);
-    let p99 = ms[((ms.len() as f64) * 0.99) as usize % ms.len()];
-    let mean_ms = ms.iter().sum::<f64>() / ms.len() as f64;
-    let max = ms.last().copied().unwrap_or(0.0);
+    let (mean_ms, p99, max) = spread(&mut ms);
+    let (cpu_mean, cpu_p99, cpu_max) = spread(&mut cpu_ms);
     println!(
-        "{:<26} {:>5} games  expert {:>7.2} ± {:<5.2}  heuristic {:>7.2} ± {:<5.2}  {}  expert wins {:>5.1} % (fair share 25 %)  ms/decision mean {:>5.1} p99 {:>5.1} max {:>5.1}  ({} decisions, {:.0} s)",
+        "{:<26} {:>5} games  expert {:>7.2} ± {:<5.2}  heuristic {:>7.2} ± {:<5.2}  {}  expert wins {:>5.1} % (fair 25 %)  ms/decision CPU mean {:>5.1} p99 {:>5.1} max {:>5.1}, wall mean {:>5.1} p99 {:>5.1} max {:>5.1}  ({} decisions, {:.0} s)",
         case.label,
         games,
         e,
@@ -128,6 +148,9 @@ fn run(case: &Case, games: u32, config: &ExpertConfig, seed: u64) {
         hc,
         if disjoint { "disjoint" } else { "OVERLAP " },
         f64::from(wins) / f64::from(games) * 100.0,
+        cpu_mean,
+        cpu_p99,
+        cpu_max,
         mean_ms,
         p99,
         max,
@@ -144,6 +167,9 @@ fn main() {
         rollouts: env("ROLLOUTS")
             .and_then(|s| s.parse().ok())
             .unwrap_or(defaults.rollouts),
+        moves: env("MOVES")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(defaults.moves),
         others_weight: env("WEIGHT")
             .and_then(|s| s.parse().ok())
             .unwrap_or(defaults.others_weight),

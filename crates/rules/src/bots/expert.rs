@@ -28,8 +28,11 @@ use super::{Random, basic};
 /// How hard the expert thinks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExpertConfig {
-    /// Rollouts per decision, over all candidate moves together (the bound on its work).
+    /// Rollouts per decision, over all candidate moves together.
     pub rollouts: u32,
+    /// Moves simulated per decision, about: when the round ahead is long (an open draft
+    /// still to pick), fewer rollouts are made. With `rollouts` the bound on its work.
+    pub moves: u32,
     /// Weight of the other seats' mean score in a rollout's value (0: only one's own score
     /// counts; 1: the margin over the others).
     pub others_weight: f64,
@@ -43,6 +46,7 @@ impl Default for ExpertConfig {
     fn default() -> Self {
         Self {
             rollouts: 800,
+            moves: 32_000,
             others_weight: 0.5,
         }
     }
@@ -61,10 +65,14 @@ pub fn choose(info: &InfoSet, config: &ExpertConfig, rng: &mut dyn Random) -> Op
         return candidates.into_iter().next();
     }
     let k = candidates.len();
+    let budget = config
+        .rollouts
+        .min(config.moves / moves_ahead(info).max(1))
+        .max(1);
     let rounds = usize::try_from(k.next_power_of_two().trailing_zeros())
         .unwrap_or(1)
         .max(1);
-    let per_round = (usize::try_from(config.rollouts).unwrap_or(usize::MAX) / rounds).max(k);
+    let per_round = (usize::try_from(budget).unwrap_or(usize::MAX) / rounds).max(k);
     let mut alive: Vec<usize> = (0..k).collect();
     let mut total = vec![0.0f64; k];
     let mut runs = vec![0u32; k];
@@ -102,6 +110,30 @@ pub fn choose(info: &InfoSet, config: &ExpertConfig, rng: &mut dyn Random) -> Op
         }
     }
     alive.first().map(|c| candidates[*c].clone())
+}
+
+/// About how many moves a rollout from here makes: the cards still to be played (and
+/// drafted) in the round, or two decisions per card left in nimm-oder-schieb.
+fn moves_ahead(info: &InfoSet) -> u32 {
+    let n = match &info.board {
+        Board::Rows(b) => {
+            let hands: usize = b.hands.iter().map(|h| h.len()).sum::<usize>()
+                + info
+                    .hidden
+                    .hand_sizes
+                    .iter()
+                    .map(|h| usize::from(*h))
+                    .sum::<usize>();
+            let picks = if b.drafting {
+                2 * b.pool.len().saturating_sub(info.layout().rows)
+            } else {
+                0
+            };
+            hands + picks
+        }
+        Board::TakeOrPass(_) => 2 * (usize::from(info.hidden.pile_left) + 1),
+    };
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The most moves a rollout makes before it gives up (no round needs nearly as many).
