@@ -7,13 +7,11 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::game_id;
 use super::{AppState, blocking};
-use crate::analytics::{self, AnalyticsError};
-use crate::auth::Caller;
-use crate::store::StoredEvent;
-use crate::upcast::upcast;
+use crate::analytics::{AnalyticsError, ReadEvent};
 
 impl From<AnalyticsError> for ApiError {
     fn from(e: AnalyticsError) -> Self {
@@ -37,8 +35,10 @@ impl From<AnalyticsError> for ApiError {
 #[serde(deny_unknown_fields)]
 pub struct FeedParams {
     /// Events after this global position (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 100; the NDJSON stream reads in pages of this size).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -96,13 +96,13 @@ pub struct ArchivePage {
     pub items: Vec<ArchivedEvent>,
 }
 
-fn item(e: StoredEvent) -> FeedItem {
+fn item(e: ReadEvent) -> FeedItem {
     FeedItem {
         position: e.position,
         game_id: e.game_id,
         seq: e.seq,
         at: e.recorded_at.and_utc().to_rfc3339(),
-        data: upcast(&e.event_type, e.schema_version, e.data.0),
+        data: e.data,
         type_: e.event_type,
     }
 }
@@ -133,9 +133,14 @@ pub async fn feed(
         return Err(ApiError::Validation("limit must be 1 to 1000".into()));
     }
     let after = params.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     let st = state.clone();
     blocking(move || {
-        analytics::require_analyst(st.service.store(), &caller.id).map_err(ApiError::from)
+        st.analytics
+            .require_analyst(&caller.id)
+            .map_err(ApiError::from)
     })
     .await?;
     let ndjson = req
@@ -148,10 +153,9 @@ pub async fn feed(
             let state = state.clone();
             async move {
                 let after = cursor?;
-                let page = blocking(move || {
-                    analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
-                })
-                .await;
+                let page =
+                    blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from))
+                        .await;
                 match page {
                     Ok(rows) if rows.is_empty() => None,
                     Ok(rows) => {
@@ -168,7 +172,7 @@ pub async fn feed(
                         ))
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "feed export stopped");
+                        tracing::warn!(error = %crate::telemetry::Chain(&e), "feed export stopped");
                         None
                     }
                 }
@@ -178,10 +182,7 @@ pub async fn feed(
             .content_type("application/x-ndjson")
             .streaming(body));
     }
-    let rows = blocking(move || {
-        analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
-    })
-    .await?;
+    let rows = blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from)).await?;
     let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
     let items: Vec<FeedItem> = rows.into_iter().map(item).collect();
     let next_cursor = items
@@ -212,9 +213,8 @@ pub async fn archive(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let rows = blocking(move || {
-        let store = state.service.store();
-        analytics::require_analyst(store, &caller.id)?;
-        Ok(analytics::archive(store, &id)?)
+        state.analytics.require_analyst(&caller.id)?;
+        Ok(state.analytics.archive(&id)?)
     })
     .await?;
     let items = rows
@@ -222,9 +222,9 @@ pub async fn archive(
         .map(|e| ArchivedEvent {
             seq: e.seq,
             at: e.recorded_at.and_utc().to_rfc3339(),
-            data: upcast(&e.event_type, e.schema_version, e.data.0),
+            data: e.data,
             audience: e.audience,
-            schema_version: e.schema_version,
+            schema_version: e.stored_schema_version,
             type_: e.event_type,
         })
         .collect();

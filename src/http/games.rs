@@ -2,60 +2,42 @@
 
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use rules::{
-    ChipsOption, Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset,
-    Ruleset, Setup,
-};
+use rules::{Command, Deal, OptionsInput, Preset, Ruleset, Setup, Status};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::auth::Caller;
-use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
-use crate::store::{GameSummaryRow, ListQuery};
-
-/// Options as a client sends them; fields left out take the preset's or the default value.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OptionsInput {
-    /// `full` or `tactical`.
-    pub deck: Option<DeckOption>,
-    /// `random` or `draft` (needs `deck: tactical`).
-    pub deal: Option<DealOption>,
-    /// `right` or `both_ends`.
-    pub placement: Option<PlacementOption>,
-    /// `{"points": N}` or `{"rounds": k}` (6-nimmt, 11-nimmt).
-    pub end: Option<EndCondition>,
-    /// x-nimmt: the number of deals (default 2).
-    pub deals: Option<u16>,
-    /// nimm-oder-schieb: the number of games of the match (default 1).
-    pub games: Option<u16>,
-    /// nimm-oder-schieb: `hidden` (default) or `open` chip counts.
-    pub chips: Option<ChipsOption>,
-}
+use crate::service::{
+    CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, ServiceError,
+};
+use crate::store::GameSummaryRow;
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// `6-nimmt`, `11-nimmt` or `x-nimmt`.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
+    #[schema(value_type = Ruleset)]
     pub ruleset: String,
-    /// Number of seats.
+    /// Number of seats: 2–10 (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7
+    /// (nimm-oder-schieb).
+    #[schema(minimum = 2, maximum = 10)]
     pub players: u8,
     /// Options; override the preset's.
     pub options: Option<OptionsInput>,
     /// 6-nimmt: `standard`, `taktik`, `logik`, `profi`; `options` given beside it override it.
     pub preset: Option<Preset>,
     /// Display name (at most 64 characters).
+    #[schema(max_length = 64)]
     pub name: Option<String>,
     /// Seconds per move, 1 to 2,592,000 (30 days): a seat that lets its deadline pass is
     /// moved for by the server (`take_row`: the cheapest row; other moves: the heuristic
     /// bot's choice), and those events carry `"cause": "deadline"`.
+    #[schema(minimum = 1, maximum = 2_592_000)]
     pub move_deadline_seconds: Option<u32>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
@@ -63,9 +45,6 @@ pub struct CreateGame {
     /// join with the game's `invite_code`).
     pub public: Option<bool>,
 }
-
-/// The inbox is sorted in memory from at most this many games.
-const MAX_INBOX: i64 = 2_000;
 
 /// The longest move deadline: 30 days.
 pub const MAX_MOVE_DEADLINE_SECONDS: u32 = 30 * 24 * 3600;
@@ -115,14 +94,18 @@ pub struct GamePage {
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// `lobby`, `active` or `finished`.
+    #[param(value_type = Option<Status>)]
     pub status: Option<String>,
     /// Ruleset name.
+    #[param(value_type = Option<Ruleset>)]
     pub ruleset: Option<String>,
     /// Only games the caller sits in.
     pub mine: Option<bool>,
     /// `me`: the inbox, games in which the caller must act now.
+    #[param(pattern = "^me$")]
     pub awaiting: Option<String>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// From `next_cursor`.
     pub cursor: Option<String>,
@@ -133,8 +116,10 @@ pub struct ListParams {
 #[serde(deny_unknown_fields)]
 pub struct EventParams {
     /// Only events with a higher `seq` (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i32>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
@@ -215,44 +200,8 @@ pub async fn create_game(
             "name must be at most 64 characters".into(),
         ));
     }
-    let mut options = match req.preset {
-        Some(_) if ruleset != Ruleset::SixNimmt => {
-            return Err(ApiError::Validation(
-                "presets exist for 6-nimmt only".into(),
-            ));
-        }
-        Some(preset) => preset.options(),
-        None => ruleset.default_options(),
-    };
-    if let Some(o) = req.options {
-        options.deck = o.deck.unwrap_or(options.deck);
-        options.deal = o.deal.unwrap_or(options.deal);
-        options.placement = o.placement.unwrap_or(options.placement);
-        options.end = o.end.unwrap_or(options.end);
-        if let Some(deals) = o.deals {
-            if ruleset != Ruleset::XNimmt || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`deals` is the x-nimmt end condition; give it instead of `end`".into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(deals);
-        }
-        if let Some(games) = o.games {
-            if ruleset != Ruleset::NimmOderSchieb || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`games` is the nimm-oder-schieb end condition; give it instead of `end`"
-                        .into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(games);
-        }
-        options.chips = o.chips.unwrap_or(options.chips);
-    }
-    let setup = Setup {
-        ruleset,
-        options,
-        players: req.players,
-    };
+    let setup =
+        Setup::from_input(ruleset, req.players, req.preset, req.options).map_err(ApiError::Rule)?;
     let st = state.clone();
     let body = blocking(move || {
         st.service
@@ -335,68 +284,38 @@ pub async fn list_games(
             "status must be lobby, active or finished".into(),
         ));
     }
-    // The inbox is ordered by deadline and paged by position; other lists by id.
-    let inbox = p.awaiting.is_some();
-    let cursor = match p.cursor.as_deref() {
-        None => None,
-        Some(c) => Some(
-            URL_SAFE_NO_PAD
-                .decode(c)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
-        ),
-    };
-    let offset: usize = match (&cursor, inbox) {
-        (Some(c), true) => c
-            .parse()
-            .map_err(|_| ApiError::Validation("invalid cursor".into()))?,
-        _ => 0,
-    };
-    let before = cursor.filter(|_| !inbox);
-    let (items, more) = blocking(move || {
-        let q = ListQuery {
-            account: &caller.id,
-            mine: p.mine.unwrap_or(false),
-            awaiting: inbox,
-            status: p.status.as_deref(),
-            ruleset: p.ruleset.as_deref(),
-            before_id: before.as_deref(),
-            limit: if inbox { MAX_INBOX } else { limit },
-        };
-        let rows = state
+    if p.ruleset
+        .as_deref()
+        .is_some_and(|r| Ruleset::from_name(r).is_none())
+    {
+        return Err(ApiError::Validation(
+            "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
+        ));
+    }
+    let page = blocking(move || {
+        state
             .service
-            .store()
-            .read(|tx| tx.list_games(&q).map_err(ApiError::from))?;
-        let mut items: Vec<GameSummary> =
-            rows.into_iter().map(|r| summary(r, &caller.id)).collect();
-        if !inbox {
-            let more = i64::try_from(items.len()).unwrap_or(i64::MAX) == limit;
-            return Ok((items, more));
-        }
-        // Earliest deadline first; games without a deadline after them, newest first.
-        items.sort_by(|a, b| match (&a.deadline_at, &b.deadline_at) {
-            (Some(x), Some(y)) => x.cmp(y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => b.id.cmp(&a.id),
-        });
-        let page: Vec<GameSummary> = items
-            .drain(..)
-            .skip(offset)
-            .take(usize::try_from(limit).unwrap_or(usize::MAX))
-            .collect();
-        let more = page.len() == usize::try_from(limit).unwrap_or(usize::MAX);
-        Ok((page, more))
+            .list_games(&ListRequest {
+                account: &caller.id,
+                mine: p.mine.unwrap_or(false),
+                inbox: p.awaiting.is_some(),
+                status: p.status.as_deref(),
+                ruleset: p.ruleset.as_deref(),
+                cursor: p.cursor.as_deref(),
+                limit,
+            })
+            .map(|page| {
+                let items = page
+                    .games
+                    .into_iter()
+                    .map(|r| summary(r, &caller.id))
+                    .collect();
+                (items, page.next_cursor)
+            })
+            .map_err(ApiError::from)
     })
     .await?;
-    let next_cursor = if !more {
-        None
-    } else if inbox {
-        Some(URL_SAFE_NO_PAD.encode((offset + items.len()).to_string()))
-    } else {
-        items.last().map(|g| URL_SAFE_NO_PAD.encode(&g.id))
-    };
+    let (items, next_cursor) = page;
     Ok(HttpResponse::Ok().json(GamePage { items, next_cursor }))
 }
 
@@ -552,6 +471,9 @@ pub async fn list_events(
     let id = game_id(&path)?;
     let limit = page_limit(params.limit)?;
     let after = params.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     let rows = blocking(move || {
         state
             .service
@@ -564,7 +486,7 @@ pub async fn list_events(
         .map(|e| EventItem {
             seq: e.seq,
             at: e.recorded_at.and_utc().to_rfc3339(),
-            data: crate::upcast::upcast(&e.event_type, e.schema_version, e.data.0),
+            data: e.data,
             type_: e.event_type,
         })
         .collect();

@@ -210,8 +210,42 @@ pub struct SeatDeadline {
     pub seat: u8,
     /// The command asked of it.
     pub action: String,
-    /// UTC time, RFC 3339.
-    pub at: String,
+    /// The instant (UTC; RFC 3339 with milliseconds on the wire).
+    #[serde(with = "rfc3339_millis")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+/// An instant on the wire: RFC 3339 in UTC with milliseconds (`2026-12-01T10:00:00.000Z`),
+/// the form deadline events have always been stored in.
+pub mod rfc3339_millis {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// The wire form of an instant.
+    #[must_use]
+    pub fn format(at: &DateTime<Utc>) -> String {
+        at.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    /// Serialises an instant.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format(at))
+    }
+
+    /// Parses an RFC 3339 instant (any offset) into UTC.
+    ///
+    /// # Errors
+    /// A string that is not RFC 3339.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// Commands, as clients send them (`{"type": "play_card", "card": 17}`).
@@ -590,15 +624,41 @@ impl Event {
         )
     }
 
-    /// Who may read this event.
+    /// Who may read this event. Every variant is listed, with no wildcard, so a new event
+    /// cannot be published by default: the compiler asks where it belongs.
     #[must_use]
     pub fn audience(&self) -> Audience {
         match self {
+            // Secrets: the shuffle seed, the prepared deal, the pile order and removed cards.
             Self::SeedRecorded { .. } | Self::DealPrepared { .. } | Self::DrawPileSet { .. } => {
                 Audience::Server
             }
+            // One seat's hand and face-down selection.
             Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
-            _ => Audience::Public,
+            // What everybody at the table sees.
+            Self::GameCreated(_)
+            | Self::MoveDeadlineSet { .. }
+            | Self::DeadlinesSet { .. }
+            | Self::SeatTaken { .. }
+            | Self::SeatLeft { .. }
+            | Self::BotAdded { .. }
+            | Self::SeatRemoved { .. }
+            | Self::GameStarted {}
+            | Self::RoundStarted { .. }
+            | Self::SelectionMade { .. }
+            | Self::CardsRevealed { .. }
+            | Self::CardPlaced { .. }
+            | Self::DraftStarted { .. }
+            | Self::CardDrafted { .. }
+            | Self::NosGameStarted { .. }
+            | Self::CardRevealed { .. }
+            | Self::Passed { .. }
+            | Self::CardTaken { .. }
+            | Self::NosGameEnded(_)
+            | Self::CardKept { .. }
+            | Self::RoundEnded { .. }
+            | Self::GameFinished { .. }
+            | Self::SeatResigned { .. } => Audience::Public,
         }
     }
 }
