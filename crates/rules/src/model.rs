@@ -32,6 +32,9 @@ pub enum BotStrategy {
     Random,
     /// Avoids taking rows: plays the card with the lowest expected penalty.
     Heuristic,
+    /// Searches: plays out deals consistent with what the seat may see (its hand, the
+    /// public table) and picks the move with the best average outcome.
+    Expert,
 }
 
 /// Who sits at a seat.
@@ -563,6 +566,12 @@ pub enum Event {
         /// Seat.
         seat: u8,
     },
+    /// The game became public (listed, open to spectators) or private (players and the
+    /// invited only). Written at creation and whenever the host changes it.
+    VisibilitySet {
+        /// Public.
+        public: bool,
+    },
 }
 
 impl Event {
@@ -598,6 +607,7 @@ impl Event {
             Self::RoundEnded { .. } => "round_ended",
             Self::GameFinished { .. } => "game_finished",
             Self::SeatResigned { .. } => "seat_resigned",
+            Self::VisibilitySet { .. } => "visibility_set",
         }
     }
 
@@ -655,7 +665,8 @@ impl Event {
             | Self::CardKept { .. }
             | Self::RoundEnded { .. }
             | Self::GameFinished { .. }
-            | Self::SeatResigned { .. } => Audience::Public,
+            | Self::SeatResigned { .. }
+            | Self::VisibilitySet { .. } => Audience::Public,
         }
     }
 }
