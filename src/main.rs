@@ -236,6 +236,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     project_ratings(ratings.clone(), shutdown_rx.clone());
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
+        .with_stand_in(config.stand_in)
         .with_limits(limits.clone());
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     stammtisch::webhooks::spawn_worker(
