@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use rules::{
-    Actor, Audience, BotStrategy, Command, Deal, Event, Game, GameView, NewGame, SeatDeadline,
-    Setup, Status,
+    Actor, Audience, BotStrategy, Command, Deal, Event, Extras, Game, GameView, NewGame,
+    SeatDeadline, Setup, Status,
 };
 
 use crate::fairness::{self, SeededDealer};
@@ -481,27 +481,43 @@ impl Service {
             .store
             .read(|tx| tx.open_lobbies(req.account).map_err(ServiceError::from))?;
         self.limits.game(req.account, open)?;
+        let account = req.account;
+        let (row, game, events) = self.new_game(req, Extras::default())?;
+        self.store
+            .write(|tx| insert_game(tx, &row, &game, &events))?;
+        Ok(self.body(&game, &row, row.version, account))
+    }
+
+    /// The index row, state and events of a new game (nothing stored yet).
+    fn new_game(
+        &self,
+        req: CreateRequest<'_>,
+        extras: Extras,
+    ) -> Result<(GameRow, Game, Vec<Event>), ServiceError> {
         let seed = fairness::new_seed();
         let commitment = fairness::commitment(&seed);
-        let mut events = Game::create(NewGame {
-            setup: req.setup.clone(),
-            name: req.game_name.clone(),
-            host_account: req.account,
-            host_name: req.name,
-            deal: req.deal,
-            seed,
-            commitment,
-        })?;
+        let mut events = Game::create_with(
+            NewGame {
+                setup: req.setup.clone(),
+                name: req.game_name.clone(),
+                host_account: req.account,
+                host_name: req.name,
+                deal: req.deal,
+                seed,
+                commitment,
+            },
+            extras,
+        )?;
         if let Some(seconds) = req.move_deadline_seconds {
             events.push(Event::MoveDeadlineSet { seconds });
         }
         events.push(Event::VisibilitySet { public: req.public });
         let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
         let id = uuid::Uuid::now_v7().to_string();
-        let encoded = encode_all(&events)?;
         let now = chrono::Utc::now().naive_utc();
+        let index = index_of(&game, &id);
         let row = GameRow {
-            id: id.clone(),
+            id,
             ruleset: req.setup.ruleset.name().to_owned(),
             name: req.game_name,
             status: "lobby".into(),
@@ -511,18 +527,9 @@ impl Service {
             updated_at: now,
             public: req.public,
             invite_code: (!req.public).then(new_invite_code),
-            free_seats: 0,
-        };
-        let index = index_of(&game, &id);
-        let row = GameRow {
             free_seats: index.free_seats,
-            ..row
         };
-        self.store.write(|tx| {
-            tx.create_game(&row, &index, &encoded)
-                .map_err(ServiceError::from)
-        })?;
-        Ok(self.body(&game, &row, row.version, req.account))
+        Ok((row, game, events))
     }
 
     /// Loads a game as `viewer` sees it.
@@ -917,6 +924,17 @@ fn request_hash(req: &CommandRequest<'_>) -> String {
 fn ticket_hash(ticket: &str) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
+}
+
+/// Stores a new game made by `Service::new_game`.
+fn insert_game(
+    tx: &mut dyn Tx,
+    row: &GameRow,
+    game: &Game,
+    events: &[Event],
+) -> Result<(), ServiceError> {
+    tx.create_game(row, &index_of(game, &row.id), &encode_all(events)?)?;
+    Ok(())
 }
 
 fn version_of(stored: &[StoredEvent]) -> i32 {

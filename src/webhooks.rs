@@ -51,6 +51,8 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(600);
 pub const MAX_URL_LENGTH: usize = 2048;
 /// Notification kind: the account must act in a game.
 pub const YOUR_TURN: &str = "your_turn";
+/// Kind of a notification that a rematch keeps a seat for the account.
+pub const REMATCH_OFFERED: &str = "rematch_offered";
 /// Notification kind: a game the account sits in has ended.
 pub const GAME_FINISHED: &str = "game_finished";
 /// Header with the delivery id.
@@ -342,6 +344,63 @@ pub fn enqueue(
                 .filter(|h| h.account_id == *account)
                 .map(|h| row(h, GAME_FINISHED, payload.clone())),
         );
+    }
+    tx.insert_deliveries(&rows)
+}
+
+/// Tells the people for whom a rematch keeps a seat that it waits for them (kind
+/// `rematch_offered`, with the new game's id and the finished game's).
+///
+/// # Errors
+/// Storage failure.
+pub fn enqueue_rematch(
+    tx: &mut dyn WebhookTx,
+    game_id: &str,
+    version: i32,
+    game: &Game,
+) -> Result<(), StoreError> {
+    let kept: Vec<(u8, &str)> = game
+        .seats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.reserved_for.as_deref()?)))
+        .collect();
+    let accounts: Vec<&str> = kept.iter().map(|(_, a)| *a).collect();
+    if accounts.is_empty() {
+        return Ok(());
+    }
+    let hooks = tx.webhooks_of_accounts(&accounts)?;
+    let now = Utc::now().naive_utc();
+    let mut rows = Vec::new();
+    for (seat, account) in kept {
+        for hook in hooks.iter().filter(|h| h.account_id == account) {
+            let id = uuid::Uuid::now_v7().to_string();
+            let payload = serde_json::json!({
+                "id": id,
+                "kind": REMATCH_OFFERED,
+                "game_id": game_id,
+                "game_version": version,
+                "ruleset": game.setup.ruleset.name(),
+                "seat": seat,
+                "rematch_of": game.rematch_of,
+                "created_at": rfc3339(now),
+            });
+            rows.push(DeliveryRow {
+                id,
+                webhook_id: hook.id.clone(),
+                account_id: hook.account_id.clone(),
+                game_id: game_id.to_owned(),
+                kind: REMATCH_OFFERED.to_owned(),
+                game_version: version,
+                payload: JsonValue(payload),
+                status: PENDING.to_owned(),
+                attempts: 0,
+                next_attempt_at: now,
+                last_error: None,
+                created_at: now,
+                finished_at: None,
+            });
+        }
     }
     tx.insert_deliveries(&rows)
 }

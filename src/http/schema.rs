@@ -348,6 +348,8 @@ mod audience {
             ("game_finished", p, json!({"winners": [], "seed": "00"})),
             ("seat_resigned", p, json!({"seat": 2})),
             ("visibility_set", p, json!({"public": true})),
+            ("reservations_released", p, json!({})),
+            ("rematch_created", p, json!({"game": "g"})),
         ];
         let doc = serde_json::to_value(crate::http::openapi()).unwrap();
         let mut known: Vec<&str> =

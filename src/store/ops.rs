@@ -321,6 +321,36 @@ pub trait Tx {
     fn pads(&mut self) -> &mut dyn super::pads::PadTx;
     /// The player-platform operations (results, ratings) on the same connection.
     fn platform(&mut self) -> &mut dyn super::platform::PlatformTx;
+    /// Serialises the transactions that name `key` until this one ends (PostgreSQL: an
+    /// advisory lock; SQLite's write transactions are serialised anyway).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn lock_named(&mut self, key: &str) -> Result<(), StoreError>;
+    /// Public lobbies of a ruleset with a free seat, oldest first.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn open_public_lobbies(&mut self, ruleset: &str, limit: i64)
+    -> Result<Vec<String>, StoreError>;
+    /// Sets (or clears) when a rematch's reserved seats are released.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn set_reserved_until(
+        &mut self,
+        game: &str,
+        until: Option<NaiveDateTime>,
+    ) -> Result<(), StoreError>;
+    /// Games whose reserved seats are due to be released at `now`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn due_reservations(
+        &mut self,
+        now: NaiveDateTime,
+        limit: i64,
+    ) -> Result<Vec<String>, StoreError>;
     /// How many games `account` hosts that are still in the lobby.
     ///
     /// # Errors
@@ -708,6 +738,49 @@ macro_rules! impl_tx {
                 self
             }
 
+            fn lock_named(&mut self, key: &str) -> Result<(), StoreError> {
+                Locks::lock(self, key)
+            }
+
+            fn open_public_lobbies(
+                &mut self,
+                ruleset: &str,
+                limit: i64,
+            ) -> Result<Vec<String>, StoreError> {
+                Ok(games::table
+                    .filter(games::status.eq("lobby"))
+                    .filter(games::public.eq(true))
+                    .filter(games::ruleset.eq(ruleset))
+                    .filter(games::free_seats.gt(0))
+                    .order(games::id.asc())
+                    .limit(limit)
+                    .select(games::id)
+                    .load(self)?)
+            }
+
+            fn set_reserved_until(
+                &mut self,
+                game: &str,
+                until: Option<NaiveDateTime>,
+            ) -> Result<(), StoreError> {
+                diesel::update(games::table.find(game))
+                    .set(games::reserved_until.eq(until))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn due_reservations(
+                &mut self,
+                now: NaiveDateTime,
+                limit: i64,
+            ) -> Result<Vec<String>, StoreError> {
+                Ok(games::table
+                    .filter(games::reserved_until.le(now))
+                    .select(games::id)
+                    .limit(limit)
+                    .load(self)?)
+            }
+
             fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError> {
                 Ok(games::table
                     .filter(games::host_account.eq(account))
@@ -854,6 +927,28 @@ impl Positions for diesel::pg::PgConnection {
 impl Positions for diesel::sqlite::SqliteConnection {
     fn reserve_positions(&mut self, _count: i64) -> Result<Option<i64>, StoreError> {
         Ok(None)
+    }
+}
+
+/// Serialises transactions by name, where the backend needs it.
+trait Locks {
+    fn lock(&mut self, key: &str) -> Result<(), StoreError>;
+}
+
+impl Locks for diesel::pg::PgConnection {
+    /// A transaction-scoped advisory lock on the key's hash: released at commit.
+    fn lock(&mut self, key: &str) -> Result<(), StoreError> {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
+            .bind::<diesel::sql_types::Text, _>(key)
+            .execute(self)?;
+        Ok(())
+    }
+}
+
+impl Locks for diesel::sqlite::SqliteConnection {
+    /// Write transactions start with `BEGIN IMMEDIATE`: one at a time already.
+    fn lock(&mut self, _key: &str) -> Result<(), StoreError> {
+        Ok(())
     }
 }
 

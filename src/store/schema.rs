@@ -71,6 +71,7 @@ diesel::table! {
         public -> Bool,
         invite_code -> Nullable<Text>,
         free_seats -> Int4,
+        reserved_until -> Nullable<Timestamp>,
     }
 }
 

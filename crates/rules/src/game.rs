@@ -60,6 +60,12 @@ pub struct Game {
     /// Listed and open to spectators, from the last `visibility_set` (`None` for a game
     /// recorded before visibility was an event: its visibility lives only in the index).
     pub public: Option<bool>,
+    /// Starts by itself when the last seat is taken (quick play).
+    pub auto_start: bool,
+    /// The finished game this one is a rematch of.
+    pub rematch_of: Option<String>,
+    /// The rematch of this finished game, once created.
+    pub rematch: Option<String>,
 }
 
 /// Parameters of a new game.
@@ -81,12 +87,33 @@ pub struct NewGame<'a> {
     pub commitment: String,
 }
 
+/// What a game may be created with besides [`NewGame`]: a rematch's link and reserved
+/// seats, and quick play's start by itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The finished game this one is a rematch of.
+    pub rematch_of: Option<String>,
+    /// Seats kept for accounts until they join.
+    pub reservations: Vec<crate::model::Reservation>,
+    /// Start when the last seat is taken.
+    pub auto_start: bool,
+}
+
 impl Game {
     /// The events that create a game. Checks options and a prepared deal.
     ///
     /// # Errors
     /// Invalid options, an invalid deal.
     pub fn create(new: NewGame<'_>) -> Result<Vec<Event>, RuleError> {
+        Self::create_with(new, Extras::default())
+    }
+
+    /// [`Game::create`] with [`Extras`].
+    ///
+    /// # Errors
+    /// Invalid options, an invalid prepared deal, a reservation of seat 0 or of a seat
+    /// that does not exist.
+    pub fn create_with(new: NewGame<'_>, extras: Extras) -> Result<Vec<Event>, RuleError> {
         let NewGame {
             setup,
             name,
@@ -100,6 +127,13 @@ impl Game {
         if let Some(deal) = &deal {
             validate_deal(&setup, deal)?;
         }
+        if let Some(r) = extras
+            .reservations
+            .iter()
+            .find(|r| r.seat == 0 || r.seat >= setup.players)
+        {
+            return Err(RuleError::InvalidSeat { seat: r.seat });
+        }
         let mut events = vec![
             Event::GameCreated(Box::new(crate::model::GameCreation {
                 ruleset: setup.ruleset,
@@ -109,6 +143,9 @@ impl Game {
                 rules_version: RULES_VERSION,
                 prepared_deal: deal.is_some(),
                 commitment,
+                rematch_of: extras.rematch_of,
+                reservations: extras.reservations,
+                auto_start: extras.auto_start,
             })),
             Event::SeedRecorded { seed },
         ];
@@ -150,6 +187,9 @@ impl Game {
             rules_version,
             prepared_deal,
             commitment,
+            rematch_of,
+            reservations,
+            auto_start,
         } = creation.as_ref();
         Some(Self {
             setup: Setup {
@@ -160,7 +200,15 @@ impl Game {
             layout: Layout::new(*ruleset, *options),
             name: name.clone(),
             rules_version: *rules_version,
-            seats: vec![Seat::default(); usize::from(*players)],
+            seats: (0..*players)
+                .map(|seat| Seat {
+                    reserved_for: reservations
+                        .iter()
+                        .find(|r| r.seat == seat)
+                        .map(|r| r.account.clone()),
+                    ..Seat::default()
+                })
+                .collect(),
             host_seat: 0,
             prepared_deal: *prepared_deal,
             prepared: None,
@@ -174,6 +222,9 @@ impl Game {
             scores: Vec::new(),
             winners: Vec::new(),
             public: None,
+            auto_start: *auto_start,
+            rematch_of: rematch_of.clone(),
+            rematch: None,
         })
     }
 
@@ -312,7 +363,7 @@ impl Game {
         let seat = self.seat_of(account);
         match self.progress.status {
             Status::Finished => Vec::new(),
-            Status::Lobby => self.lobby_legal(seat),
+            Status::Lobby => self.lobby_legal(seat, account),
             Status::Active => match seat {
                 Some(s) if !self.seats[usize::from(s)].resigned => {
                     let mut legal = self.moves_for(s);
@@ -386,6 +437,7 @@ impl Game {
             players: self.setup.players,
             prepared: self.prepared.as_ref(),
             seed: self.seed.as_deref(),
+            auto_start: self.auto_start,
         }
     }
 
@@ -427,6 +479,7 @@ impl Game {
             setup,
             prepared,
             seed,
+            auto_start,
             ..
         } = self;
         let ctx = Ctx {
@@ -436,6 +489,7 @@ impl Game {
             players: setup.players,
             prepared: prepared.as_ref(),
             seed: seed.as_deref(),
+            auto_start: *auto_start,
         };
         // A turn checks everything before it emits the first event, so a refused command
         // leaves the board untouched and no copy is needed.
@@ -480,6 +534,7 @@ impl Game {
                         account: account.clone(),
                         name: name.clone(),
                     });
+                    s.reserved_for = None;
                 }
             }
             Event::BotAdded {
@@ -519,6 +574,10 @@ impl Game {
                 }
             }
             Event::VisibilitySet { public } => self.public = Some(*public),
+            Event::ReservationsReleased {} => {
+                self.seats.iter_mut().for_each(|s| s.reserved_for = None);
+            }
+            Event::RematchCreated { game } => self.rematch = Some(game.clone()),
             _ => {}
         }
     }
@@ -533,6 +592,7 @@ pub(crate) struct Ctx<'g> {
     pub(crate) players: u8,
     pub(crate) prepared: Option<&'g Deal>,
     pub(crate) seed: Option<&'g str>,
+    pub(crate) auto_start: bool,
 }
 
 impl Ctx<'_> {

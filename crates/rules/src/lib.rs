@@ -33,10 +33,10 @@ pub use board::{Board, Progress};
 pub use card::{Card, CardSet, ScoreTable};
 pub use deal::deal_from_order;
 pub use error::RuleError;
-pub use game::{Game, NewGame};
+pub use game::{Extras, Game, NewGame};
 pub use model::{
     Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, GameCreation, NosGameEnd,
-    Occupant, RULES_VERSION, Seat, SeatCard, SeatDeadline, Setup, Side, Status,
+    Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatDeadline, Setup, Side, Status,
 };
 pub use options::{
     ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, OptionsInput, OptionsView,

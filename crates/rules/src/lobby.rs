@@ -20,12 +20,19 @@ impl Game {
         }
     }
 
-    /// The lobby commands an account at `seat` (or not seated) may send.
-    pub(crate) fn lobby_legal(&self, seat: Option<u8>) -> Vec<Command> {
+    /// The lobby commands `account` at `seat` (or not seated) may send.
+    pub(crate) fn lobby_legal(&self, seat: Option<u8>, account: &str) -> Vec<Command> {
         let mut legal = Vec::new();
-        let free = self.seats.iter().any(|s| s.occupant.is_none());
+        let free = self
+            .seats
+            .iter()
+            .any(|s| s.occupant.is_none() && s.reserved_for.is_none());
+        let kept = self
+            .seats
+            .iter()
+            .any(|s| s.occupant.is_none() && s.reserved_for.as_deref() == Some(account));
         match seat {
-            None if free => legal.push(Command::Join {}),
+            None if free || kept => legal.push(Command::Join {}),
             None => {}
             Some(s) if s == self.host_seat => {
                 if free {
@@ -41,7 +48,7 @@ impl Game {
                         legal.push(Command::RemoveSeat { seat: i });
                     }
                 }
-                if !free {
+                if self.seats.iter().all(|s| s.occupant.is_some()) {
                     legal.push(Command::Start {});
                 }
             }
@@ -70,12 +77,26 @@ impl<B: Family> Turn<'_, '_, B> {
                 if seat.is_some() {
                     return Err(RuleError::AlreadySeated);
                 }
-                let free = self.free_seat().ok_or(RuleError::GameFull)?;
+                // A seat kept for the account (a rematch), else the first free one nobody
+                // keeps.
+                let kept = g
+                    .seats
+                    .iter()
+                    .position(|s| s.occupant.is_none() && s.reserved_for.as_deref() == Some(id))
+                    .and_then(|i| u8::try_from(i).ok());
+                let free = kept
+                    .or_else(|| self.free_seat())
+                    .ok_or(RuleError::GameFull)?;
                 self.emit(Event::SeatTaken {
                     seat: free,
                     account: id.into(),
                     name: name.into(),
                 });
+                let last = g.seats.iter().filter(|s| s.occupant.is_none()).count() == 1;
+                if g.auto_start && last {
+                    self.emit(Event::GameStarted {});
+                    B::deal(self, dealer);
+                }
             }
             Command::Leave {} => {
                 self.require_lobby()?;
@@ -155,11 +176,12 @@ impl<B: Family> Turn<'_, '_, B> {
         }
     }
 
+    /// The first seat nobody sits in or keeps.
     fn free_seat(&self) -> Option<u8> {
         self.ctx
             .seats
             .iter()
-            .position(|s| s.occupant.is_none())
+            .position(|s| s.occupant.is_none() && s.reserved_for.is_none())
             .and_then(|i| u8::try_from(i).ok())
     }
 }

@@ -63,6 +63,8 @@ pub struct Seat {
     pub occupant: Option<Occupant>,
     /// The human resigned; a bot plays the seat.
     pub resigned: bool,
+    /// Kept for this account until it joins or the reservations are released (a rematch).
+    pub reserved_for: Option<String>,
 }
 
 impl Seat {
@@ -186,6 +188,25 @@ pub struct GameCreation {
     pub prepared_deal: bool,
     /// Hex SHA-256 of the game's secret shuffle seed.
     pub commitment: String,
+    /// The finished game this one is a rematch of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<String>,
+    /// Seats kept for the people of that game until they join.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<Reservation>,
+    /// The game starts by itself when its last seat is taken (quick play).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto_start: bool,
+}
+
+/// A seat kept for an account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Reservation {
+    /// Seat.
+    pub seat: u8,
+    /// The account it is kept for.
+    pub account: String,
 }
 
 /// The data of a `nos_game_ended` event.
@@ -572,6 +593,13 @@ pub enum Event {
         /// Public.
         public: bool,
     },
+    /// The seats kept for a rematch's people are free for anyone now.
+    ReservationsReleased {},
+    /// A rematch of this finished game was created.
+    RematchCreated {
+        /// The new game.
+        game: String,
+    },
 }
 
 impl Event {
@@ -608,6 +636,8 @@ impl Event {
             Self::GameFinished { .. } => "game_finished",
             Self::SeatResigned { .. } => "seat_resigned",
             Self::VisibilitySet { .. } => "visibility_set",
+            Self::ReservationsReleased {} => "reservations_released",
+            Self::RematchCreated { .. } => "rematch_created",
         }
     }
 
@@ -666,7 +696,9 @@ impl Event {
             | Self::RoundEnded { .. }
             | Self::GameFinished { .. }
             | Self::SeatResigned { .. }
-            | Self::VisibilitySet { .. } => Audience::Public,
+            | Self::VisibilitySet { .. }
+            | Self::ReservationsReleased {}
+            | Self::RematchCreated { .. } => Audience::Public,
         }
     }
 }

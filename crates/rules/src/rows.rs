@@ -406,6 +406,8 @@ impl Family for RowBoard {
             | Event::SelectionMade { .. }
             | Event::SeatResigned { .. }
             | Event::VisibilitySet { .. }
+            | Event::ReservationsReleased {}
+            | Event::RematchCreated { .. }
             | Event::GameStarted {}
             | Event::RoundEnded { .. }
             | Event::GameFinished { .. }

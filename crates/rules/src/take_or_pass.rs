@@ -167,6 +167,8 @@ impl Family for TakeOrPassBoard {
             | Event::SeatRemoved { .. }
             | Event::SeatResigned { .. }
             | Event::VisibilitySet { .. }
+            | Event::ReservationsReleased {}
+            | Event::RematchCreated { .. }
             | Event::GameStarted {}
             | Event::GameFinished { .. }
             | Event::RoundStarted { .. }

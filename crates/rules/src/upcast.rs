@@ -23,13 +23,36 @@ impl Event {
         Some(match type_name {
             // 0: no `chosen` flag.
             "card_placed" => 1,
-            "game_created" | "move_deadline_set" | "deadlines_set" | "seed_recorded"
-            | "deal_prepared" | "seat_taken" | "seat_left" | "bot_added" | "seat_removed"
-            | "game_started" | "round_started" | "hand_dealt" | "card_selected"
-            | "selection_made" | "cards_revealed" | "draft_started" | "card_drafted"
-            | "card_kept" | "nos_game_started" | "draw_pile_set" | "card_revealed" | "passed"
-            | "card_taken" | "nos_game_ended" | "round_ended" | "game_finished"
-            | "seat_resigned" | "visibility_set" => 1,
+            "game_created"
+            | "move_deadline_set"
+            | "deadlines_set"
+            | "seed_recorded"
+            | "deal_prepared"
+            | "seat_taken"
+            | "seat_left"
+            | "bot_added"
+            | "seat_removed"
+            | "game_started"
+            | "round_started"
+            | "hand_dealt"
+            | "card_selected"
+            | "selection_made"
+            | "cards_revealed"
+            | "draft_started"
+            | "card_drafted"
+            | "card_kept"
+            | "nos_game_started"
+            | "draw_pile_set"
+            | "card_revealed"
+            | "passed"
+            | "card_taken"
+            | "nos_game_ended"
+            | "round_ended"
+            | "game_finished"
+            | "seat_resigned"
+            | "visibility_set"
+            | "reservations_released"
+            | "rematch_created" => 1,
             _ => return None,
         })
     }

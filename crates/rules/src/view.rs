@@ -59,6 +59,15 @@ pub struct GameView {
     /// Seconds per move when the game has move deadlines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_deadline_seconds: Option<u32>,
+    /// The finished game this one is a rematch of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<String>,
+    /// The rematch of this finished game, once someone started it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<String>,
+    /// Quick play: the game starts by itself when its last seat is taken.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto_start: bool,
 }
 
 /// A seat's public state.
@@ -75,6 +84,9 @@ pub struct SeatView {
     pub bot: bool,
     /// The bot strategy, for a bot seat.
     pub strategy: Option<BotStrategy>,
+    /// The seat is kept for one of the people of the game this one is a rematch of.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
     /// The person resigned and a bot took over.
     pub resigned: bool,
     /// The seat has selected a card this turn (the card stays hidden).
@@ -216,6 +228,7 @@ impl Game {
                         _ => None,
                     },
                     resigned: s.resigned,
+                    reserved: s.reserved_for.is_some() && s.occupant.is_none(),
                     selected: self.selection(seat).is_some(),
                     hand_size: self.hand(seat).len(),
                     taken: rows.map(|b| b.taken[i].to_vec()),
@@ -291,6 +304,9 @@ impl Game {
             totals: self.totals(),
             winners: (status == Status::Finished).then(|| self.winners.clone()),
             move_deadline_seconds: self.move_deadline_seconds,
+            rematch_of: self.rematch_of.clone(),
+            rematch: self.rematch.clone(),
+            auto_start: self.auto_start,
             fairness: FairnessView {
                 algorithm: SHUFFLE_ALGORITHM,
                 commitment: self.commitment.clone(),

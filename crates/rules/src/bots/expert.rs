@@ -194,6 +194,9 @@ fn rollout_game(info: &InfoSet) -> Option<Game> {
         rules_version: RULES_VERSION,
         prepared_deal: false,
         commitment: String::new(),
+        rematch_of: None,
+        reservations: Vec::new(),
+        auto_start: false,
     }));
     let mut game = Game::new_from(&created)?;
     for seat in &mut game.seats {
@@ -203,6 +206,7 @@ fn rollout_game(info: &InfoSet) -> Option<Game> {
                 name: String::new(),
             }),
             resigned: false,
+            reserved_for: None,
         };
     }
     game.progress = info.progress;

@@ -1,0 +1,2 @@
+DROP INDEX games_reserved_until;
+ALTER TABLE games DROP COLUMN reserved_until;
