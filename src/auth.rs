@@ -144,7 +144,11 @@ impl FromRequest for Caller {
     }
 }
 
-fn caller_of(req: &HttpRequest) -> Result<Caller, ApiError> {
+/// The caller of a request, from its bearer token.
+///
+/// # Errors
+/// No, a malformed, an expired or a wrongly signed token.
+pub fn caller_of(req: &HttpRequest) -> Result<Caller, ApiError> {
     let tokens = req
         .app_data::<web::Data<Tokens>>()
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("token keys not configured")))?;

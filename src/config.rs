@@ -1,6 +1,51 @@
-//! Typed configuration from the environment, with documented defaults.
+//! Typed configuration from the environment, with documented defaults. This is the one
+//! place that reads the environment: a value that is set but cannot be parsed refuses the
+//! start with a message naming the variable, instead of falling back to a default.
 
+use std::str::FromStr;
 use std::time::Duration;
+
+/// Which browser origins may call the API from another origin (CORS).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// No CORS headers at all (the default): only same-origin pages and non-browser
+    /// clients can use the API.
+    None,
+    /// `*`: any origin, without credentials (bearer tokens are sent explicitly by the page,
+    /// never as cookies, so no credentialed CORS is needed).
+    Any,
+    /// Exactly these origins (`scheme://host[:port]`, compared byte for byte).
+    List(Vec<String>),
+}
+
+impl FromStr for CorsOrigins {
+    type Err = String;
+
+    fn from_str(raw: &str) -> Result<Self, String> {
+        let items: Vec<&str> = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if items.is_empty() {
+            return Ok(Self::None);
+        }
+        if items == ["*"] {
+            return Ok(Self::Any);
+        }
+        for item in &items {
+            let valid = (item.starts_with("http://") || item.starts_with("https://"))
+                && !item.ends_with('/')
+                && !item.contains(['*', ' ']);
+            if !valid {
+                return Err(format!(
+                    "{item:?} is not an origin like https://play.example.org (or use * alone)"
+                ));
+            }
+        }
+        Ok(Self::List(items.into_iter().map(str::to_owned).collect()))
+    }
+}
 
 /// Server configuration.
 #[derive(Debug, Clone)]
@@ -19,32 +64,108 @@ pub struct Config {
     pub stream_poll: Duration,
     /// `STREAM_KEEPALIVE_MS`, default 15000: silence after which a stream sends a comment.
     pub stream_keep_alive: Duration,
+    /// `STREAM_TICKET_SECONDS`, default 30, at most 60: how long a stream ticket is valid.
+    pub stream_ticket_ttl: Duration,
+    /// `CORS_ORIGINS`: comma-separated exact origins allowed to call the API from a
+    /// browser page on another origin, or `*`; empty by default (no CORS headers).
+    pub cors_origins: CorsOrigins,
+}
+
+/// A variable that is set but malformed.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {name}={value:?} is invalid: {reason}")]
+pub struct ConfigError {
+    /// Variable.
+    pub name: &'static str,
+    /// Its value.
+    pub value: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+/// Reads `name`: `None` when unset or empty.
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// Parses `name` when set, else `default`.
+fn parsed<T>(name: &'static str, default: T) -> Result<T, ConfigError>
+where
+    T: FromStr,
+    T::Err: std::fmt::Display,
+{
+    match var(name) {
+        None => Ok(default),
+        Some(value) => value.trim().parse().map_err(|e: T::Err| ConfigError {
+            name,
+            reason: e.to_string(),
+            value,
+        }),
+    }
+}
+
+/// A positive whole number of `unit`s.
+fn duration(
+    name: &'static str,
+    default: u64,
+    unit: fn(u64) -> Duration,
+) -> Result<Duration, ConfigError> {
+    let n: u64 = parsed(name, default)?;
+    if n == 0 {
+        return Err(ConfigError {
+            name,
+            value: "0".into(),
+            reason: "must be at least 1".into(),
+        });
+    }
+    Ok(unit(n))
 }
 
 impl Config {
     /// Reads the environment.
-    #[must_use]
-    pub fn from_env() -> Self {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-        Self {
+    ///
+    /// # Errors
+    /// A variable that is set but malformed.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Ok(Self {
             database_url: var("DATABASE_URL").unwrap_or_else(|| "sqlite://stammtisch.db".into()),
             bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
             jwt_secret: var("JWT_SECRET"),
-            token_ttl: Duration::from_secs(
-                var("TOKEN_TTL_SECONDS")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(86_400),
-            ),
-            stream_poll: Duration::from_millis(
-                var("STREAM_POLL_MS")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(2_000),
-            ),
-            stream_keep_alive: Duration::from_millis(
-                var("STREAM_KEEPALIVE_MS")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(15_000),
-            ),
-        }
+            token_ttl: duration("TOKEN_TTL_SECONDS", 86_400, Duration::from_secs)?,
+            stream_poll: duration("STREAM_POLL_MS", 2_000, Duration::from_millis)?,
+            stream_keep_alive: duration("STREAM_KEEPALIVE_MS", 15_000, Duration::from_millis)?,
+            stream_ticket_ttl: match duration("STREAM_TICKET_SECONDS", 30, Duration::from_secs)? {
+                ttl if ttl > Duration::from_secs(60) => {
+                    return Err(ConfigError {
+                        name: "STREAM_TICKET_SECONDS",
+                        value: ttl.as_secs().to_string(),
+                        reason: "must be at most 60".into(),
+                    });
+                }
+                ttl => ttl,
+            },
+            cors_origins: parsed("CORS_ORIGINS", CorsOrigins::None)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CorsOrigins;
+
+    #[test]
+    fn cors_origins_parse_lists_wildcard_and_refuse_paths() {
+        assert_eq!("".parse(), Ok(CorsOrigins::None));
+        assert_eq!(" * ".parse(), Ok(CorsOrigins::Any));
+        assert_eq!(
+            "https://a.example, http://127.0.0.1:3000".parse(),
+            Ok(CorsOrigins::List(vec![
+                "https://a.example".into(),
+                "http://127.0.0.1:3000".into()
+            ]))
+        );
+        assert!("https://a.example/".parse::<CorsOrigins>().is_err());
+        assert!("a.example".parse::<CorsOrigins>().is_err());
+        assert!("*, https://a.example".parse::<CorsOrigins>().is_err());
     }
 }

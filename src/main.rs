@@ -52,7 +52,7 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     stammtisch::telemetry::init();
-    let config = Config::from_env();
+    let config = Config::from_env().context("reading the configuration")?;
     let store = Store::connect(&config.database_url).context("connecting to the database")?;
     store.migrate().context("running migrations")?;
     match cli.command.unwrap_or(Cmd::Serve) {
@@ -171,7 +171,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         notifier.listen_postgres(config.database_url.clone());
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    let service = Service::new(store, notifier);
+    let service = Service::new(store, notifier).with_ticket_ttl(config.stream_ticket_ttl);
     watch_deadlines(service.clone(), shutdown_rx.clone());
     stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
     let state = web::Data::new(AppState {
@@ -183,9 +183,13 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         stream_keep_alive: config.stream_keep_alive,
     });
     let api = http::openapi();
+    let cors_origins = config.cors_origins.clone();
     let server = HttpServer::new(move || {
         let (app, _) = App::new()
-            .wrap(tracing_actix_web::TracingLogger::default())
+            .wrap(http::cors(&cors_origins))
+            .wrap(tracing_actix_web::TracingLogger::<
+                stammtisch::telemetry::RequestSpan,
+            >::new())
             .app_data(state.clone())
             .app_data(tokens.clone())
             .configure(http::configure_extractors)
@@ -202,7 +206,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         )
         .service(web::redirect("/docs", "/docs/"))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api.clone()))
-        .default_service(web::to(http::not_found))
+        .default_service(web::to(http::client::asset_or_not_found))
     })
     .shutdown_timeout(10)
     .bind(&config.bind_addr)

@@ -285,6 +285,7 @@ pub struct Service {
     store: Store,
     notifier: crate::notify::Notifier,
     cache: crate::cache::StateCache,
+    ticket_ttl: std::time::Duration,
 }
 
 impl Service {
@@ -295,7 +296,15 @@ impl Service {
             store,
             notifier,
             cache: crate::cache::StateCache::new(),
+            ticket_ttl: std::time::Duration::from_secs(30),
         }
+    }
+
+    /// The same service with stream tickets valid for `ttl`.
+    #[must_use]
+    pub fn with_ticket_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.ticket_ttl = ttl;
+        self
     }
 
     /// The same service without the state cache: every load replays the whole stream
@@ -601,6 +610,47 @@ impl Service {
         Ok(moved)
     }
 
+    /// Issues a stream ticket: a random, single-use credential for the game's live stream,
+    /// bound to `account` and `game`, valid for the configured time (returned in seconds).
+    /// Only its hash is stored. The game must be visible to the account.
+    ///
+    /// # Errors
+    /// Unknown or invisible game, storage failure.
+    pub fn issue_stream_ticket(
+        &self,
+        game_id: &str,
+        account: &str,
+    ) -> Result<(String, u64), ServiceError> {
+        // 256 random bits, hex (the same generator as shuffle seeds).
+        let ticket = fairness::new_seed();
+        let ttl = self.ticket_ttl.as_secs();
+        let expires_at = chrono::Utc::now().naive_utc()
+            + chrono::Duration::seconds(i64::try_from(ttl).unwrap_or(60));
+        self.store.write(|tx| {
+            self.visible(tx, game_id, account)?;
+            tx.insert_stream_ticket(&ticket_hash(&ticket), account, game_id, expires_at)?;
+            Ok::<_, ServiceError>(())
+        })?;
+        Ok((ticket, ttl))
+    }
+
+    /// Redeems a stream ticket for `game_id`: the account it was issued to, once, before it
+    /// expires; `None` for an unknown, used, expired or other game's ticket.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn redeem_stream_ticket(
+        &self,
+        game_id: &str,
+        ticket: &str,
+    ) -> Result<Option<String>, ServiceError> {
+        let now = chrono::Utc::now().naive_utc();
+        self.store.write(|tx| {
+            tx.redeem_stream_ticket(&ticket_hash(ticket), game_id, now)
+                .map_err(ServiceError::from)
+        })
+    }
+
     /// A page of a game's events as `viewer` may read them.
     ///
     /// # Errors
@@ -622,6 +672,12 @@ impl Service {
             Ok(tx.events_page(game_id, after, &audiences, limit)?)
         })
     }
+}
+
+/// The stored form of a stream ticket: its SHA-256, hex.
+fn ticket_hash(ticket: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
 }
 
 fn version_of(stored: &[StoredEvent]) -> i32 {

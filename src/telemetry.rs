@@ -9,3 +9,41 @@ pub fn init() {
         .with_writer(std::io::stderr)
         .try_init();
 }
+
+/// The span of every HTTP request. Like tracing-actix-web's default, but it records the
+/// path without the query string: a query may carry a stream ticket, which must never
+/// reach the log.
+pub struct RequestSpan;
+
+impl tracing_actix_web::RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &actix_web::dev::ServiceRequest) -> tracing::Span {
+        let route = request.match_pattern().unwrap_or_else(|| "default".into());
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.route = %route,
+            http.target = %request.path(),
+            http.status_code = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+            request_id = %request_id(request),
+        )
+    }
+
+    fn on_request_end<B: actix_web::body::MessageBody>(
+        span: tracing::Span,
+        outcome: &Result<actix_web::dev::ServiceResponse<B>, actix_web::Error>,
+    ) {
+        tracing_actix_web::DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+fn request_id(request: &actix_web::dev::ServiceRequest) -> String {
+    use actix_web::HttpMessage;
+    request
+        .extensions()
+        .get::<tracing_actix_web::RequestId>()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}

@@ -126,6 +126,7 @@ fn issue(tokens: &TokenData, row: &AccountRow) -> Result<String, ApiError> {
 
 /// Creates an account with a password.
 #[utoipa::path(
+    operation_id = "create_account",
     tag = "identity",
     security(()),
     request_body = NewAccount,
@@ -168,6 +169,7 @@ pub async fn create_account(
 
 /// Creates a password-less guest account and returns a token for it.
 #[utoipa::path(
+    operation_id = "create_guest",
     tag = "identity",
     security(()),
     request_body = NewGuest,
@@ -201,6 +203,7 @@ pub async fn create_guest(
 
 /// Issues a token for a name and password. Repeated failures for a name get `429`.
 #[utoipa::path(
+    operation_id = "create_token",
     tag = "identity",
     security(()),
     request_body = Credentials,
@@ -251,6 +254,7 @@ pub async fn create_token(
 
 /// The caller's account.
 #[utoipa::path(
+    operation_id = "me",
     tag = "identity",
     responses((status = 200, body = Account), (status = 401, description = "`unauthorized`", body = Problem))
 )]

@@ -111,6 +111,7 @@ fn item(e: StoredEvent) -> FeedItem {
 /// misses an event that commits late: positions are handed out in commit order. With
 /// `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
 #[utoipa::path(
+    operation_id = "analytics_feed",
     tag = "analytics",
     params(FeedParams),
     responses(
@@ -192,6 +193,7 @@ pub async fn feed(
 
 /// The complete, unredacted log of a finished game (refused while it runs).
 #[utoipa::path(
+    operation_id = "analytics_archive",
     tag = "analytics",
     params(("id" = String, Path, description = "Game id")),
     responses(

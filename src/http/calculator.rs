@@ -104,6 +104,7 @@ fn hand(items: &[Value]) -> Result<Vec<NosCard>, ApiError> {
 /// each chip left is one point off (seed example: 6, 8 9 10, 13 14 15, 23 24, 33 with 6 chips
 /// = 83 − 6 = 77).
 #[utoipa::path(
+    operation_id = "score_nimm_oder_schieb",
     tag = "scorepads",
     request_body = ScoreHand,
     responses(

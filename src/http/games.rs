@@ -183,6 +183,7 @@ fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpRe
 
 /// Creates a game in the lobby; the caller is its host at seat 0.
 #[utoipa::path(
+    operation_id = "create_game",
     tag = "games",
     request_body = CreateGame,
     responses(
@@ -305,6 +306,7 @@ fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
 /// Lists games: the caller's games and open lobbies; `mine=true` only the caller's;
 /// `awaiting=me` the inbox (games in which the caller must act now).
 #[utoipa::path(
+    operation_id = "list_games",
     tag = "games",
     params(ListParams),
     responses(
@@ -400,6 +402,7 @@ pub async fn list_games(
 
 /// The game as the caller may see it (`you: null` for a spectator).
 #[utoipa::path(
+    operation_id = "get_game",
     tag = "games",
     params(("id" = String, Path, description = "Game id")),
     responses(
@@ -459,6 +462,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// Sends a command (`{"type": "play_card", "card": 17}`, …). Bots answer in the same request.
 #[utoipa::path(
+    operation_id = "post_command",
     tag = "games",
     params(
         ("id" = String, Path, description = "Game id"),
@@ -529,6 +533,7 @@ pub async fn post_command(
 /// The game's events as the caller may see them: public events and those of the caller's
 /// own seat.
 #[utoipa::path(
+    operation_id = "list_events",
     tag = "games",
     params(("id" = String, Path, description = "Game id"), EventParams),
     responses(
@@ -579,6 +584,7 @@ pub struct GamePatch {
 
 /// Changes a game's visibility (host only).
 #[utoipa::path(
+    operation_id = "patch_game",
     tag = "games",
     params(("id" = String, Path, description = "Game id")),
     request_body = GamePatch,

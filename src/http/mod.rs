@@ -4,10 +4,12 @@
 pub mod accounts;
 pub mod analytics;
 pub mod calculator;
+pub mod client;
 pub mod errors;
 pub mod games;
 pub mod ops;
 pub mod rulesets;
+pub mod schema;
 pub mod scorepads;
 pub mod stream;
 pub mod webhooks;
@@ -49,7 +51,7 @@ pub struct AppState {
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    components(schemas(errors::Problem))
+    components(schemas(errors::Problem, rules::Event))
 )]
 struct ApiDoc;
 
@@ -84,6 +86,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::post_command)
         .service(games::list_events)
         .service(stream::stream_events)
+        .service(stream::create_stream_ticket)
         .service(scorepads::create_scorepad)
         .service(scorepads::get_scorepad)
         .service(scorepads::record_round)
@@ -107,6 +110,9 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .openapi(ApiDoc::openapi())
         .configure(routes)
         .split_for_parts();
+    let mut api = api;
+    // After the routes: they bring the schemas (such as `Command`) that this shapes.
+    schema::NamedVariants.modify(&mut api);
     api
 }
 
@@ -133,9 +139,46 @@ pub fn configure_extractors(cfg: &mut web::ServiceConfig) {
     .app_data(web::PayloadConfig::default().limit(MAX_BODY_BYTES));
 }
 
-/// Answers unknown routes with a problem.
-pub async fn not_found() -> actix_web::HttpResponse {
-    actix_web::ResponseError::error_response(&errors::ApiError::NotFound("route"))
+/// The CORS middleware for `CORS_ORIGINS`: listed origins (or any, for `*`) get
+/// `Access-Control-Allow-Origin`; others get no CORS headers (their browser refuses the
+/// response) but are not blocked, so same-origin pages, which send `Origin` on POST, work.
+/// Disabled when no origin is configured.
+#[must_use]
+pub fn cors(
+    origins: &crate::config::CorsOrigins,
+) -> actix_web::middleware::Condition<actix_cors::Cors> {
+    use crate::config::CorsOrigins;
+    use actix_web::http::header::{self, HeaderName};
+    let base = actix_cors::Cors::default()
+        .allowed_methods(["GET", "HEAD", "POST", "PATCH", "DELETE"])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            header::ACCEPT_LANGUAGE,
+            header::IF_MATCH,
+            HeaderName::from_static("idempotency-key"),
+            HeaderName::from_static("last-event-id"),
+        ])
+        .expose_headers([
+            header::ETAG,
+            header::LOCATION,
+            header::RETRY_AFTER,
+            header::CONTENT_LANGUAGE,
+            HeaderName::from_static("idempotent-replayed"),
+        ])
+        .max_age(3600)
+        .block_on_origin_mismatch(false);
+    let (enabled, cors) = match origins {
+        CorsOrigins::None => (false, base),
+        CorsOrigins::Any => (true, base.allow_any_origin().send_wildcard()),
+        CorsOrigins::List(list) => (
+            true,
+            list.iter()
+                .fold(base, |cors, origin| cors.allowed_origin(origin)),
+        ),
+    };
+    actix_web::middleware::Condition::new(enabled, cors)
 }
 
 /// Runs a blocking closure on the thread pool and flattens its result.

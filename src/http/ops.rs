@@ -25,7 +25,7 @@ impl Metrics {
 }
 
 /// Liveness: the process answers.
-#[utoipa::path(tag = "operations", security(()), responses((status = 200, description = "alive")))]
+#[utoipa::path(operation_id = "healthz", tag = "operations", security(()), responses((status = 200, description = "alive")))]
 #[get("/healthz")]
 pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
@@ -33,6 +33,7 @@ pub async fn healthz() -> HttpResponse {
 
 /// Readiness: the database answers.
 #[utoipa::path(
+    operation_id = "readyz",
     tag = "operations",
     security(()),
     responses((status = 200, description = "ready"), (status = 503, description = "database unreachable"))
@@ -58,7 +59,7 @@ pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
 }
 
 /// Prometheus text-format counters.
-#[utoipa::path(tag = "operations", security(()), responses((status = 200, description = "metrics", content_type = "text/plain")))]
+#[utoipa::path(operation_id = "metrics", tag = "operations", security(()), responses((status = 200, description = "metrics", content_type = "text/plain")))]
 #[get("/metrics")]
 pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     let m = &state.metrics;

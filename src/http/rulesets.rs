@@ -130,7 +130,7 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
 }
 
 /// Lists the playable rulesets.
-#[utoipa::path(tag = "rulesets", security(()), responses((status = 200, body = RulesetList)))]
+#[utoipa::path(operation_id = "list_rulesets", tag = "rulesets", security(()), responses((status = 200, body = RulesetList)))]
 #[get("/v1/rulesets")]
 pub async fn list_rulesets() -> HttpResponse {
     HttpResponse::Ok().json(RulesetList {

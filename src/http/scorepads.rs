@@ -127,6 +127,7 @@ fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
 
 /// Creates a score pad owned by the caller.
 #[utoipa::path(
+    operation_id = "create_scorepad",
     tag = "scorepads",
     request_body = CreatePad,
     responses(
@@ -158,6 +159,7 @@ pub async fn create_scorepad(
 
 /// The caller's score pad: players, rounds, totals, standings, `finished`, `winners`.
 #[utoipa::path(
+    operation_id = "get_scorepad",
     tag = "scorepads",
     params(("id" = String, Path, description = "Score pad id")),
     responses(
@@ -181,6 +183,7 @@ pub async fn get_scorepad(
 /// Records a round and answers with the standings. A round that cannot happen in the
 /// ruleset is refused (`impossible_round`), as is one after the end (`pad_finished`).
 #[utoipa::path(
+    operation_id = "record_round",
     tag = "scorepads",
     params(
         ("id" = String, Path, description = "Score pad id"),
@@ -216,6 +219,7 @@ pub async fn record_round(
 
 /// Takes the last round back (a correction); reopens a pad that the round had finished.
 #[utoipa::path(
+    operation_id = "take_back_round",
     tag = "scorepads",
     params(
         ("id" = String, Path, description = "Score pad id"),

@@ -2,6 +2,12 @@
 //! server-sent events. Resumes after `Last-Event-ID`, sends keep-alive comments, and ends
 //! after `game_finished` or when the server shuts down.
 //!
+//! A browser's `EventSource` cannot send an `Authorization` header, so a stream may instead
+//! be opened with `?ticket=…` from `POST /v1/games/{id}/stream-tickets`: a random,
+//! single-use credential bound to the account and the game that expires within seconds.
+//! The bearer token never goes into a URL, and the request span logs the path without its
+//! query (see `crate::telemetry`), so tickets never reach the log.
+//!
 //! The events table is the truth: a stream re-reads it after every wake-up hint (from this
 //! process, or from other replicas through PostgreSQL LISTEN/NOTIFY) and every
 //! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it.
@@ -9,11 +15,11 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use actix_web::{HttpRequest, HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use bytes::Bytes;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::errors::{ApiError, Problem};
 use super::games::{EventItem, game_id};
@@ -26,11 +32,58 @@ use crate::auth::Caller;
 pub struct StreamParams {
     /// Events after this `seq` (the `Last-Event-ID` header wins when both are given).
     pub after: Option<i32>,
+    /// A stream ticket (for `EventSource`, which cannot send `Authorization`); replaces
+    /// the bearer token.
+    pub ticket: Option<String>,
+}
+
+/// A stream ticket.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StreamTicket {
+    /// Opaque; pass as `?ticket=` to `GET /v1/games/{id}/stream`. Works once.
+    pub ticket: String,
+    /// Seconds until it expires.
+    pub expires_in: u64,
+}
+
+/// Issues a single-use ticket that opens this game's live stream without an
+/// `Authorization` header (for a browser's `EventSource`). It is bound to the caller and the
+/// game and expires after `expires_in` seconds (at most 60); a reconnect needs a new one.
+#[utoipa::path(
+    tag = "games",
+    operation_id = "create_stream_ticket",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 201, body = StreamTicket),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem)
+    )
+)]
+#[post("/v1/games/{id}/stream-tickets")]
+pub async fn create_stream_ticket(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (ticket, expires_in) = blocking(move || {
+        state
+            .service
+            .issue_stream_ticket(&id, &caller.id)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(StreamTicket { ticket, expires_in }))
 }
 
 /// Streams the game's events (`id: <seq>`, `event: <type>`, `data: {seq, type, at, data}`).
+/// Authenticated by the bearer token or by a `ticket` from `create_stream_ticket`.
 #[utoipa::path(
     tag = "games",
+    operation_id = "stream_events",
+    security(("bearer" = []), ()),
     params(
         ("id" = String, Path, description = "Game id"),
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this seq"),
@@ -39,19 +92,34 @@ pub struct StreamParams {
     responses(
         (status = 200, description = "text/event-stream of the game's events", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem),
-        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 401, description = "`unauthorized`: no or a bad token, or an unknown, used or expired ticket", body = Problem),
         (status = 404, description = "`not_found`", body = Problem)
     )
 )]
 #[get("/v1/games/{id}/stream")]
 pub async fn stream_events(
     state: web::Data<AppState>,
-    caller: Caller,
     path: web::Path<String>,
     params: web::Query<StreamParams>,
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
+    let params = params.into_inner();
+    let account = match params.ticket {
+        Some(ticket) => {
+            let (st, gid) = (state.clone(), id.clone());
+            blocking(move || {
+                st.service
+                    .redeem_stream_ticket(&gid, &ticket)
+                    .map_err(ApiError::from)
+            })
+            .await?
+            .ok_or(ApiError::Unauthorized(
+                "unknown, used or expired stream ticket",
+            ))?
+        }
+        None => crate::auth::caller_of(&req)?.id,
+    };
     let after = match req.headers().get("Last-Event-ID") {
         Some(v) => v
             .to_str()
@@ -63,11 +131,12 @@ pub async fn stream_events(
             })?,
         None => params.after.unwrap_or(0),
     };
+    tracing::info!(game = %id, after, "stream opened");
     // Existence and access are checked before the stream starts.
-    let (st, gid, account) = (state.clone(), id.clone(), caller.id.clone());
+    let (st, gid, reader) = (state.clone(), id.clone(), account.clone());
     blocking(move || {
         st.service
-            .events(&gid, &account, after, 1)
+            .events(&gid, &reader, after, 1)
             .map(|_| ())
             .map_err(ApiError::from)
     })
@@ -77,7 +146,7 @@ pub async fn stream_events(
         shutdown: state.shutdown.clone(),
         state,
         game: id,
-        account: caller.id,
+        account,
         after,
         queue: VecDeque::new(),
         finished: false,

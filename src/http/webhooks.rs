@@ -110,6 +110,7 @@ where
 /// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
 /// `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
 #[utoipa::path(
+    operation_id = "create_webhook",
     tag = "webhooks",
     request_body = CreateWebhook,
     responses(
@@ -135,6 +136,7 @@ pub async fn create_webhook(
 
 /// The caller's webhooks, without their secrets.
 #[utoipa::path(
+    operation_id = "list_webhooks",
     tag = "webhooks",
     responses(
         (status = 200, body = WebhookPage),
@@ -156,6 +158,7 @@ pub async fn list_webhooks(
 
 /// Deletes one of the caller's webhooks; its notifications not yet delivered are dropped.
 #[utoipa::path(
+    operation_id = "delete_webhook",
     tag = "webhooks",
     params(("id" = String, Path, description = "Webhook id")),
     responses(

@@ -6,7 +6,9 @@ use diesel::result::{DatabaseErrorKind, Error as DieselError};
 
 use super::StoreError;
 use super::json::JsonValue;
-use super::schema::{accounts, events, game_seats, games, idempotency_keys, settings};
+use super::schema::{
+    accounts, events, game_seats, games, idempotency_keys, settings, stream_tickets,
+};
 
 /// An account as stored.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -274,6 +276,28 @@ pub trait Tx {
     /// The webhook operations on the same transaction (the outbox is written beside the
     /// events that cause a notification).
     fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
+    /// Stores a stream ticket (by its hash) and forgets expired ones.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn insert_stream_ticket(
+        &mut self,
+        ticket_hash: &str,
+        account: &str,
+        game: &str,
+        expires_at: NaiveDateTime,
+    ) -> Result<(), StoreError>;
+    /// Redeems a stream ticket for `game`: deletes it and returns its account when it
+    /// exists, is for this game and has not expired at `now`. A ticket works once.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn redeem_stream_ticket(
+        &mut self,
+        ticket_hash: &str,
+        game: &str,
+        now: NaiveDateTime,
+    ) -> Result<Option<String>, StoreError>;
 }
 
 /// Filters of a game list.
@@ -589,6 +613,51 @@ macro_rules! impl_tx {
 
             fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx {
                 self
+            }
+
+            fn insert_stream_ticket(
+                &mut self,
+                ticket_hash: &str,
+                account: &str,
+                game: &str,
+                expires_at: NaiveDateTime,
+            ) -> Result<(), StoreError> {
+                diesel::delete(stream_tickets::table.filter(stream_tickets::expires_at.lt(now())))
+                    .execute(self)?;
+                diesel::insert_into(stream_tickets::table)
+                    .values((
+                        stream_tickets::ticket_hash.eq(ticket_hash),
+                        stream_tickets::account_id.eq(account),
+                        stream_tickets::game_id.eq(game),
+                        stream_tickets::expires_at.eq(expires_at),
+                    ))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn redeem_stream_ticket(
+                &mut self,
+                ticket_hash: &str,
+                game: &str,
+                now: NaiveDateTime,
+            ) -> Result<Option<String>, StoreError> {
+                let found: Option<(String, String, NaiveDateTime)> = stream_tickets::table
+                    .find(ticket_hash)
+                    .select((
+                        stream_tickets::account_id,
+                        stream_tickets::game_id,
+                        stream_tickets::expires_at,
+                    ))
+                    .first(self)
+                    .optional()?;
+                let Some((account, for_game, expires_at)) = found else {
+                    return Ok(None);
+                };
+                // Deleting is the redemption: of two concurrent redeemers only one deletes
+                // the row (the other's DELETE matches nothing).
+                let deleted =
+                    diesel::delete(stream_tickets::table.find(ticket_hash)).execute(self)?;
+                Ok((deleted == 1 && for_game == game && expires_at > now).then_some(account))
             }
         }
 

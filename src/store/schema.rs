@@ -116,6 +116,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+
+    stream_tickets (ticket_hash) {
+        ticket_hash -> Text,
+        account_id -> Text,
+        game_id -> Text,
+        expires_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(events -> games (game_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -126,5 +137,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     idempotency_keys,
     webhooks,
-    webhook_deliveries
+    webhook_deliveries,
+    stream_tickets
 );

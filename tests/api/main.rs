@@ -9,6 +9,7 @@ mod analytics;
 mod analytics_views;
 mod auth;
 mod bad_input;
+mod browser;
 mod concurrency;
 mod games;
 mod hidden;

@@ -228,6 +228,10 @@ pub struct Reply {
 }
 
 impl Reply {
+    pub fn from_response(r: Response) -> Self {
+        Self::from(r)
+    }
+
     fn from(r: Response) -> Self {
         let status = r.status().as_u16();
         let headers = r.headers().clone();
@@ -517,13 +521,31 @@ impl EventStream {
         last_event_id: Option<&str>,
         read_timeout: Duration,
     ) -> Self {
+        Self::try_open(base, path, Some(token), last_event_id, read_timeout)
+            .unwrap_or_else(|r| panic!("stream refused: {} {}", r.status, r.text))
+    }
+
+    /// Opens a stream (with a bearer token, or none for `?ticket=` URLs); the refusal
+    /// when the server does not answer 200.
+    pub fn try_open(
+        base: &str,
+        path: &str,
+        token: Option<&str>,
+        last_event_id: Option<&str>,
+        read_timeout: Duration,
+    ) -> Result<Self, Box<Reply>> {
         let client = Client::builder().timeout(read_timeout).build().unwrap();
-        let mut req = client.get(format!("{base}{path}")).bearer_auth(token);
+        let mut req = client.get(format!("{base}{path}"));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
         if let Some(id) = last_event_id {
             req = req.header("Last-Event-ID", id);
         }
         let resp = req.send().unwrap();
-        assert_eq!(resp.status().as_u16(), 200, "stream refused");
+        if resp.status().as_u16() != 200 {
+            return Err(Box::new(Reply::from(resp)));
+        }
         let ct = resp
             .headers()
             .get("content-type")
@@ -531,9 +553,9 @@ impl EventStream {
             .unwrap_or_default()
             .to_owned();
         assert!(ct.starts_with("text/event-stream"), "content-type {ct}");
-        Self {
+        Ok(Self {
             reader: BufReader::new(resp),
-        }
+        })
     }
 
     /// The next frame; `None` when the server closed the stream.

@@ -167,6 +167,7 @@ pub enum Actor<'a> {
 
 /// The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameCreation {
     /// Ruleset.
     pub ruleset: Ruleset,
@@ -186,6 +187,7 @@ pub struct GameCreation {
 
 /// The data of a `nos_game_ended` event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NosGameEnd {
     /// Game of the match.
     pub game: u16,
@@ -342,6 +344,7 @@ pub struct Setup {
 /// Events, past tense. Serialised as `{"type": …, "data": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Event {
     /// The game exists; the creator is the host at seat 0.
     GameCreated(Box<GameCreation>),

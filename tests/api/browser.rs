@@ -1,0 +1,400 @@
+//! Browser access: CORS from the `CORS_ORIGINS` allow-list, stream tickets for
+//! `EventSource` (which cannot send `Authorization`), the embedded web client, and an
+//! OpenAPI document fit for client generators.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::both;
+use crate::support::{Backend, EventStream, Reply, TestDb, TestServer, cards, seated_game};
+
+const ALLOWED: &str = "http://allowed.example:3000";
+
+/// Sends `method path` with `Origin` and extra headers.
+fn with_origin(
+    server: &TestServer,
+    method: Method,
+    path: &str,
+    origin: &str,
+    headers: &[(&str, &str)],
+) -> Reply {
+    let api = server.client();
+    let mut req = api
+        .http
+        .request(method, api.url(path))
+        .header("Origin", origin);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    Reply::from_response(req.send().unwrap())
+}
+
+fn lower_list(value: Option<String>) -> Vec<String> {
+    value
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_lowercase())
+        .collect()
+}
+
+#[test]
+fn cors_answers_listed_origins_only() {
+    let server = TestServer::start_with_env(
+        TestDb::new(Backend::Sqlite),
+        Backend::Sqlite,
+        &[("CORS_ORIGINS", &format!("{ALLOWED}, https://other.example"))],
+    );
+    // The preflight of a command with every header a client sends.
+    let preflight = with_origin(
+        &server,
+        Method::OPTIONS,
+        "/v1/games/0197d6f0-0000-7000-8000-000000000000/commands",
+        ALLOWED,
+        &[
+            ("Access-Control-Request-Method", "POST"),
+            (
+                "Access-Control-Request-Headers",
+                "authorization, content-type, if-match, idempotency-key",
+            ),
+        ],
+    );
+    assert!(preflight.status < 300, "{preflight:?}");
+    assert_eq!(
+        preflight.header("access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+    let allowed_headers = lower_list(preflight.header("access-control-allow-headers"));
+    for h in [
+        "authorization",
+        "content-type",
+        "if-match",
+        "idempotency-key",
+        "last-event-id",
+    ] {
+        assert!(allowed_headers.iter().any(|a| a == h), "{h} allowed");
+    }
+    assert!(lower_list(preflight.header("access-control-allow-methods")).contains(&"post".into()));
+    assert_eq!(preflight.header("access-control-allow-credentials"), None);
+
+    // An actual request from the listed origin: allowed, with the headers a client reads.
+    let guest = with_origin(
+        &server,
+        Method::POST,
+        "/v1/guests",
+        ALLOWED,
+        &[("Content-Type", "application/json")],
+    );
+    let api = server.client();
+    let created = api
+        .http
+        .post(api.url("/v1/guests"))
+        .header("Origin", ALLOWED);
+    let created = Reply::from_response(created.json(&json!({ "name": "cors" })).send().unwrap());
+    assert_eq!(created.status, 201, "{}", created.text);
+    assert_eq!(
+        created.header("access-control-allow-origin").as_deref(),
+        Some(ALLOWED)
+    );
+    let exposed = lower_list(created.header("access-control-expose-headers"));
+    for h in ["etag", "location", "idempotent-replayed", "retry-after"] {
+        assert!(exposed.iter().any(|e| e == h), "{h} exposed: {exposed:?}");
+    }
+    assert!(guest.status >= 400, "an empty body is refused: {guest:?}");
+    assert_eq!(
+        guest.header("access-control-allow-origin").as_deref(),
+        Some(ALLOWED),
+        "errors carry CORS headers too, so a page can read the problem"
+    );
+
+    // Another origin: served (same-origin pages send Origin on POST as well) but without
+    // any CORS header, so a browser on that origin refuses the response.
+    for method in [Method::GET, Method::OPTIONS] {
+        let refused = with_origin(
+            &server,
+            method,
+            "/v1/rulesets",
+            "http://evil.example",
+            &[("Access-Control-Request-Method", "GET")],
+        );
+        assert_eq!(refused.header("access-control-allow-origin"), None);
+        assert_eq!(refused.header("access-control-allow-headers"), None);
+    }
+    // A prefix or a variant of a listed origin is another origin.
+    for near in [
+        "http://allowed.example:3001",
+        "https://allowed.example:3000",
+        "http://allowed.example:3000.evil.example",
+    ] {
+        let r = with_origin(&server, Method::GET, "/v1/rulesets", near, &[]);
+        assert_eq!(r.header("access-control-allow-origin"), None, "{near}");
+    }
+}
+
+#[test]
+fn without_cors_origins_no_cors_headers_and_a_wildcard_allows_any_origin() {
+    let plain = TestServer::start(Backend::Sqlite);
+    let r = with_origin(&plain, Method::GET, "/v1/rulesets", ALLOWED, &[]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("access-control-allow-origin"), None);
+
+    let any = TestServer::start_with_env(
+        TestDb::new(Backend::Sqlite),
+        Backend::Sqlite,
+        &[("CORS_ORIGINS", "*")],
+    );
+    let r = with_origin(&any, Method::GET, "/v1/rulesets", "http://any.example", &[]);
+    assert_eq!(
+        r.header("access-control-allow-origin").as_deref(),
+        Some("*")
+    );
+    assert_eq!(r.header("access-control-allow-credentials"), None);
+}
+
+#[test]
+fn a_malformed_cors_origins_refuses_to_start() {
+    let db = TestDb::new(Backend::Sqlite);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .arg("serve")
+        .env("DATABASE_URL", &db.url)
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("CORS_ORIGINS", "allowed.example/")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CORS_ORIGINS"), "{err}");
+}
+
+fn ticket(server: &TestServer, token: &str, game: &str) -> Reply {
+    let api = server.client();
+    api.post(
+        &format!("/v1/games/{game}/stream-tickets"),
+        Some(token),
+        &json!({}),
+    )
+}
+
+fn a_stream_ticket_opens_the_stream_once_for_its_game_only(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    let other = seated_game(&api, &host, &[], 1, &json!({}));
+
+    let issued = ticket(&server, &guest.token, &game);
+    assert_eq!(issued.status, 201, "{}", issued.text);
+    let t = issued.body["ticket"].as_str().unwrap().to_owned();
+    let ttl = issued.body["expires_in"].as_u64().unwrap();
+    assert!((1..=60).contains(&ttl), "expires_in {ttl}");
+    assert!(t.len() >= 32, "a ticket carries enough randomness");
+    assert_eq!(issued.header("cache-control").as_deref(), Some("no-store"));
+
+    // Another game's stream refuses it (and that spends it).
+    let path_other = format!("/v1/games/{other}/stream?ticket={t}");
+    let refused = EventStream::try_open(&api.base, &path_other, None, None, PROMPT).err();
+    refused
+        .expect("a ticket is bound to its game")
+        .assert_problem(401, "unauthorized");
+    let fresh = ticket(&server, &guest.token, &game).body["ticket"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // No Authorization header: the ticket is the credential, and it reads as the guest.
+    let path = format!("/v1/games/{game}/stream?ticket={fresh}");
+    let mut stream = EventStream::try_open(&api.base, &path, None, None, PROMPT)
+        .unwrap_or_else(|r| panic!("ticket refused: {}", r.text));
+    let backlog = api.events(&guest, &game);
+    let mut private_seen = false;
+    for expected in &backlog {
+        let frame = stream.next_event().unwrap();
+        assert_eq!(frame.data["seq"], expected["seq"]);
+        private_seen |= frame.event.as_deref() == Some("hand_dealt");
+        if frame.event.as_deref() == Some("hand_dealt") {
+            assert_eq!(frame.data["data"]["seat"], 1, "the guest's own hand only");
+        }
+    }
+    assert!(private_seen, "the stream reads as the ticket's account");
+    let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
+    api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+    assert_eq!(
+        stream.next_event().unwrap().event.as_deref(),
+        Some("selection_made")
+    );
+    drop(stream);
+
+    // Single use: the same ticket again is refused.
+    EventStream::try_open(&api.base, &path, None, None, PROMPT)
+        .err()
+        .expect("a ticket works once")
+        .assert_problem(401, "unauthorized");
+    // Garbage, and no credential at all.
+    for path in [
+        format!("/v1/games/{game}/stream?ticket=not-a-ticket"),
+        format!("/v1/games/{game}/stream"),
+    ] {
+        EventStream::try_open(&api.base, &path, None, None, PROMPT)
+            .err()
+            .expect("refused")
+            .assert_problem(401, "unauthorized");
+    }
+
+    // An outsider gets no ticket for a private game: it does not exist for them.
+    let outsider = api.guest("outsider");
+    ticket(&server, &outsider.token, &game).assert_problem(404, "not_found");
+    // Without a token, no ticket.
+    let anonymous = api.post(
+        &format!("/v1/games/{game}/stream-tickets"),
+        None,
+        &json!({}),
+    );
+    anonymous.assert_problem(401, "unauthorized");
+
+    // Tickets never reach the log, though the stream requests did.
+    let log = server.log_text();
+    assert!(
+        log.contains("stream opened"),
+        "the stream requests are logged"
+    );
+    for secret in [&t, &fresh] {
+        assert!(!log.contains(secret.as_str()), "a ticket is in the log");
+    }
+}
+
+fn an_expired_ticket_is_refused(backend: Backend) {
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("STREAM_TICKET_SECONDS", "1")],
+    );
+    let api = server.client();
+    let me = api.guest("late");
+    let game = seated_game(&api, &me, &[], 1, &json!({}));
+    let t = ticket(&server, &me.token, &game).body["ticket"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::thread::sleep(Duration::from_millis(2_100));
+    let path = format!("/v1/games/{game}/stream?ticket={t}");
+    EventStream::try_open(&api.base, &path, None, None, PROMPT)
+        .err()
+        .expect("an expired ticket is refused")
+        .assert_problem(401, "unauthorized");
+}
+
+const PROMPT: Duration = Duration::from_secs(10);
+
+both!(
+    a_stream_ticket_opens_the_stream_once_for_its_game_only,
+    an_expired_ticket_is_refused
+);
+
+#[test]
+fn a_ticket_lifetime_over_a_minute_refuses_to_start() {
+    let db = TestDb::new(Backend::Sqlite);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .arg("serve")
+        .env("DATABASE_URL", &db.url)
+        .env("BIND_ADDR", "127.0.0.1:0")
+        .env("STREAM_TICKET_SECONDS", "61")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("STREAM_TICKET_SECONDS"));
+}
+
+#[test]
+fn the_openapi_document_names_every_command_and_event_with_a_discriminator() {
+    let server = TestServer::start(Backend::Sqlite);
+    let doc = server.client().get("/openapi.json", None).body;
+    let schemas = &doc["components"]["schemas"];
+    for (union, names) in [
+        (
+            "Command",
+            vec![
+                "join",
+                "leave",
+                "add_bot",
+                "remove_seat",
+                "start",
+                "play_card",
+                "take_row",
+                "draft_card",
+                "keep_card",
+                "pass",
+                "take",
+                "resign",
+            ],
+        ),
+        (
+            "Event",
+            vec![
+                "game_created",
+                "seat_taken",
+                "round_started",
+                "hand_dealt",
+                "selection_made",
+                "cards_revealed",
+                "card_placed",
+                "card_kept",
+                "passed",
+                "card_taken",
+                "round_ended",
+                "game_finished",
+            ],
+        ),
+    ] {
+        let schema = &schemas[union];
+        assert_eq!(schema["discriminator"]["propertyName"], "type", "{union}");
+        let mapping = schema["discriminator"]["mapping"].as_object().unwrap();
+        let refs: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["$ref"].as_str().expect("every variant is a named schema"))
+            .collect();
+        assert_eq!(refs.len(), mapping.len(), "{union}");
+        for name in names {
+            let target = mapping[name].as_str().unwrap_or_else(|| panic!("{name}"));
+            assert!(refs.contains(&target), "{name}");
+            let variant = &schemas[target.trim_start_matches("#/components/schemas/")];
+            assert_eq!(variant["properties"]["type"]["enum"], json!([name]));
+        }
+    }
+    // The envelope types the event union.
+    let item = &schemas["EventItem"]["allOf"];
+    assert!(
+        item.as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["$ref"] == "#/components/schemas/Event")
+    );
+    // Every operation has a unique operationId.
+    let mut ids = Vec::new();
+    for (_, ops) in doc["paths"].as_object().unwrap() {
+        for (_, op) in ops.as_object().unwrap() {
+            ids.push(op["operationId"].as_str().unwrap().to_owned());
+        }
+    }
+    let count = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "operationIds are unique");
+    assert!(ids.contains(&"create_stream_ticket".to_owned()));
+    assert!(ids.contains(&"post_command".to_owned()));
+}
+
+#[test]
+fn unknown_paths_and_other_methods_are_problems_not_files() {
+    let server = TestServer::start(Backend::Sqlite);
+    let api = server.client();
+    api.get("/no-such-file.js", None)
+        .assert_problem(404, "not_found");
+    api.post("/", None, &json!({}))
+        .assert_problem(404, "not_found");
+    api.get("/../Cargo.toml", None)
+        .assert_problem(404, "not_found");
+}
