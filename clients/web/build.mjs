@@ -59,7 +59,8 @@ files.set(
 
 if (check) {
   const problems = [];
-  const present = await readdir(outDir).catch(() => []);
+  // Dotfiles (dist/.gitkeep) are not the build's.
+  const present = (await readdir(outDir).catch(() => [])).filter((n) => !n.startsWith("."));
   for (const name of new Set([...present, ...files.keys()])) {
     const want = files.get(name);
     const got = await readFile(join(outDir, name), "utf8").catch(() => null);
@@ -74,8 +75,10 @@ if (check) {
   process.exit(0);
 }
 
-await rm(outDir, { recursive: true, force: true });
 await mkdir(outDir, { recursive: true });
+for (const name of await readdir(outDir)) {
+  if (!name.startsWith(".") && !files.has(name)) await rm(join(outDir, name), { recursive: true, force: true });
+}
 let total = 0;
 let totalGz = 0;
 for (const [name, content] of files) {

@@ -18,7 +18,18 @@ export type CreateGame = S["CreateGame"];
 export type CreatePad = S["CreatePad"];
 export type Deal = S["Deal"];
 export type EndCondition = S["EndCondition"];
-export type EventItem = S["EventItem"];
+/**
+ * An event as the caller may see it: `{seq, at}` beside the discriminated `Event`
+ * (`type` + typed `data`). Spelled out here because openapi-typescript reads the schema's
+ * `allOf` with a discriminated `$ref` as inheritance and would give `type: "EventItem"`.
+ */
+export type EventItem = { seq: number; at: string } & S["Event"];
+export type EventType = EventItem["type"];
+/** A page of events, with `items` typed as `EventItem`. */
+export interface EventPage {
+  items: EventItem[];
+  next_cursor?: string | null;
+}
 export type GameBody = S["GameBody"];
 export type GameSummary = S["GameSummary"];
 export type GameView = S["GameView"];
@@ -111,4 +122,22 @@ export function streamUrl(baseUrl: string, gameId: string, ticket: string, after
   const q = new URLSearchParams({ ticket });
   if (after !== undefined) q.set("after", String(after));
   return `${baseUrl}/v1/games/${encodeURIComponent(gameId)}/stream?${q.toString()}`;
+}
+
+/**
+ * Every event of a game after `after` that the caller may read, following the pages
+ * (`GET /v1/games/{id}/events`).
+ */
+export async function listEvents(api: Api, id: string, after = 0): Promise<EventItem[]> {
+  const out: EventItem[] = [];
+  let from = after;
+  for (;;) {
+    const page = (await unwrap(
+      api.GET("/v1/games/{id}/events", { params: { path: { id }, query: { after: from, limit: 500 } } }),
+    )) as unknown as EventPage;
+    out.push(...page.items);
+    const last = page.items[page.items.length - 1];
+    if (!page.next_cursor || !last) return out;
+    from = last.seq;
+  }
 }

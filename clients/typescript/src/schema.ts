@@ -81,7 +81,7 @@ export interface paths {
          *     misses an event that commits late: positions are handed out in commit order. With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
          */
-        get: operations["feed"];
+        get: operations["analytics_feed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -98,7 +98,7 @@ export interface paths {
             cookie?: never;
         };
         /** The complete, unredacted log of a finished game (refused while it runs). */
-        get: operations["archive"];
+        get: operations["analytics_archive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -190,10 +190,34 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Streams the game's events (`id: <seq>`, `event: <type>`, `data: {seq, type, at, data}`). */
+        /**
+         * Streams the game's events (`id: <seq>`, `event: <type>`, `data: {seq, type, at, data}`).
+         *     Authenticated by the bearer token or by a `ticket` from `create_stream_ticket`.
+         */
         get: operations["stream_events"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/stream-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues a single-use ticket that opens this game's live stream without an
+         *     `Authorization` header (for a browser's `EventSource`). It is bound to the caller and the
+         *     game and expires after `expires_in` seconds (at most 60); a reconnect needs a new one.
+         */
+        post: operations["create_stream_ticket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -418,14 +442,27 @@ export interface components {
             /** @description Roles such as `analyst`. */
             roles: string[];
         };
+        /**
+         * AddBotCommand
+         * @description Seat a bot (host, lobby).
+         */
+        AddBotCommand: {
+            /** @description How it plays; `random` by default. */
+            strategy?: components["schemas"]["BotStrategy"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "add_bot";
+        };
         /** @description An event of a finished game's complete log. */
         ArchivedEvent: {
+            type: "ArchivedEvent";
+        } & ({
             /** @description Time of the append (UTC, RFC 3339). */
             at: string;
             /** @description Who could read it while the game ran: `public`, `seat:N` or `server`. */
             audience: string;
-            /** @description Payload, in the current schema. */
-            data: Record<string, unknown>;
             /**
              * Format: int32
              * @description The payload's stored schema version (the payload is shown upcast).
@@ -436,9 +473,7 @@ export interface components {
              * @description Position in the game's stream.
              */
             seq: number;
-            /** @description Event type. */
-            type: string;
-        };
+        } & Omit<components["schemas"]["Event"], "type">);
         /** @description The complete log. */
         ArchivePage: {
             /** @description Every event of the game. */
@@ -455,6 +490,29 @@ export interface components {
             seat: number;
         };
         /**
+         * BotAddedEvent
+         * @description The host seated a bot.
+         */
+        BotAddedEvent: {
+            /** @description The host seated a bot. */
+            data: {
+                /** @description Display name. */
+                name: string;
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+                /** @description Strategy. */
+                strategy: components["schemas"]["BotStrategy"];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot_added";
+        };
+        /**
          * @description A bot's way of choosing moves.
          * @enum {string}
          */
@@ -464,6 +522,27 @@ export interface components {
          * @description A row-game card, 1–104. Serialised as a plain integer.
          */
         Card: number;
+        /**
+         * CardDraftedEvent
+         * @description A seat took a card from the open draft.
+         */
+        CardDraftedEvent: {
+            /** @description A seat took a card from the open draft. */
+            data: {
+                /** @description Card. */
+                card: components["schemas"]["Card"];
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_drafted";
+        };
         /** @description A card as frontends draw it: `{"value": 23, "suit": "diamonds", "rank": "10", "label": "10♦"}`. */
         CardFace: {
             /** @description Rank and suit symbol, e.g. `10♦`. */
@@ -481,66 +560,148 @@ export interface components {
         /** @description A card as a client may name it: its value or its label. */
         CardInput: number | string;
         /**
+         * CardKeptEvent
+         * @description A seat chose the card for its X row from the cards it took (x-nimmt).
+         */
+        CardKeptEvent: {
+            /** @description A seat chose the card for its X row from the cards it took (x-nimmt). */
+            data: {
+                /** @description The card that went to the X row. */
+                card: components["schemas"]["Card"];
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+                /** @description The X row that went onto the X stack (empty when the card was appended). */
+                stacked: components["schemas"]["Card"][];
+                /** @description The other taken cards, which went into the hand. */
+                to_hand: components["schemas"]["Card"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_kept";
+        };
+        /**
+         * CardPlacedEvent
+         * @description A revealed card was placed; `taken` are the cards its player took.
+         */
+        CardPlacedEvent: {
+            /** @description A revealed card was placed; `taken` are the cards its player took. */
+            data: {
+                /** @description Card. */
+                card: components["schemas"]["Card"];
+                /** @description The player chose the row (the card fitted no row). */
+                chosen: boolean;
+                /**
+                 * Format: int32
+                 * @description Row index.
+                 */
+                row: number;
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+                /** @description The end of the row the card went to (`left` only with `placement: both_ends`). */
+                side?: components["schemas"]["Side"];
+                /** @description Cards taken (empty when the card was simply added). */
+                taken: components["schemas"]["Card"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_placed";
+        };
+        /**
+         * CardRevealedEvent
+         * @description The top card of the draw pile was turned up.
+         */
+        CardRevealedEvent: {
+            /** @description The top card of the draw pile was turned up. */
+            data: {
+                /** @description Its value. */
+                card: components["schemas"]["Card"];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_revealed";
+        };
+        /**
+         * CardSelectedEvent
+         * @description A seat selected or replaced its card (that seat only).
+         */
+        CardSelectedEvent: {
+            /** @description A seat selected or replaced its card (that seat only). */
+            data: {
+                /** @description The card. */
+                card: components["schemas"]["Card"];
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_selected";
+        };
+        /**
+         * CardsRevealedEvent
+         * @description Every selection of the turn, revealed at once.
+         */
+        CardsRevealedEvent: {
+            /** @description Every selection of the turn, revealed at once. */
+            data: {
+                /** @description The selections, ascending by card. */
+                cards: components["schemas"]["SeatCard"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cards_revealed";
+        };
+        /**
+         * CardTakenEvent
+         * @description A seat took the open card and the chips on it.
+         */
+        CardTakenEvent: {
+            /** @description A seat took the open card and the chips on it. */
+            data: {
+                /** @description The card's value. */
+                card: components["schemas"]["Card"];
+                /**
+                 * Format: int32
+                 * @description Chips collected with it.
+                 */
+                chips: number;
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_taken";
+        };
+        /**
          * @description `chips` (nimm-oder-schieb): who sees chip counts.
          * @enum {string}
          */
         ChipsOption: "hidden" | "open";
         /** @description Commands, as clients send them (`{"type": "play_card", "card": 17}`). */
-        Command: {
-            /** @enum {string} */
-            type: "join";
-        } | {
-            /** @enum {string} */
-            type: "leave";
-        } | {
-            /** @description How it plays; `random` by default. */
-            strategy?: components["schemas"]["BotStrategy"];
-            /** @enum {string} */
-            type: "add_bot";
-        } | {
-            /**
-             * Format: int32
-             * @description The seat to free.
-             */
-            seat: number;
-            /** @enum {string} */
-            type: "remove_seat";
-        } | {
-            /** @enum {string} */
-            type: "start";
-        } | {
-            /** @description The card. */
-            card: components["schemas"]["Card"];
-            /** @enum {string} */
-            type: "play_card";
-        } | {
-            /**
-             * Format: int32
-             * @description The row.
-             */
-            row: number;
-            /** @enum {string} */
-            type: "take_row";
-        } | {
-            /** @description The card. */
-            card: components["schemas"]["Card"];
-            /** @enum {string} */
-            type: "draft_card";
-        } | {
-            /** @description The card. */
-            card: components["schemas"]["Card"];
-            /** @enum {string} */
-            type: "keep_card";
-        } | {
-            /** @enum {string} */
-            type: "pass";
-        } | {
-            /** @enum {string} */
-            type: "take";
-        } | {
-            /** @enum {string} */
-            type: "resign";
-        };
+        Command: components["schemas"]["JoinCommand"] | components["schemas"]["LeaveCommand"] | components["schemas"]["AddBotCommand"] | components["schemas"]["RemoveSeatCommand"] | components["schemas"]["StartCommand"] | components["schemas"]["PlayCardCommand"] | components["schemas"]["TakeRowCommand"] | components["schemas"]["DraftCardCommand"] | components["schemas"]["KeepCardCommand"] | components["schemas"]["PassCommand"] | components["schemas"]["TakeCommand"] | components["schemas"]["ResignCommand"];
         /** @description A webhook just registered, with its secret (shown this once only). */
         CreatedWebhook: {
             /** @description Registration time (UTC, RFC 3339). */
@@ -605,6 +766,22 @@ export interface components {
             /** @description Password. */
             password: string;
         };
+        /**
+         * DeadlinesSetEvent
+         * @description The deadlines of the seats that must act now (replaces the previous ones).
+         */
+        DeadlinesSetEvent: {
+            /** @description The deadlines of the seats that must act now (replaces the previous ones). */
+            data: {
+                /** @description One per seat and action asked. */
+                deadlines: components["schemas"]["SeatDeadline"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadlines_set";
+        };
         /** @description A deal: the rows' first cards and every seat's hand. */
         Deal: {
             /**
@@ -623,10 +800,83 @@ export interface components {
          */
         DealOption: "random" | "draft";
         /**
+         * DealPreparedEvent
+         * @description The prepared first deal (server only).
+         */
+        DealPreparedEvent: {
+            /** @description The prepared first deal (server only). */
+            data: {
+                /** @description The deal. */
+                deal: components["schemas"]["Deal"];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_prepared";
+        };
+        /**
          * @description `deck`: which cards are in play.
          * @enum {string}
          */
         DeckOption: "full" | "tactical";
+        /**
+         * DraftCardCommand
+         * @description Take a card from the open draft (`deal: draft`).
+         */
+        DraftCardCommand: {
+            /** @description The card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draft_card";
+        };
+        /**
+         * DraftStartedEvent
+         * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
+         */
+        DraftStartedEvent: {
+            /** @description The open draft of a round began (`deal: draft`); every card of the deck lies open. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description The seat that picks first.
+                 */
+                first_seat: number;
+                /** @description The open cards. */
+                pool: components["schemas"]["Card"][];
+                /**
+                 * Format: int32
+                 * @description Round, 1-based.
+                 */
+                round: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draft_started";
+        };
+        /**
+         * DrawPileSetEvent
+         * @description The shuffled draw pile and the cards removed unseen (server only until the end).
+         */
+        DrawPileSetEvent: {
+            /** @description The shuffled draw pile and the cards removed unseen (server only until the end). */
+            data: {
+                /** @description The pile, top first. */
+                pile: components["schemas"]["Card"][];
+                /** @description The 9 removed cards. */
+                removed: components["schemas"]["Card"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_pile_set";
+        };
         /** @description When the game ends. */
         EndCondition: {
             /**
@@ -641,20 +891,20 @@ export interface components {
              */
             rounds: number;
         };
+        /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
+        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"];
         /** @description An event as the caller may see it. */
         EventItem: {
+            type: "EventItem";
+        } & ({
             /** @description Time of the append (UTC, RFC 3339). */
             at: string;
-            /** @description Payload. */
-            data: Record<string, unknown>;
             /**
              * Format: int32
              * @description Position in the game's stream, from 1.
              */
             seq: number;
-            /** @description Event type, e.g. `card_placed`. */
-            type: string;
-        };
+        } & Omit<components["schemas"]["Event"], "type">);
         /** @description A page of events. */
         EventPage: {
             /** @description Events in order. */
@@ -673,10 +923,10 @@ export interface components {
         };
         /** @description A public event in the global order. */
         FeedItem: {
+            type: "FeedItem";
+        } & ({
             /** @description Time of the append (UTC, RFC 3339). */
             at: string;
-            /** @description Payload, in the current schema. */
-            data: Record<string, unknown>;
             /** @description Game. */
             game_id: string;
             /**
@@ -689,9 +939,7 @@ export interface components {
              * @description Position in the game's stream.
              */
             seq: number;
-            /** @description Event type. */
-            type: string;
-        };
+        } & Omit<components["schemas"]["Event"], "type">);
         /** @description A page of the feed. */
         FeedPage: {
             /** @description Events in position order. */
@@ -713,6 +961,60 @@ export interface components {
              */
             version: number;
         };
+        /**
+         * GameCreatedEvent
+         * @description The game exists; the creator is the host at seat 0.
+         */
+        GameCreatedEvent: {
+            /** @description The game exists; the creator is the host at seat 0. */
+            data: components["schemas"]["GameCreation"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_created";
+        };
+        /** @description The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once). */
+        GameCreation: {
+            /** @description Hex SHA-256 of the game's secret shuffle seed. */
+            commitment: string;
+            /** @description Display name of the game. */
+            name?: string | null;
+            /** @description Options. */
+            options: components["schemas"]["Options"];
+            /**
+             * Format: int32
+             * @description Number of seats.
+             */
+            players: number;
+            /** @description Whether the creator prepared the first deal. */
+            prepared_deal: boolean;
+            /**
+             * Format: int32
+             * @description Rules version the game is pinned to.
+             */
+            rules_version: number;
+            /** @description Ruleset. */
+            ruleset: components["schemas"]["Ruleset"];
+        };
+        /**
+         * GameFinishedEvent
+         * @description The game is over.
+         */
+        GameFinishedEvent: {
+            /** @description The game is over. */
+            data: {
+                /** @description The shuffle seed, revealed. */
+                seed: string;
+                /** @description Seats with the lowest total. */
+                winners: number[];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+        };
         /** @description A page of games. */
         GamePage: {
             /** @description Games, newest first. */
@@ -724,6 +1026,19 @@ export interface components {
         GamePatch: {
             /** @description Make the game public (listed and watchable by everyone) or private. */
             public: boolean;
+        };
+        /**
+         * GameStartedEvent
+         * @description Play begins.
+         */
+        GameStartedEvent: {
+            /** @description Play begins. */
+            data: Record<string, unknown>;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_started";
         };
         /** @description A game in a list. */
         GameSummary: {
@@ -832,6 +1147,27 @@ export interface components {
             /** @description Always `Bearer`. */
             token_type: string;
         };
+        /**
+         * HandDealtEvent
+         * @description A seat's hand (that seat only).
+         */
+        HandDealtEvent: {
+            /** @description A seat's hand (that seat only). */
+            data: {
+                /** @description The cards, ascending. */
+                cards: components["schemas"]["Card"][];
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hand_dealt";
+        };
         /** @description The score of a hand. */
         HandScoreBody: {
             /**
@@ -855,6 +1191,60 @@ export interface components {
              */
             total: number;
         };
+        /**
+         * JoinCommand
+         * @description Take the lowest free seat (lobby).
+         */
+        JoinCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "join";
+        };
+        /**
+         * KeepCardCommand
+         * @description Choose which of the cards just taken goes to one's X row (x-nimmt).
+         */
+        KeepCardCommand: {
+            /** @description The card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "keep_card";
+        };
+        /**
+         * LeaveCommand
+         * @description Give up one's seat (lobby; not the host).
+         */
+        LeaveCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "leave";
+        };
+        /**
+         * MoveDeadlineSetEvent
+         * @description Moves must be made within this many seconds, or the server moves for the seat.
+         */
+        MoveDeadlineSetEvent: {
+            /** @description Moves must be made within this many seconds, or the server moves for the seat. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seconds per move.
+                 */
+                seconds: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move_deadline_set";
+        };
         /** @description Registration of an account. */
         NewAccount: {
             /** @description 3–32 of `A–Z a–z 0–9 _ -`. */
@@ -866,6 +1256,66 @@ export interface components {
         NewGuest: {
             /** @description 3–32 of `A–Z a–z 0–9 _ -`. */
             name: string;
+        };
+        /** @description The data of a `nos_game_ended` event. */
+        NosGameEnd: {
+            /** @description Chips left, per seat. */
+            chips: number[];
+            /**
+             * Format: int32
+             * @description Game of the match.
+             */
+            game: number;
+            /** @description The 9 cards that were removed unseen. */
+            removed: components["schemas"]["Card"][];
+            /** @description Card points minus chips, per seat. */
+            scores: number[];
+        };
+        /**
+         * NosGameEndedEvent
+         * @description The last card was taken: the game is scored and the removed cards are revealed.
+         *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+         */
+        NosGameEndedEvent: {
+            /**
+             * @description The last card was taken: the game is scored and the removed cards are revealed.
+             *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+             */
+            data: components["schemas"]["NosGameEnd"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_ended";
+        };
+        /**
+         * NosGameStartedEvent
+         * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
+         */
+        NosGameStartedEvent: {
+            /** @description A game of nimm-oder-schieb (of a match) began with fresh chips. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Chips each player starts with.
+                 */
+                chips: number;
+                /**
+                 * Format: int32
+                 * @description The seat that reveals the first card and acts first.
+                 */
+                first_seat: number;
+                /**
+                 * Format: int32
+                 * @description Game of the match, 1-based.
+                 */
+                game: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_started";
         };
         /** @description Options of a row game, as sent by a client (every field optional). */
         Options: {
@@ -947,6 +1397,36 @@ export interface components {
             /** @description Player indexes with the lowest total once finished (ties share), else `null`. */
             winners?: number[] | null;
         };
+        /**
+         * PassCommand
+         * @description Pay a chip onto the open card and pass it on (nimm-oder-schieb).
+         */
+        PassCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pass";
+        };
+        /**
+         * PassedEvent
+         * @description A seat paid a chip onto the open card and passed it on.
+         */
+        PassedEvent: {
+            /** @description A seat paid a chip onto the open card and passed it on. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "passed";
+        };
         /** @description Cards a seat took and must choose from (x-nimmt `keep_card`), public. */
         PendingKeepView: {
             /** @description The cards it took. */
@@ -962,6 +1442,19 @@ export interface components {
          * @enum {string}
          */
         PlacementOption: "right" | "both_ends";
+        /**
+         * PlayCardCommand
+         * @description Select a hand card face down, or replace the selection before the reveal.
+         */
+        PlayCardCommand: {
+            /** @description The card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "play_card";
+        };
         /** @description Fewest and most players. */
         PlayerRange: {
             /**
@@ -1009,6 +1502,75 @@ export interface components {
              *     minus chips.
              */
             scores: number[];
+        };
+        /**
+         * RemoveSeatCommand
+         * @description Free a seat (host, lobby).
+         */
+        RemoveSeatCommand: {
+            /**
+             * Format: int32
+             * @description The seat to free.
+             */
+            seat: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "remove_seat";
+        };
+        /**
+         * ResignCommand
+         * @description Hand one's seat to a bot for the rest of the game.
+         */
+        ResignCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resign";
+        };
+        /**
+         * RoundEndedEvent
+         * @description The round is over.
+         */
+        RoundEndedEvent: {
+            /** @description The round is over. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Round.
+                 */
+                round: number;
+                /** @description Bullheads each seat took this round. */
+                scores: number[];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_ended";
+        };
+        /**
+         * RoundStartedEvent
+         * @description A round was dealt; its rows are open.
+         */
+        RoundStartedEvent: {
+            /** @description A round was dealt; its rows are open. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Round, 1-based.
+                 */
+                round: number;
+                /** @description The rows' starting cards. */
+                rows: components["schemas"]["Card"][];
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
         };
         /** @description A centre row's shape. */
         RowShape: {
@@ -1088,6 +1650,98 @@ export interface components {
              */
             seat: number;
         };
+        /** @description When a seat must have acted. */
+        SeatDeadline: {
+            /** @description The command asked of it. */
+            action: string;
+            /** @description UTC time, RFC 3339. */
+            at: string;
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * SeatLeftEvent
+         * @description A person left the lobby.
+         */
+        SeatLeftEvent: {
+            /** @description A person left the lobby. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_left";
+        };
+        /**
+         * SeatRemovedEvent
+         * @description The host freed a seat.
+         */
+        SeatRemovedEvent: {
+            /** @description The host freed a seat. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_removed";
+        };
+        /**
+         * SeatResignedEvent
+         * @description A person handed their seat to a bot.
+         */
+        SeatResignedEvent: {
+            /** @description A person handed their seat to a bot. */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_resigned";
+        };
+        /**
+         * SeatTakenEvent
+         * @description A person took a seat.
+         */
+        SeatTakenEvent: {
+            /** @description A person took a seat. */
+            data: {
+                /** @description Account id. */
+                account: string;
+                /** @description Display name. */
+                name: string;
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_taken";
+        };
         /** @description A seat's public state. */
         SeatView: {
             /** @description Account id of a person; `null` for a bot or a free seat. */
@@ -1134,6 +1788,46 @@ export interface components {
             /** @description Number of cards on the seat's face-down X stack (x-nimmt only). */
             x_stack_size?: number | null;
         };
+        /**
+         * SeedRecordedEvent
+         * @description The secret shuffle seed (server only until the end).
+         */
+        SeedRecordedEvent: {
+            /** @description The secret shuffle seed (server only until the end). */
+            data: {
+                /** @description Hex seed. */
+                seed: string;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_recorded";
+        };
+        /**
+         * SelectionMadeEvent
+         * @description A seat has selected (public; says nothing of the card).
+         */
+        SelectionMadeEvent: {
+            /** @description A seat has selected (public; says nothing of the card). */
+            data: {
+                /**
+                 * Format: int32
+                 * @description Seat.
+                 */
+                seat: number;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "selection_made";
+        };
+        /**
+         * @description An end of a row.
+         * @enum {string}
+         */
+        Side: "left" | "right";
         /** @description A player's place in the standings. */
         Standing: {
             /** @description Player name. */
@@ -1149,10 +1843,31 @@ export interface components {
             total: number;
         };
         /**
+         * StartCommand
+         * @description Start the game (host, every seat filled).
+         */
+        StartCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "start";
+        };
+        /**
          * @description Where a game is in its life.
          * @enum {string}
          */
         Status: "lobby" | "active" | "finished";
+        /** @description A stream ticket. */
+        StreamTicket: {
+            /**
+             * Format: int64
+             * @description Seconds until it expires.
+             */
+            expires_in: number;
+            /** @description Opaque; pass as `?ticket=` to `GET /v1/games/{id}/stream`. Works once. */
+            ticket: string;
+        };
         /**
          * @description A suit of the standard deck.
          * @enum {string}
@@ -1177,6 +1892,33 @@ export interface components {
             revealed: components["schemas"]["SeatCard"][];
             /** @description The rows, left to right. */
             rows: components["schemas"]["RowView"][];
+        };
+        /**
+         * TakeCommand
+         * @description Take the open card and its chips, then act on the next card (nimm-oder-schieb).
+         */
+        TakeCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "take";
+        };
+        /**
+         * TakeRowCommand
+         * @description Take a row when one's card fits no row (0-based index).
+         */
+        TakeRowCommand: {
+            /**
+             * Format: int32
+             * @description The row.
+             */
+            row: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "take_row";
         };
         /** @description A bearer token. */
         Token: {
@@ -1337,7 +2079,7 @@ export interface operations {
             };
         };
     };
-    feed: {
+    analytics_feed: {
         parameters: {
             query?: {
                 /** @description Events after this global position (default 0). */
@@ -1389,7 +2131,7 @@ export interface operations {
             };
         };
     };
-    archive: {
+    analytics_archive: {
         parameters: {
             query?: never;
             header?: never;
@@ -1788,6 +2530,11 @@ export interface operations {
             query?: {
                 /** @description Events after this `seq` (the `Last-Event-ID` header wins when both are given). */
                 after?: number | null;
+                /**
+                 * @description A stream ticket (for `EventSource`, which cannot send `Authorization`); replaces
+                 *     the bearer token.
+                 */
+                ticket?: string | null;
             };
             header?: {
                 /** @description Resume after this seq */
@@ -1817,6 +2564,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no or a bad token, or an unknown, used or expired ticket */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_stream_ticket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Game id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
                 };
             };
             /** @description `unauthorized` */
@@ -2375,48 +3162,55 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
+export const botAddedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["type"]> = ["bot_added"];
 export const botStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotStrategy"]> = ["random", "heuristic"];
+export const cardDraftedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["type"]> = ["card_drafted"];
+export const cardKeptEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["type"]> = ["card_kept"];
+export const cardPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["type"]> = ["card_placed"];
+export const cardRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEvent"]["type"]> = ["card_revealed"];
+export const cardSelectedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEvent"]["type"]> = ["card_selected"];
+export const cardsRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEvent"]["type"]> = ["cards_revealed"];
+export const cardTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEvent"]["type"]> = ["card_taken"];
 export const chipsOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChipsOption"]> = ["hidden", "open"];
-export const commandOneOf0TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["join"];
-export const commandOneOf1TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["leave"];
-export const commandOneOf2TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["add_bot"];
-export const commandOneOf3TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["remove_seat"];
-export const commandOneOf4TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["start"];
-export const commandOneOf5TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["play_card"];
-export const commandOneOf6TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["take_row"];
-export const commandOneOf7TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["draft_card"];
-export const commandOneOf8TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["keep_card"];
-export const commandOneOf9TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["pass"];
-export const commandOneOf10TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["take"];
-export const commandOneOf11TypeValues: ReadonlyArray<Extract<FlattenedDeepRequired<components>["schemas"]["Command"], {
-    type: unknown;
-}>["type"]> = ["resign"];
+export const deadlinesSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["type"]> = ["deadlines_set"];
 export const dealOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealOption"]> = ["random", "draft"];
+export const dealPreparedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEvent"]["type"]> = ["deal_prepared"];
 export const deckOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckOption"]> = ["full", "tactical"];
+export const draftCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftCardCommand"]["type"]> = ["draft_card"];
+export const draftStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEvent"]["type"]> = ["draft_started"];
+export const drawPileSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["type"]> = ["draw_pile_set"];
+export const gameCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEvent"]["type"]> = ["game_created"];
+export const gameFinishedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEvent"]["type"]> = ["game_finished"];
+export const gameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedEvent"]["type"]> = ["game_started"];
+export const handDealtEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["type"]> = ["hand_dealt"];
+export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
+export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
+export const leaveCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LeaveCommand"]["type"]> = ["leave"];
+export const moveDeadlineSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEvent"]["type"]> = ["move_deadline_set"];
+export const nosGameEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedEvent"]["type"]> = ["nos_game_ended"];
+export const nosGameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEvent"]["type"]> = ["nos_game_started"];
+export const passCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassCommand"]["type"]> = ["pass"];
+export const passedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["type"]> = ["passed"];
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
+export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
+export const removeSeatCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RemoveSeatCommand"]["type"]> = ["remove_seat"];
+export const resignCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResignCommand"]["type"]> = ["resign"];
+export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["type"]> = ["round_ended"];
+export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
+export const seatLeftEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["type"]> = ["seat_left"];
+export const seatRemovedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEvent"]["type"]> = ["seat_removed"];
+export const seatResignedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEvent"]["type"]> = ["seat_resigned"];
+export const seatTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEvent"]["type"]> = ["seat_taken"];
+export const seedRecordedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["type"]> = ["seed_recorded"];
+export const selectionMadeEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["type"]> = ["selection_made"];
+export const sideValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Side"]> = ["left", "right"];
+export const startCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StartCommand"]["type"]> = ["start"];
 export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Status"]> = ["lobby", "active", "finished"];
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
+export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
+export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
+export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made"] as const;
+export const commandTypes = ["add_bot","draft_card","join","keep_card","leave","pass","play_card","remove_seat","resign","start","take","take_row"] as const;

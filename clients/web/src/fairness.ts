@@ -83,7 +83,6 @@ export function verify(view: GameBody, info: RulesetInfo, events: EventItem[]): 
   if (!seed) return [];
   const checks: Check[] = [{ kind: "commitment", ok: commitmentOf(seed) === view.fairness.commitment }];
   const me = view.you?.seat;
-  const data = (e: EventItem) => e.data as Record<string, unknown>;
 
   if (view.ruleset === "nimm-oder-schieb") {
     // Split the log into the games of the match.
@@ -91,9 +90,9 @@ export function verify(view: GameBody, info: RulesetInfo, events: EventItem[]): 
     const revealed = new Map<number, number[]>();
     const removed = new Map<number, number[]>();
     for (const e of events) {
-      if (e.type === "nos_game_started") game = Number(data(e).game);
-      if (e.type === "card_revealed") revealed.set(game, [...(revealed.get(game) ?? []), Number(data(e).card)]);
-      if (e.type === "nos_game_ended") removed.set(game, (data(e).removed as number[]).map(Number));
+      if (e.type === "nos_game_started") game = e.data.game;
+      if (e.type === "card_revealed") revealed.set(game, [...(revealed.get(game) ?? []), e.data.card]);
+      if (e.type === "nos_game_ended") removed.set(game, e.data.removed);
     }
     for (const g of [...revealed.keys()].sort((a, b) => a - b)) {
       if (g === 1 && view.prepared_deal) {
@@ -128,16 +127,15 @@ export function verify(view: GameBody, info: RulesetInfo, events: EventItem[]): 
     m.set(r, per);
   };
   for (const e of events) {
-    const d = data(e);
     if (e.type === "round_started") {
-      round = Number(d.round);
-      starts.set(round, (d.rows as number[]).map(Number));
-    } else if (e.type === "hand_dealt" && Number(d.seat) === me) {
-      myHands.set(round, (d.cards as number[]).map(Number));
+      round = e.data.round;
+      starts.set(round, e.data.rows);
+    } else if (e.type === "hand_dealt" && e.data.seat === me) {
+      myHands.set(round, e.data.cards);
     } else if (e.type === "cards_revealed") {
-      for (const c of d.cards as { seat: number; card: number }[]) add(played, round, c.seat, [c.card]);
+      for (const c of e.data.cards) add(played, round, c.seat, [c.card]);
     } else if (e.type === "card_kept") {
-      add(toHand, round, Number(d.seat), (d.to_hand as number[]).map(Number));
+      add(toHand, round, e.data.seat, e.data.to_hand);
     }
   }
   for (const r of [...starts.keys()].sort((a, b) => a - b)) {

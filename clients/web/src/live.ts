@@ -3,7 +3,7 @@
 // and the step-by-step replay of events (reveal, then each card placed) before the table
 // settles on the server's view. The server's view is always the truth: replayed frames
 // are only ever shown between two views and are replaced by the next one.
-import type { CardFace, EventItem, GameBody, RulesetInfo } from "../../typescript/src/index.ts";
+import { eventTypes, listEvents, type CardFace, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
 import { Store } from "./store";
@@ -18,42 +18,15 @@ export const speed = new Store<Speed>(initialSpeed());
 speed.subscribe((s) => localStorage.setItem("stammtisch.speed", s));
 
 /** Every event type the server streams (an `EventSource` needs one listener per name). */
-export const EVENT_TYPES = [
-  "game_created",
-  "move_deadline_set",
-  "deadlines_set",
-  "seat_taken",
-  "seat_left",
-  "bot_added",
-  "seat_removed",
-  "game_started",
-  "round_started",
-  "hand_dealt",
-  "card_selected",
-  "selection_made",
-  "cards_revealed",
-  "card_placed",
-  "draft_started",
-  "card_drafted",
-  "card_kept",
-  "nos_game_started",
-  "card_revealed",
-  "passed",
-  "card_taken",
-  "nos_game_ended",
-  "round_ended",
-  "game_finished",
-  "seat_resigned",
-] as const;
+export const EVENT_TYPES = eventTypes;
 
 /** How long the table pauses on an event, in ms at normal speed. */
 function pause(e: EventItem): number {
-  const d = e.data as Record<string, unknown>;
   switch (e.type) {
     case "cards_revealed":
       return 1400;
     case "card_placed":
-      return Array.isArray(d.taken) && d.taken.length > 0 ? 1500 : 900;
+      return e.data.taken.length > 0 ? 1500 : 900;
     case "card_kept":
       return 900;
     case "round_ended":
@@ -231,18 +204,7 @@ export class GameSession {
     if (this.catchingUp) return;
     this.catchingUp = (async () => {
       try {
-        let after = this.lastSeq;
-        for (;;) {
-          const page = await unwrap(
-            api.GET("/v1/games/{id}/events", {
-              params: { path: { id: this.id }, query: { after, limit: 500 } },
-            }),
-          );
-          for (const e of page.items) this.enqueue(e);
-          if (!page.next_cursor || page.items.length === 0) break;
-          after = Number(page.next_cursor);
-          if (!Number.isFinite(after)) break;
-        }
+        for (const e of await listEvents(api, this.id, this.lastSeq)) this.enqueue(e);
       } catch {
         // The view is still shown; a missed replay only loses the animation.
       } finally {
@@ -270,7 +232,7 @@ export class GameSession {
         const next = st.shown ? reduce(st.shown, e, st.info) : st.shown;
         const text = describe(e, st.shown ?? st.view, st.info);
         const log = text ? [...st.log, { seq: e.seq, text }].slice(-60) : st.log;
-        const moved = e.type === "card_placed" ? Number((e.data as Data).card) : null;
+        const moved = e.type === "card_placed" ? e.data.card : null;
         const factor = speed.get() === "normal" ? 1 : speed.get() === "fast" ? 0.25 : 0;
         const wait = this.skip ? 0 : pause(e) * factor;
         this.patch({ shown: next, log, replaying: wait > 0 || st.replaying, highlight: moved ?? st.highlight });
@@ -304,9 +266,9 @@ export class GameSession {
     void (async () => {
       let ticket: string;
       try {
-        // TEMP until the server's stream tickets are in openapi.json.
-        const post = api.POST as unknown as (p: string, o: unknown) => Promise<{ data?: { ticket: string }; error?: unknown; response: Response }>;
-        const res = await unwrap(post("/v1/games/{id}/stream-tickets", { params: { path: { id: this.id } } }));
+        const res = await unwrap(
+          api.POST("/v1/games/{id}/stream-tickets", { params: { path: { id: this.id } } }),
+        );
         ticket = res.ticket;
       } catch (e) {
         if (e instanceof ApiError && (e.status === 404 || e.status === 405)) {
@@ -380,27 +342,26 @@ export class GameSession {
 
 // --- replaying events onto a shown view --------------------------------------------
 
-type Data = Record<string, unknown>;
-const num = (v: unknown): number => Number(v);
-const nums = (v: unknown): number[] => (Array.isArray(v) ? v.map(Number) : []);
-
 /** The table after one event, as far as the event tells; the next view corrects the rest. */
 export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): GameBody {
   const v = clone(view);
-  const d = e.data as Data;
-  const seat = (i: unknown) => v.seats[num(i)];
   const me = v.you?.seat;
+  const seat = (i: number) => v.seats[i];
+  const stopActing = () => {
+    v.awaiting = [];
+    v.legal = v.legal.filter((c) => c.type === "resign");
+  };
   switch (e.type) {
     case "selection_made": {
-      const s = seat(d.seat);
+      const s = seat(e.data.seat);
       if (s) s.selected = true;
       break;
     }
     case "card_selected":
-      if (v.you && num(d.seat) === me) v.you.selected = num(d.card);
+      if (v.you && e.data.seat === me) v.you.selected = e.data.card;
       break;
     case "cards_revealed": {
-      const cards = (d.cards as { seat: number; card: number }[]) ?? [];
+      const cards = e.data.cards;
       v.table.revealed = cards.map((c) => ({ seat: c.seat, card: c.card }));
       for (const s of v.seats) {
         s.selected = false;
@@ -411,34 +372,29 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
         if (mine) v.you.hand = v.you.hand.filter((c) => c !== mine.card);
         v.you.selected = null;
       }
-      v.awaiting = [];
-      v.legal = v.legal.filter((c) => c.type === "resign");
+      stopActing();
       break;
     }
     case "card_placed": {
-      const card = num(d.card);
-      const row = v.table.rows[num(d.row)];
-      const taken = nums(d.taken);
+      const { card, taken, chosen, side } = e.data;
+      const row = v.table.rows[e.data.row];
       v.table.revealed = v.table.revealed.filter((r) => r.card !== card);
       if (row) {
-        if (taken.length > 0 || d.chosen) row.cards = [card];
-        else if (d.side === "left") row.cards.unshift(card);
+        if (taken.length > 0 || chosen) row.cards = [card];
+        else if (side === "left") row.cards.unshift(card);
         else row.cards.push(card);
       }
-      const s = seat(d.seat);
+      const s = seat(e.data.seat);
       if (s && taken.length > 0) {
         s.taken = [...(s.taken ?? []), ...taken];
         s.round_bullheads = (s.round_bullheads ?? 0) + taken.reduce((a, c) => a + bulls(info, c), 0);
       }
-      v.awaiting = [];
-      v.legal = v.legal.filter((c) => c.type === "resign");
+      stopActing();
       break;
     }
     case "card_kept": {
-      const s = seat(d.seat);
-      const card = num(d.card);
-      const stacked = nums(d.stacked);
-      const toHand = nums(d.to_hand);
+      const { card, stacked, to_hand: toHand } = e.data;
+      const s = seat(e.data.seat);
       if (s) {
         if (stacked.length > 0) {
           s.x_row = [card];
@@ -448,7 +404,7 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
         }
         s.hand_size += toHand.length;
       }
-      if (v.you && num(d.seat) === me) {
+      if (v.you && e.data.seat === me) {
         v.you.hand = [...v.you.hand, ...toHand].sort((a, b) => a - b);
         if (stacked.length > 0) v.you.x_stack = [...(v.you.x_stack ?? []), ...stacked];
       }
@@ -456,16 +412,20 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
       break;
     }
     case "card_drafted": {
-      const card = num(d.card);
+      const { card } = e.data;
       v.table.draft_pool = (v.table.draft_pool ?? []).filter((c) => c !== card);
-      const s = seat(d.seat);
+      const s = seat(e.data.seat);
       if (s) s.hand_size += 1;
-      if (v.you && num(d.seat) === me) v.you.hand = [...v.you.hand, card].sort((a, b) => a - b);
+      if (v.you && e.data.seat === me) v.you.hand = [...v.you.hand, card].sort((a, b) => a - b);
       break;
     }
     case "round_started": {
-      v.round = num(d.round);
-      v.table.rows = v.table.rows.map((r, i) => ({ ...r, cards: nums(d.rows)[i] !== undefined ? [nums(d.rows)[i] as number] : [] }));
+      const starts = e.data.rows;
+      v.round = e.data.round;
+      v.table.rows = v.table.rows.map((r, i) => {
+        const c = starts[i];
+        return { ...r, cards: c === undefined ? [] : [c] };
+      });
       v.table.revealed = [];
       for (const s of v.seats) {
         s.taken = [];
@@ -474,59 +434,60 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
       break;
     }
     case "hand_dealt":
-      if (v.you && num(d.seat) === me) v.you.hand = nums(d.cards);
+      if (v.you && e.data.seat === me) v.you.hand = e.data.cards;
       break;
     case "round_ended": {
-      const scores = nums(d.scores);
+      const scores = e.data.scores;
       v.scores = [...v.scores, scores];
       v.totals = v.totals.map((tot, i) => tot + (scores[i] ?? 0));
       v.seats.forEach((s, i) => (s.total = v.totals[i] ?? s.total));
       break;
     }
     case "nos_game_started": {
+      v.round = e.data.game;
       v.table.pot = 0;
       v.table.open_card = null;
       for (const s of v.seats) {
         s.cards = [];
-        if (s.chips !== null && s.chips !== undefined) s.chips = num(d.chips);
+        if (typeof s.chips === "number") s.chips = e.data.chips;
       }
-      if (v.you) v.you.chips = num(d.chips);
+      if (v.you) v.you.chips = e.data.chips;
       break;
     }
     case "card_revealed":
-      v.table.open_card = face(info, num(d.card));
+      v.table.open_card = face(info, e.data.card);
       v.table.pot = 0;
       v.table.draw_pile_size = Math.max(0, (v.table.draw_pile_size ?? 1) - 1);
       break;
     case "passed": {
       v.table.pot = (v.table.pot ?? 0) + 1;
-      const s = seat(d.seat);
+      const s = seat(e.data.seat);
       if (s && typeof s.chips === "number") s.chips = Math.max(0, s.chips - 1);
-      if (v.you && num(d.seat) === me && typeof v.you.chips === "number") v.you.chips -= 1;
+      if (v.you && e.data.seat === me && typeof v.you.chips === "number") v.you.chips -= 1;
       break;
     }
     case "card_taken": {
-      const s = seat(d.seat);
+      const s = seat(e.data.seat);
       if (s) {
-        s.cards = [...(s.cards ?? []), face(info, num(d.card))].sort((a, b) => a.value - b.value);
-        if (typeof s.chips === "number") s.chips += num(d.chips);
+        s.cards = [...(s.cards ?? []), face(info, e.data.card)].sort((a, b) => a.value - b.value);
+        if (typeof s.chips === "number") s.chips += e.data.chips;
       }
-      if (v.you && num(d.seat) === me && typeof v.you.chips === "number") v.you.chips += num(d.chips);
+      if (v.you && e.data.seat === me && typeof v.you.chips === "number") v.you.chips += e.data.chips;
       v.table.open_card = null;
       v.table.pot = 0;
       break;
     }
     case "nos_game_ended": {
-      const scores = nums(d.scores);
+      const scores = e.data.scores;
       v.scores = [...v.scores, scores];
       v.totals = v.totals.map((tot, i) => tot + (scores[i] ?? 0));
-      v.table.removed = nums(d.removed).map((c) => face(info, c));
+      v.table.removed = e.data.removed.map((c) => face(info, c));
       break;
     }
     case "game_finished":
       v.status = "finished";
-      v.winners = nums(d.winners);
-      v.fairness = { ...v.fairness, seed: String(d.seed ?? "") };
+      v.winners = e.data.winners;
+      v.fairness = { ...v.fairness, seed: e.data.seed };
       v.awaiting = [];
       v.legal = [];
       break;
@@ -551,79 +512,71 @@ export function cardText(view: GameBody | null, info: RulesetInfo | null, card: 
 
 /** One log line for an event, or null for events that say nothing to a player. */
 export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo | null): string | null {
-  const d = e.data as Data;
-  const name = (s: unknown) => seatName(view, num(s));
-  const card = (c: unknown) => cardText(view, info, num(c));
-  const late = d.cause === "deadline" ? ` ${t("ev_deadline")}` : "";
+  const name = (s: number) => seatName(view, s);
+  const card = (c: number) => cardText(view, info, c);
+  // Moves the server made for a seat whose deadline passed say so.
+  const late = (e.data as Record<string, unknown>).cause === "deadline" ? ` ${t("ev_deadline")}` : "";
   const k = (key: Key, p: Record<string, string | number> = {}) => t(key, p) + late;
+  const scoreList = (scores: number[]) => scores.map((s, i) => `${name(i)} ${s}`).join(", ");
   switch (e.type) {
     case "seat_taken":
-      return k("ev_seat_taken", { name: String(d.name) });
+      return k("ev_seat_taken", { name: e.data.name });
     case "bot_added":
-      return k("ev_bot_added", { name: String(d.name) });
+      return k("ev_bot_added", { name: e.data.name });
     case "seat_left":
-      return k("ev_seat_left", { name: name(d.seat) });
+      return k("ev_seat_left", { name: name(e.data.seat) });
     case "seat_removed":
-      return k("ev_seat_removed", { seat: num(d.seat) + 1 });
+      return k("ev_seat_removed", { seat: e.data.seat + 1 });
     case "game_started":
       return k("ev_game_started");
     case "round_started":
-      return k("ev_round_started", { round: num(d.round) });
+      return k("ev_round_started", { round: e.data.round });
     case "selection_made":
-      return view?.you?.seat === num(d.seat) ? null : k("ev_selection_made", { name: name(d.seat) });
+      return view?.you?.seat === e.data.seat ? null : k("ev_selection_made", { name: name(e.data.seat) });
     case "card_selected":
-      return k("ev_card_selected", { card: card(d.card) });
-    case "cards_revealed": {
-      const list = ((d.cards as { seat: number; card: number }[]) ?? [])
-        .map((c) => `${name(c.seat)} ${c.card}`)
-        .join(", ");
-      return k("ev_cards_revealed", { list });
-    }
+      return k("ev_card_selected", { card: card(e.data.card) });
+    case "cards_revealed":
+      return k("ev_cards_revealed", { list: e.data.cards.map((c) => `${name(c.seat)} ${c.card}`).join(", ") });
     case "card_placed": {
-      const taken = nums(d.taken);
+      const { taken } = e.data;
       const p = {
-        name: name(d.seat),
-        card: card(d.card),
-        row: num(d.row) + 1,
+        name: name(e.data.seat),
+        card: card(e.data.card),
+        row: e.data.row + 1,
         n: taken.length,
         bulls: taken.reduce((a, c) => a + bulls(info, c), 0),
       };
-      if (d.chosen) return k("ev_card_placed_chosen", p);
+      if (e.data.chosen) return k("ev_card_placed_chosen", p);
       if (taken.length > 0) return k("ev_card_placed_takes", p);
-      return k(d.side === "left" ? "ev_card_placed_left" : "ev_card_placed", p);
+      return k(e.data.side === "left" ? "ev_card_placed_left" : "ev_card_placed", p);
     }
     case "card_kept":
-      return k(nums(d.stacked).length > 0 ? "ev_card_kept_stacked" : "ev_card_kept", {
-        name: name(d.seat),
-        card: card(d.card),
+      return k(e.data.stacked.length > 0 ? "ev_card_kept_stacked" : "ev_card_kept", {
+        name: name(e.data.seat),
+        card: card(e.data.card),
       });
     case "draft_started":
-      return k("ev_draft_started", { round: num(d.round), name: name(d.first_seat) });
+      return k("ev_draft_started", { round: e.data.round, name: name(e.data.first_seat) });
     case "card_drafted":
-      return k("ev_card_drafted", { name: name(d.seat), card: card(d.card) });
+      return k("ev_card_drafted", { name: name(e.data.seat), card: card(e.data.card) });
     case "nos_game_started":
-      return k("ev_nos_game_started", { game: num(d.game), chips: num(d.chips) });
+      return k("ev_nos_game_started", { game: e.data.game, chips: e.data.chips });
     case "card_revealed":
-      return k("ev_card_revealed", { card: card(d.card) });
+      return k("ev_card_revealed", { card: card(e.data.card) });
     case "passed":
-      return k("ev_passed", { name: name(d.seat) });
+      return k("ev_passed", { name: name(e.data.seat) });
     case "card_taken":
-      return k("ev_card_taken", { name: name(d.seat), card: card(d.card), chips: num(d.chips) });
+      return k("ev_card_taken", { name: name(e.data.seat), card: card(e.data.card), chips: e.data.chips });
+    case "round_ended":
+      return k("ev_round_ended", { round: e.data.round, list: scoreList(e.data.scores) });
     case "nos_game_ended":
-    case "round_ended": {
-      const list = nums(d.scores)
-        .map((s, i) => `${name(i)} ${s}`)
-        .join(", ");
-      return e.type === "round_ended"
-        ? k("ev_round_ended", { round: num(d.round), list })
-        : k("ev_nos_game_ended", { game: num(d.game), list });
-    }
+      return k("ev_nos_game_ended", { game: e.data.game, list: scoreList(e.data.scores) });
     case "game_finished": {
-      const w = nums(d.winners).map((s) => name(s));
+      const w = e.data.winners.map((s) => name(s));
       return k("ev_game_finished", { winners: t(w.length > 1 ? "winnersMany" : "winners", { names: joinNames(w) }) });
     }
     case "seat_resigned":
-      return k("ev_seat_resigned", { name: name(d.seat) });
+      return k("ev_seat_resigned", { name: name(e.data.seat) });
     default:
       return null;
   }

@@ -6,7 +6,7 @@ import { errorText } from "./api";
 import { t } from "./i18n";
 
 /** A bullhead, drawn once in index.html and reused. */
-function Bull() {
+export function Bull() {
   return (
     <svg class="bull" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
       <use href="#bull" />

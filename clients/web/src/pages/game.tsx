@@ -1,22 +1,22 @@
 // One game: its lobby (seats, invite link, bots, start) and its table for all four rulesets
 // (rows with bullheads, hand, selections, the step-by-step resolution, take_row, X rows and
 // keep_card, the open card with pot and chips), scores, winners and the fairness proof.
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
   botStrategyValues,
+  listEvents,
   type Command,
-  type EventItem,
   type GameBody,
   type RulesetInfo,
   type SeatView,
 } from "../../../typescript/src/index.ts";
-import { api, unwrap } from "../api";
+import { api } from "../api";
 import { verify, type Check } from "../fairness";
 import { duration, has, joinNames, rulesetName, t, type Key } from "../i18n";
 import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
 import { href, inviteLink } from "../router";
 import { useStore } from "../store";
-import { Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
 
 type Act = (cmd: Record<string, unknown>) => void;
 
@@ -348,6 +348,7 @@ function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: bo
               </ol>
               <span class="row-bulls" aria-hidden="true">
                 {b}
+                <Bull />
               </span>
               {takeable.has(i) ? (
                 <button type="button" class="primary take-row" disabled={busy} onClick={() => act({ type: "take_row", row: i })}>
@@ -494,14 +495,20 @@ function NosCenter(props: { v: GameBody; info: RulesetInfo | null; act: Act; bus
     <section class="nos-center panel" aria-labelledby="open-h">
       <h2 id="open-h">{t("openCard")}</h2>
       <div class="open-card">
-        {tb.open_card ? <NosCard c={tb.open_card} big /> : <p class="empty">{t("noOpenCard")}</p>}
-        <div class="pot" data-pot={tb.pot ?? 0}>
-          <span class="chips-icon" aria-hidden="true">
-            {"●".repeat(Math.min(tb.pot ?? 0, 12))}
-          </span>{" "}
-          {t("pot", { n: tb.pot ?? 0 })}
-        </div>
-        <p class="pile">{t("drawPile", { n: tb.draw_pile_size ?? 0 })}</p>
+        {tb.open_card ? (
+          <>
+            <NosCard c={tb.open_card} big />
+            <div class="pot" data-pot={tb.pot ?? 0}>
+              <span class="chips-icon" aria-hidden="true">
+                {"●".repeat(Math.min(tb.pot ?? 0, 12))}
+              </span>{" "}
+              {t("pot", { n: tb.pot ?? 0 })}
+            </div>
+          </>
+        ) : (
+          <p class="empty">{t("noOpenCard")}</p>
+        )}
+        {v.status === "active" ? <p class="pile">{t("drawPile", { n: tb.draw_pile_size ?? 0 })}</p> : null}
       </div>
       {v.you ? (
         <p class="my-chips" data-chips={v.you.chips ?? 0}>
@@ -572,12 +579,17 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
         {rowGame ? (
           <>
             <span>{t("handSize", { n: s.hand_size })}</span>
-            <span>{t("roundBulls", { n: s.round_bullheads ?? 0 })}</span>
+            {v.ruleset === "x-nimmt" ? null : <span>{t("roundBulls", { n: s.round_bullheads ?? 0 })}</span>}
           </>
         ) : (
-          <span data-seat-chips={s.chips ?? ""}>
-            {typeof s.chips === "number" ? t("chipsOf", { n: s.chips }) : t("chipsHidden")}
-          </span>
+          <>
+            <span data-seat-chips={s.chips ?? ""}>
+              {typeof s.chips === "number" ? t("chipsOf", { n: s.chips }) : t("chipsHidden")}
+            </span>
+            <span>
+              {t("cardPoints")}: {runsOf(cards.map((c) => c.value)).reduce((a, r) => a + (r[0] ?? 0), 0)}
+            </span>
+          </>
         )}
         <span>
           {t("total")}: <strong>{v.totals[s.seat] ?? s.total}</strong>
@@ -645,10 +657,16 @@ function Seats(props: { v: GameBody; info: RulesetInfo | null }) {
 function Log(props: { st: GameState }) {
   const log = props.st.log;
   const sp = useStore(speed);
+  const list = useRef<HTMLOListElement>(null);
+  // Keep the newest line in view.
+  useEffect(() => {
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [log.length]);
   return (
     <section class="panel log" aria-labelledby="log-h">
       <h2 id="log-h">{t("log")}</h2>
-      <ol class="log-list" aria-live="polite" aria-relevant="additions">
+      <ol class="log-list" ref={list} aria-live="polite" aria-relevant="additions">
         {log.length === 0 ? <li class="empty">{t("logEmpty")}</li> : null}
         {log.slice(-12).map((l) => (
           <li key={l.seq}>{l.text}</li>
@@ -724,17 +742,7 @@ function Fairness(props: { v: GameBody; info: RulesetInfo | null }) {
   const seed = v.fairness.seed;
   const doVerify = () =>
     void run(async () => {
-      const events: EventItem[] = [];
-      let after = 0;
-      for (;;) {
-        const page = await unwrap(
-          api.GET("/v1/games/{id}/events", { params: { path: { id: v.id }, query: { after, limit: 500 } } }),
-        );
-        events.push(...page.items);
-        const last = page.items[page.items.length - 1];
-        if (!page.next_cursor || !last) break;
-        after = last.seq;
-      }
+      const events = await listEvents(api, v.id);
       if (!info) throw new Error("rulesets");
       setChecks(verify(v, info, events));
     });
