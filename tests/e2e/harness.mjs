@@ -261,3 +261,29 @@ export async function moveIfAsked(page, { nos = "random" } = {}) {
 }
 
 export const isFinished = async (page) => (await page.locator(".game[data-status=finished]").count()) > 0;
+
+/**
+ * Fails when a control on the page has no name a screen reader could read: every button and
+ * link needs text or a label, every form field a <label> or an aria label.
+ */
+export async function assertLabelled(page) {
+  const unnamed = await page.evaluate(() => {
+    const visible = (el) => el.getClientRects().length > 0;
+    const name = (el) =>
+      (el.getAttribute("aria-label") ?? "").trim() ||
+      (el.getAttribute("aria-labelledby") ?? "").trim() ||
+      (el.textContent ?? "").trim() ||
+      [...el.querySelectorAll("[aria-label]")].map((c) => c.getAttribute("aria-label")).join("").trim();
+    const out = [];
+    for (const el of document.querySelectorAll("button, a[href]")) {
+      if (visible(el) && !name(el)) out.push(el.outerHTML.slice(0, 120));
+    }
+    for (const el of document.querySelectorAll("input, select, textarea")) {
+      if (!visible(el) || el.type === "hidden") continue;
+      const labelled = (el.labels && el.labels.length > 0) || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby");
+      if (!labelled) out.push(el.outerHTML.slice(0, 120));
+    }
+    return out;
+  });
+  if (unnamed.length > 0) throw new Error(`controls without an accessible name:\n  ${unnamed.join("\n  ")}`);
+}

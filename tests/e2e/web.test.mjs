@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import {
   apiClient,
+  assertLabelled,
   DESKTOP,
   isFinished,
   launch,
@@ -91,8 +92,10 @@ describe("the web client", () => {
     const b = bruno.page;
     await a.goto(server.base + "/");
     await shoot(a, "01-sign-in");
+    await assertLabelled(a);
     await signInAsGuest(a, "anna");
     await shoot(a, "02-lobby");
+    await assertLabelled(a);
     const id = await createGame(a, {
       ruleset: "6-nimmt",
       players: 2,
@@ -122,6 +125,7 @@ describe("the web client", () => {
     await b.locator("[data-connection=live]").waitFor();
     assert.equal(await b.locator("#hand-h").textContent(), "Deine Hand");
     await shoot(b, "04-table-6-nimmt");
+    await assertLabelled(b);
 
     // Anna chooses a card; Bruno sees her "has chosen" mark live, but not the card.
     const first = await a.locator(".hand-cards button").first().getAttribute("data-card");
@@ -171,8 +175,12 @@ describe("the web client", () => {
     await p.locator(".open-card .card.nos").waitFor();
     const chips = Number(await p.locator(".my-chips").getAttribute("data-chips"));
     assert.equal(chips, 11, "three players start with 11 chips");
-    // Pass once: a chip goes onto the card (or the bots took it meanwhile).
-    await p.locator(".nos-actions button:not(.primary)").click();
+    await assertLabelled(p);
+    // Pass once, by keyboard: a chip goes onto the card.
+    const pass = p.getByRole("button", { name: "Pass (pay 1 chip)" });
+    await until(() => pass.isEnabled(), 10_000, "the pass button");
+    await pass.focus();
+    await p.keyboard.press("Enter");
     await until(async () => Number(await p.locator(".my-chips").getAttribute("data-chips")) !== 11 || (await isFinished(p)), 10_000, "the chip paid");
     await shoot(p, "10-nimm-oder-schieb");
     await playToTheEnd([p], { nos: "random" });
@@ -217,7 +225,8 @@ describe("the web client", () => {
     await emil.command(id, { type: "play_card", card: 21 });
     await p.locator("button.take-row").first().waitFor();
     await shoot(p, "20-x-nimmt-take-row");
-    await p.locator(".row[data-row='2'] button.take-row").click();
+    await assertLabelled(p);
+    await p.getByRole("button", { name: /^Take row 3 \(3 bullheads\)$/ }).click();
     await p.locator(".seat[data-seat='0'] .x-row .card").first().waitFor();
     // Turns 2 and 3: 12 completes row 1 (capacity 3) and takes 10 and 11: Dora must choose.
     await until(async () => (await p.locator(".hand-cards button[data-card='2']:enabled").count()) > 0, 15_000, "turn 2");
@@ -319,6 +328,7 @@ describe("the web client", () => {
     await p.locator(".pad .winners").waitFor();
     assert.match(await p.locator(".pad .winners").textContent(), /Ines/);
     await shoot(p, "40-score-pad");
+    await assertLabelled(p);
 
     // The seed's example hand: 6, 8 9 10, 13 14 15, 23 24, 33 with 6 chips scores 77.
     await p.locator("header nav a[href='#/calculator']").click();
@@ -328,6 +338,7 @@ describe("the web client", () => {
     await p.locator("#calc-chips").fill("6");
     await until(async () => (await p.locator(".calculator .total").getAttribute("data-total")) === "77", 10_000, "77 points");
     await shoot(p, "41-calculator");
+    await assertLabelled(p);
     me.assertClean();
     await me.context.close();
   });

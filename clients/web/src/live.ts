@@ -3,7 +3,7 @@
 // and the step-by-step replay of events (reveal, then each card placed) before the table
 // settles on the server's view. The server's view is always the truth: replayed frames
 // are only ever shown between two views and are replaced by the next one.
-import { eventTypes, listEvents, type CardFace, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
+import { eventTypes, listEvents, streamUrl, type CardFace, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
 import { Store } from "./store";
@@ -280,8 +280,7 @@ export class GameSession {
         return;
       }
       if (this.stopped) return;
-      const q = new URLSearchParams({ ticket, after: String(this.lastSeq) });
-      const es = new EventSource(`${apiBase}/v1/games/${encodeURIComponent(this.id)}/stream?${q}`);
+      const es = new EventSource(streamUrl(apiBase, this.id, ticket, this.lastSeq));
       this.source = es;
       es.onopen = () => {
         this.retry = 0;

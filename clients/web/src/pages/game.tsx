@@ -245,10 +245,10 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
           <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
         ) : (
           <>
+            <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
             <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
             <Revealed v={v} info={st.info} />
             <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
             <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />
           </>
         )}
@@ -329,7 +329,7 @@ function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: bo
           const b = rowBulls(info, r.cards);
           const label = t("rowSummary", { n: i, count: r.cards.length, max: r.max_cards, bulls: b });
           return (
-            <li key={i} class={`row${takeable.has(i) ? " takeable" : ""}`} aria-label={label} data-row={i}>
+            <li key={i} class={`row${takeable.has(i) ? " takeable" : ""}`} data-row={i}>
               <span class="row-label" aria-hidden="true">
                 {i + 1}
               </span>

@@ -308,13 +308,13 @@ export function PadPage(props: { id: string }) {
             })}
           </p>
         ) : null}
-        <ol class="standings">
+        <ul class="standings">
           {pad.standings.map((s) => (
             <li key={s.player}>
               {t("place")} {s.place}: <strong>{s.name}</strong> – {s.total}
             </li>
           ))}
-        </ol>
+        </ul>
       </section>
     </div>
   );
