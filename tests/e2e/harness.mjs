@@ -19,15 +19,27 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 export const PHONE = { width: 375, height: 812 };
 export const DESKTOP = { width: 1280, height: 900 };
 
-/** Starts the server on a fresh SQLite file; resolves with its base URL and a stop(). */
-export async function startServer({ corsOrigins = "" } = {}) {
+/** A port that was free a moment ago (for a server restarted on the same address). */
+export async function freePort() {
+  const s = http.createServer();
+  await new Promise((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/**
+ * Starts the server on a fresh SQLite file (or the one in `dir`, on `port`, to restart it);
+ * resolves with its base URL and a stop() that also deletes a directory it made.
+ */
+export async function startServer({ corsOrigins = "", dir: given, port = 0 } = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build first`);
-  const dir = await mkdtemp(join(tmpdir(), "stammtisch-e2e-"));
+  const dir = given ?? (await mkdtemp(join(tmpdir(), "stammtisch-e2e-")));
   const child = spawn(BIN, ["serve"], {
     env: {
       ...process.env,
       DATABASE_URL: `sqlite://${join(dir, "e2e.db")}`,
-      BIND_ADDR: "127.0.0.1:0",
+      BIND_ADDR: `127.0.0.1:${port}`,
       CORS_ORIGINS: corsOrigins,
       RUST_LOG: process.env.RUST_LOG ?? "warn",
       STREAM_POLL_MS: "500",
@@ -51,11 +63,12 @@ export async function startServer({ corsOrigins = "" } = {}) {
   });
   return {
     base,
+    dir,
     log: () => log,
     async stop() {
       child.kill("SIGTERM");
       await new Promise((r) => (child.exitCode !== null ? r() : child.once("exit", r)));
-      await rm(dir, { recursive: true, force: true });
+      if (!given) await rm(dir, { recursive: true, force: true });
     },
   };
 }
@@ -218,6 +231,7 @@ export function apiClient(base) {
       return g;
     },
     view: (id) => call("GET", `/v1/games/${id}`),
+    create: (body) => call("POST", "/v1/games", body),
     command: (id, cmd) => call("POST", `/v1/games/${id}/commands`, cmd),
   };
 }

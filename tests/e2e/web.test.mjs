@@ -2,10 +2,14 @@
 // play through the UI as a player would, and every page must stay free of console errors
 // and failed requests (except where a test provokes one on purpose and says which).
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   apiClient,
   assertLabelled,
+  freePort,
   DESKTOP,
   isFinished,
   launch,
@@ -124,6 +128,7 @@ describe("the web client", () => {
     await a.locator("[data-connection=live]").waitFor();
     await b.locator("[data-connection=live]").waitFor();
     assert.equal(await b.locator("#hand-h").textContent(), "Deine Hand");
+    assert.match(await b.title(), /^6 nimmt! · Runde 1 – Stammtisch$/);
     await shoot(b, "04-table-6-nimmt");
     await assertLabelled(b);
 
@@ -380,5 +385,52 @@ describe("the web client", () => {
       `only the expected CORS refusal: ${other.problems.join("; ")}`,
     );
     await other.context.close();
+  });
+  test("a dropped stream reconnects with a fresh ticket after the last event it saw", async () => {
+    // Its own server, restarted on the same address and database.
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), "stammtisch-e2e-"));
+    let own = await startServer({ port, dir });
+    const me = await person(browser, { viewport: PHONE });
+    // While the server is down the page's requests fail; that is the point here.
+    me.allow(/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_NETWORK_CHANGED/);
+    const streams = [];
+    me.page.on("request", (r) => {
+      if (r.url().includes("/stream?")) streams.push(new URL(r.url()));
+    });
+    try {
+      const p = me.page;
+      await p.goto(own.base + "/");
+      await signInAsGuest(p, "mia");
+      const id = await createGame(p, { ruleset: "6-nimmt", players: 2 });
+      const code = await p.locator("[data-invite-code]").textContent();
+      const nils = apiClient(own.base);
+      await nils.guest("nils");
+      await nils.command(id, { type: "join", invite_code: code });
+      await p.locator(".lobby-actions button.primary").click();
+      await p.locator("[data-connection=live]").waitFor();
+      await p.locator(".hand-cards button").first().waitFor();
+
+      await own.stop();
+      await p.locator("[data-connection=reconnecting]").waitFor();
+      own = await startServer({ port, dir });
+      // Nils chooses while Mia's page is (re)connecting: the page must still learn of it.
+      const view = await nils.view(id);
+      await nils.command(id, { type: "play_card", card: view.you.hand[0] });
+      await p.locator("[data-connection=live]").waitFor({ timeout: 30_000 });
+      await p.locator(".seat[data-seat='1'] [data-selected=true]").waitFor();
+      assert.ok(streams.length >= 2, "the stream was opened again");
+      const [first, last] = [streams[0], streams[streams.length - 1]];
+      assert.notEqual(first.searchParams.get("ticket"), last.searchParams.get("ticket"), "a fresh ticket");
+      assert.ok(
+        Number(last.searchParams.get("after")) > Number(first.searchParams.get("after")),
+        "resumed after the last event it saw, not from the start",
+      );
+      me.assertClean();
+    } finally {
+      await me.context.close();
+      await own.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -50,6 +50,21 @@ function App() {
     const h = document.querySelector<HTMLElement>("main h1");
     if (h && document.activeElement !== h) h.focus({ preventScroll: true });
   }, [r, s === null]);
+  // The tab's title names the page (for tabs, history and screen readers), following the
+  // page's heading as it loads and changes.
+  useEffect(() => {
+    const main = document.getElementById("main");
+    if (!main) return;
+    const update = () => {
+      const h = main.querySelector("h1")?.textContent?.trim();
+      const title = h && h !== t("appName") ? `${h} – ${t("appName")}` : t("appName");
+      if (document.title !== title) document.title = title;
+    };
+    const watch = new MutationObserver(update);
+    watch.observe(main, { subtree: true, childList: true, characterData: true });
+    update();
+    return () => watch.disconnect();
+  }, []);
   const current = (page: string) => (r.page === page || (page === "pads" && r.page === "pad") ? "page" : undefined);
   return (
     <>

@@ -249,7 +249,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
             <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
             <Revealed v={v} info={st.info} />
             <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />
+            {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
           </>
         )}
         {v.status === "finished" ? null : <Resign v={v} act={act} busy={busy} />}
