@@ -276,7 +276,13 @@ describe("the web client", () => {
     const guest = await person(browser, { viewport: PHONE });
     await host.page.goto(server.base + "/");
     await signInAsGuest(host.page, "frieda");
-    await createGame(host.page, { ruleset: "11-nimmt", players: 3 });
+    await createGame(host.page, {
+      ruleset: "11-nimmt",
+      players: 3,
+      setup: async (q) => {
+        await q.locator("#c-deadline").selectOption("86400");
+      },
+    });
     const link = await host.page.locator("#invite-link").inputValue();
     await guest.page.goto(server.base + "/");
     await signInAsGuest(guest.page, "gerd");
@@ -291,6 +297,11 @@ describe("the web client", () => {
     // The game waits for Gerd: Frieda's inbox stays empty for it, Gerd's lists it.
     await guest.page.goto(server.base + "/#/");
     await guest.page.locator("section[aria-labelledby=inbox-h] .game-item").first().waitFor();
+    // With its deadline: a day per move, so due in about 24 hours.
+    assert.match(
+      await guest.page.locator("section[aria-labelledby=inbox-h] .game-item .deadline").first().textContent(),
+      /\(due in (1 day|23 hr 59 min)\)/,
+    );
     await shoot(guest.page, "30-inbox");
     host.assertClean();
     guest.assertClean();

@@ -716,8 +716,8 @@ export function duration(ms: number): string {
   const l = lang.get();
   const unit = (n: number, u: "day" | "hour" | "minute" | "second") =>
     new Intl.NumberFormat(l, { style: "unit", unit: u, unitDisplay: "short" }).format(n);
-  if (d > 0) return `${unit(d, "day")} ${unit(h, "hour")}`;
-  if (h > 0) return `${unit(h, "hour")} ${unit(m, "minute")}`;
+  if (d > 0) return h > 0 ? `${unit(d, "day")} ${unit(h, "hour")}` : unit(d, "day");
+  if (h > 0) return m > 0 ? `${unit(h, "hour")} ${unit(m, "minute")}` : unit(h, "hour");
   if (m > 0) return unit(m, "minute");
   return unit(s, "second");
 }
