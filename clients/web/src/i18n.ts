@@ -67,7 +67,7 @@ const en = {
   updated: (p: Params) => `updated ${p.time}`,
   act_play_card: "choose a card",
   act_take_row: "take a row",
-  act_keep_card: "choose a card for your X row",
+  act_keep_card: "choose a card for the X row",
   act_draft_card: "take a card from the draft",
   act_take_or_pass: "take or pass",
   act_start: "start the game",

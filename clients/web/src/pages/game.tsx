@@ -553,6 +553,12 @@ function runsOf(values: number[]): number[][] {
   return runs;
 }
 
+/** What a seat is asked to do, in words ("take a row", "take or pass"). */
+function actionWords(actions: string[]): string {
+  const names = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))];
+  return names.map((a) => (has(`act_${a}`) ? t(`act_${a}` as Key) : a)).join(", ");
+}
+
 function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }) {
   const { v, s, info } = props;
   const me = v.you?.seat === s.seat;
@@ -573,7 +579,11 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
         ) : choosing ? (
           <span class="tag thinking">{t("thinking")}</span>
         ) : null}
-        {acting && !rowGame ? <span class="tag turn-mark">▶</span> : null}
+        {acting && !choosing ? (
+          <span class="tag turn-mark" data-acting="true">
+            ▶ {actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))}
+          </span>
+        ) : null}
       </div>
       <div class="seat-stats">
         {rowGame ? (
