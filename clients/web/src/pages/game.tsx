@@ -98,13 +98,13 @@ function optionsText(v: GameBody): string {
   }
   const end = o.end as { points?: number; rounds?: number } | undefined;
   if (v.ruleset === "6-nimmt" || v.ruleset === "11-nimmt") {
-    if (end?.points) parts.push(`${t("end")}: ${end.points} ${t("points")}`);
-    if (end?.rounds) parts.push(`${t("end")}: ${end.rounds} ${t("rounds")}`);
+    if (end?.points) parts.push(t("endAtPoints", { n: end.points }));
+    if (end?.rounds) parts.push(t("endAfterRounds", { n: end.rounds }));
   }
-  if (v.ruleset === "x-nimmt" && end?.rounds) parts.push(`${t("deals")}: ${end.rounds}`);
+  if (v.ruleset === "x-nimmt" && end?.rounds) parts.push(t("dealsCount", { n: end.rounds }));
   if (v.ruleset === "nimm-oder-schieb") {
     if (o.chips) parts.push(t(`chips_${o.chips}` as Key));
-    if (end?.rounds) parts.push(`${t("games")}: ${end.rounds}`);
+    if (end?.rounds) parts.push(t("gamesCount", { n: end.rounds }));
   }
   if (v.move_deadline_seconds) parts.push(`${t("moveDeadline")}: ${duration(v.move_deadline_seconds * 1000)}`);
   return parts.join(" · ");

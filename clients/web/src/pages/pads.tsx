@@ -224,7 +224,7 @@ export function PadPage(props: { id: string }) {
         {t("padsTitle")}: {rulesetName(pad.ruleset)}
       </h1>
       <p class="options">
-        {t("end")}: {end.points ? `${end.points} ${t("points")}` : `${end.rounds} ${t("rounds")}`}
+        {end.points ? t("endAtPoints", { n: end.points }) : t("endAfterRounds", { n: end.rounds ?? 0 })}
       </p>
       <form onSubmit={record}>
         <div class="scroll">
