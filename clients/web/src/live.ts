@@ -3,7 +3,7 @@
 // and the step-by-step replay of events (reveal, then each card placed) before the table
 // settles on the server's view. The server's view is always the truth: replayed frames
 // are only ever shown between two views and are replaced by the next one.
-import { eventTypes, listEvents, streamUrl, type CardFace, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
+import { eventTypes, listEvents, streamUrl, type CardFace, type Command, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
 import { Store } from "./store";
@@ -157,13 +157,9 @@ export class GameSession {
   }
 
   /** Sends a command; the answer (the new view) is shown after its events are replayed. */
-  async act(command: Record<string, unknown>): Promise<void> {
+  async act(command: Command): Promise<void> {
     const view = await unwrap(
-      api.POST("/v1/games/{id}/commands", {
-        params: { path: { id: this.id } },
-        // `join` carries `invite_code` beside `type`, which the Command schema lacks.
-        body: command as never,
-      }),
+      api.POST("/v1/games/{id}/commands", { params: { path: { id: this.id } }, body: command }),
     ).catch(async (e: unknown) => {
       if (e instanceof ApiError && e.code === "version_conflict") this.refresh();
       throw e;

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import {
   botStrategyValues,
   listEvents,
+  type BotStrategy,
   type Command,
   type GameBody,
   type RulesetInfo,
@@ -18,7 +19,7 @@ import { href, inviteLink } from "../router";
 import { useStore } from "../store";
 import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
 
-type Act = (cmd: Record<string, unknown>) => void;
+type Act = (cmd: Command) => void;
 
 const legalOf = (v: GameBody, type: string): Command[] => v.legal.filter((c) => c.type === type);
 
@@ -112,7 +113,7 @@ function optionsText(v: GameBody): string {
 
 function GameLobby(props: { v: GameBody; act: Act; busy: boolean; session: GameSession }) {
   const { v, act, busy } = props;
-  const [strategy, setStrategy] = useState<string>("heuristic");
+  const [strategy, setStrategy] = useState<BotStrategy>("heuristic");
   const [run, pubBusy, pubError] = useAction();
   const me = v.you?.seat;
   const isHost = me === v.host_seat;
@@ -158,7 +159,7 @@ function GameLobby(props: { v: GameBody; act: Act; busy: boolean; session: GameS
               value={strategy}
               onChange={setStrategy}
               options={botStrategyValues.map((s) => ({
-                value: s as string,
+                value: s,
                 label: has(`strategy_${s}`) ? t(`strategy_${s}` as Key) : s,
               }))}
             />
