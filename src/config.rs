@@ -69,7 +69,46 @@ pub struct Config {
     /// `CORS_ORIGINS`: comma-separated exact origins allowed to call the API from a
     /// browser page on another origin, or `*`; empty by default (no CORS headers).
     pub cors_origins: CorsOrigins,
+    /// Rate limits (`0` switches one off): `LIMIT_GUESTS_PER_HOUR` (per client address,
+    /// default 30), `LIMIT_GAMES_PER_HOUR` (60), `LIMIT_OPEN_LOBBIES` (10),
+    /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
+    /// `LIMIT_FAILED_LOGINS` (5 per name in 5 minutes). Per account unless said otherwise.
+    pub limits: crate::limits::LimitConfig,
+    /// `TRUST_FORWARDED_FOR`, default `false`: take the client address from
+    /// `Forwarded`/`X-Forwarded-For` (only behind a proxy that sets them).
+    pub trust_forwarded_for: bool,
+    /// `BODY_TIMEOUT_MS`, default 10000: a request body must arrive within this time.
+    pub body_timeout: Duration,
+    /// `SQLITE_SYNCHRONOUS`: `full` (default: an acknowledged move survives power loss) or
+    /// `normal` (faster; in WAL mode the last commits may be lost on power loss, never
+    /// corrupted).
+    pub sqlite_synchronous: SqliteSynchronous,
 }
+
+/// SQLite's `synchronous` pragma.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SqliteSynchronous {
+    /// Sync the WAL at every commit.
+    #[default]
+    Full,
+    /// Sync at checkpoints only.
+    Normal,
+}
+
+impl FromStr for SqliteSynchronous {
+    type Err = &'static str;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "full" => Ok(Self::Full),
+            "normal" => Ok(Self::Normal),
+            _ => Err("use full or normal"),
+        }
+    }
+}
+
+/// The shortest `JWT_SECRET` accepted, in bytes.
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
 
 /// A variable that is set but malformed.
 #[derive(Debug, thiserror::Error)]
@@ -121,6 +160,18 @@ fn duration(
     Ok(unit(n))
 }
 
+fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
+    let d = crate::limits::LimitConfig::default();
+    Ok(crate::limits::LimitConfig {
+        guests_per_hour: parsed("LIMIT_GUESTS_PER_HOUR", d.guests_per_hour)?,
+        games_per_hour: parsed("LIMIT_GAMES_PER_HOUR", d.games_per_hour)?,
+        open_lobbies: parsed("LIMIT_OPEN_LOBBIES", d.open_lobbies)?,
+        commands_per_minute: parsed("LIMIT_COMMANDS_PER_MINUTE", d.commands_per_minute)?,
+        streams: parsed("LIMIT_STREAMS", d.streams)?,
+        failed_logins: parsed("LIMIT_FAILED_LOGINS", d.failed_logins)?,
+    })
+}
+
 impl Config {
     /// Reads the environment.
     ///
@@ -130,7 +181,20 @@ impl Config {
         Ok(Self {
             database_url: var("DATABASE_URL").unwrap_or_else(|| "sqlite://stammtisch.db".into()),
             bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
-            jwt_secret: var("JWT_SECRET"),
+            jwt_secret: match var("JWT_SECRET") {
+                Some(secret) if secret.len() < MIN_JWT_SECRET_BYTES => {
+                    return Err(ConfigError {
+                        name: "JWT_SECRET",
+                        value: "(not shown)".into(),
+                        reason: format!(
+                            "it has {} bytes; use at least {MIN_JWT_SECRET_BYTES} random bytes \
+                             (e.g. `openssl rand -hex 32`)",
+                            secret.len()
+                        ),
+                    });
+                }
+                secret => secret,
+            },
             token_ttl: duration("TOKEN_TTL_SECONDS", 86_400, Duration::from_secs)?,
             stream_poll: duration("STREAM_POLL_MS", 2_000, Duration::from_millis)?,
             stream_keep_alive: duration("STREAM_KEEPALIVE_MS", 15_000, Duration::from_millis)?,
@@ -145,6 +209,10 @@ impl Config {
                 ttl => ttl,
             },
             cors_origins: parsed("CORS_ORIGINS", CorsOrigins::None)?,
+            limits: limits()?,
+            trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
+            body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,
+            sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,
         })
     }
 }

@@ -3,12 +3,14 @@
 //! Layers: [`http`] (handlers, errors, OpenAPI) → [`service`] (load → decide → append) →
 //! [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure `rules` crate.
 
+pub mod accounts;
 pub mod analytics;
 pub mod auth;
 pub mod cache;
 pub mod config;
 pub mod fairness;
 pub mod http;
+pub mod limits;
 pub mod notify;
 pub mod pads;
 pub mod service;

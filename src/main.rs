@@ -9,9 +9,11 @@ use clap::{Parser, Subcommand};
 use utoipa_actix_web::AppExt;
 use utoipa_swagger_ui::SwaggerUi;
 
-use stammtisch::auth::{LoginLimiter, Tokens};
+use stammtisch::accounts::Accounts;
+use stammtisch::auth::Tokens;
 use stammtisch::config::Config;
 use stammtisch::http::{self, AppState};
+use stammtisch::limits::Limits;
 use stammtisch::service::Service;
 use stammtisch::store::{Store, StoreError};
 
@@ -53,8 +55,17 @@ fn main() -> anyhow::Result<()> {
     }
     stammtisch::telemetry::init();
     let config = Config::from_env().context("reading the configuration")?;
-    let store = Store::connect(&config.database_url).context("connecting to the database")?;
+    let store = Store::connect_with(
+        &config.database_url,
+        stammtisch::store::StoreOptions {
+            sqlite_synchronous: config.sqlite_synchronous,
+        },
+    )
+    .context("connecting to the database")?;
     store.migrate().context("running migrations")?;
+    if let Some(sync) = store.sqlite_synchronous()? {
+        tracing::info!(synchronous = sync, "SQLite commits are synced");
+    }
     match cli.command.unwrap_or(Cmd::Serve) {
         Cmd::Serve => serve(config, store),
         Cmd::Migrate => {
@@ -114,9 +125,21 @@ fn jwt_secret(config: &Config, store: &Store) -> anyhow::Result<Vec<u8>> {
 
 /// Moves for seats whose deadline passed, every 250 ms, until shutdown. Every replica runs
 /// one; the store's compare-and-set makes each deadline fire once.
-fn watch_deadlines(service: Service, shutdown: tokio::sync::watch::Receiver<bool>) {
+/// The same thread forgets old rate-limit windows, expired stream leases and idempotency
+/// keys older than 24 hours every minute.
+fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watch::Receiver<bool>) {
     let spawned = std::thread::Builder::new().name("deadlines".into()).spawn(move || {
+        let mut pruned = std::time::Instant::now();
         while !*shutdown.borrow() {
+            if pruned.elapsed() >= Duration::from_secs(60) {
+                pruned = std::time::Instant::now();
+                if let Err(e) = limits.prune() {
+                    tracing::warn!(error = %e, "could not prune rate-limit counters");
+                }
+                if let Err(e) = service.prune_idempotency_keys() {
+                    tracing::warn!(error = %e, "could not forget expired idempotency keys");
+                }
+            }
             let now = chrono::Utc::now().naive_utc();
             match service.store().read(|tx| tx.expired_games(now, 50)) {
                 Ok(games) => {
@@ -165,18 +188,25 @@ async fn wait_for_signal() {
 async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let secret = jwt_secret(&config, &store)?;
     let backend = store.backend();
-    let tokens = web::Data::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
+    let tokens = std::sync::Arc::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
+    let limits = Limits::new(store.clone(), config.limits);
     let notifier = stammtisch::notify::Notifier::new();
     if backend == stammtisch::store::Backend::Postgres {
         notifier.listen_postgres(config.database_url.clone());
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    let service = Service::new(store, notifier).with_ticket_ttl(config.stream_ticket_ttl);
-    watch_deadlines(service.clone(), shutdown_rx.clone());
+    let accounts = Accounts::new(store.clone(), tokens, limits.clone());
+    let service = Service::new(store, notifier)
+        .with_ticket_ttl(config.stream_ticket_ttl)
+        .with_limits(limits.clone());
+    watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
     let state = web::Data::new(AppState {
         service,
-        limiter: LoginLimiter::new(5, Duration::from_secs(300)),
+        accounts,
+        limits: limits.clone(),
+        trust_forwarded_for: config.trust_forwarded_for,
+        body_timeout: config.body_timeout,
         metrics: http::ops::Metrics::default(),
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
@@ -190,8 +220,13 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
             .wrap(tracing_actix_web::TracingLogger::<
                 stammtisch::telemetry::RequestSpan,
             >::new())
+            // Outermost: whatever answers with a bare error (actix, the docs UI, CORS),
+            // the client gets problem+json.
+            .wrap(
+                actix_web::middleware::ErrorHandlers::new()
+                    .default_handler(http::errors::bare_error_to_problem),
+            )
             .app_data(state.clone())
-            .app_data(tokens.clone())
             .configure(http::configure_extractors)
             .into_utoipa_app()
             .configure(http::routes)

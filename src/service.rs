@@ -17,6 +17,9 @@ use crate::store::{GameIndex, GameRow, NewEvent, SeatRow, Store, StoreError, Sto
 /// Schema version of every event payload written by this build.
 pub const EVENT_SCHEMA_VERSION: i32 = 1;
 
+/// How long an idempotency key answers with its first response.
+pub const IDEMPOTENCY_HOURS: i64 = 24;
+
 /// How often a command without `If-Match` is decided again after losing a race.
 const MAX_ATTEMPTS: u32 = 16;
 
@@ -41,6 +44,12 @@ pub enum ServiceError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The idempotency key was used for another request within 24 hours.
+    #[error("this Idempotency-Key was used for another request")]
+    IdempotencyKeyReused,
+    /// Over a rate limit.
+    #[error(transparent)]
+    Limited(#[from] crate::limits::LimitError),
     /// A stored event could not be read.
     #[error("stored event {seq} of game {game} is unreadable: {source}")]
     Corrupt {
@@ -286,6 +295,7 @@ pub struct Service {
     notifier: crate::notify::Notifier,
     cache: crate::cache::StateCache,
     ticket_ttl: std::time::Duration,
+    limits: crate::limits::Limits,
 }
 
 impl Service {
@@ -293,11 +303,19 @@ impl Service {
     #[must_use]
     pub fn new(store: Store, notifier: crate::notify::Notifier) -> Self {
         Self {
-            store,
             notifier,
             cache: crate::cache::StateCache::new(),
             ticket_ttl: std::time::Duration::from_secs(30),
+            limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
+            store,
         }
+    }
+
+    /// The same service counting games and commands against `limits`.
+    #[must_use]
+    pub fn with_limits(mut self, limits: crate::limits::Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// The same service with stream tickets valid for `ttl`.
@@ -368,6 +386,10 @@ impl Service {
     /// # Errors
     /// Invalid options or deal, storage failure.
     pub fn create(&self, req: CreateRequest<'_>) -> Result<GameBody, ServiceError> {
+        let open = self
+            .store
+            .read(|tx| tx.open_lobbies(req.account).map_err(ServiceError::from))?;
+        self.limits.game(req.account, open)?;
         let seed = fairness::new_seed();
         let commitment = fairness::commitment(&seed);
         let mut events = Game::create(NewGame {
@@ -448,6 +470,7 @@ impl Service {
     /// # Errors
     /// Unknown game, a rule violation, a version conflict, storage failure.
     pub fn execute(&self, req: &CommandRequest<'_>) -> Result<CommandOutcome, ServiceError> {
+        self.limits.command(req.account)?;
         for attempt in 0..MAX_ATTEMPTS {
             let mut committed = None;
             let result = self.store.write(|tx| self.attempt(tx, req, &mut committed));
@@ -487,27 +510,41 @@ impl Service {
         req: &CommandRequest<'_>,
         committed: &mut Option<(i32, Game)>,
     ) -> Result<CommandOutcome, ServiceError> {
+        let request_hash = request_hash(req);
         if let Some(key) = req.idempotency_key
-            && let Some((_, response)) = tx.idempotent_response(req.game, req.account, key)?
+            && let Some(stored) = tx.idempotent_response(req.game, req.account, key)?
         {
-            return Ok(CommandOutcome::Replayed(response));
+            let age = chrono::Utc::now().naive_utc() - stored.created_at;
+            if age > chrono::Duration::hours(IDEMPOTENCY_HOURS) {
+                // Past the promised 24 hours the key is free again.
+                tx.forget_idempotency_key(req.game, req.account, key)?;
+            } else if stored
+                .request_hash
+                .as_deref()
+                .is_some_and(|h| h != request_hash)
+            {
+                return Err(ServiceError::IdempotencyKeyReused);
+            } else {
+                return Ok(CommandOutcome::Replayed(stored.response));
+            }
         }
+        let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
         let (version, mut game) = self.load(tx, req.game)?;
+        // Privacy first: to an outsider a private game does not exist, whatever the
+        // request's headers say (a stale If-Match must not reveal its version).
+        if !row.public && game.seat_of(req.account).is_none() {
+            let invited =
+                req.invite_code.is_some() && req.invite_code == row.invite_code.as_deref();
+            if !(matches!(req.command, Command::Join {}) && invited) {
+                return Err(ServiceError::GameNotFound);
+            }
+        }
         if let Some(expected) = req.if_match
             && expected != version
         {
             return Err(ServiceError::VersionConflict { current: version });
         }
-        let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
         let before = game.clone();
-        if !row.public && game.seat_of(req.account).is_none() {
-            let invited =
-                req.invite_code.is_some() && req.invite_code == row.invite_code.as_deref();
-            if !(matches!(req.command, Command::Join {}) && invited) {
-                // Without the code a private game does not exist for the caller.
-                return Err(ServiceError::GameNotFound);
-            }
-        }
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
         let actor = Actor::Account {
             id: req.account,
@@ -531,7 +568,7 @@ impl Service {
             let json = serde_json::to_value(&response).map_err(|e| {
                 StoreError::Query(diesel::result::Error::SerializationError(Box::new(e)))
             })?;
-            tx.save_idempotent_response(req.game, req.account, key, 200, &json)?;
+            tx.save_idempotent_response(req.game, req.account, key, &request_hash, 200, &json)?;
         }
         Ok(CommandOutcome::Applied(Box::new(response)))
     }
@@ -651,6 +688,18 @@ impl Service {
         })
     }
 
+    /// Forgets idempotency keys older than 24 hours.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn prune_idempotency_keys(&self) -> Result<usize, ServiceError> {
+        let before = chrono::Utc::now().naive_utc() - chrono::Duration::hours(IDEMPOTENCY_HOURS);
+        self.store.write(|tx| {
+            tx.prune_idempotency_keys(before)
+                .map_err(ServiceError::from)
+        })
+    }
+
     /// A page of a game's events as `viewer` may read them.
     ///
     /// # Errors
@@ -672,6 +721,13 @@ impl Service {
             Ok(tx.events_page(game_id, after, &audiences, limit)?)
         })
     }
+}
+
+/// What an idempotency key is bound to: a SHA-256 of the command and the invite code.
+fn request_hash(req: &CommandRequest<'_>) -> String {
+    use sha2::Digest;
+    let canonical = serde_json::to_string(&(&req.command, req.invite_code)).unwrap_or_default();
+    hex::encode(sha2::Sha256::digest(canonical.as_bytes()))
 }
 
 /// The stored form of a stream ticket: its SHA-256, hex.

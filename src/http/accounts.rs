@@ -1,21 +1,23 @@
 //! Accounts, guests, tokens and `/v1/me`.
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
-use super::{AppState, Body, TokenData, blocking};
-use crate::auth::{self, Caller};
-use crate::store::{AccountRow, StoreError};
+use super::{AppState, Body, blocking};
+use crate::store::AccountRow;
 
 /// Registration of an account.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewAccount {
     /// 3–32 of `A–Z a–z 0–9 _ -`.
+    #[schema(min_length = 3, max_length = 32, pattern = "^[A-Za-z0-9_-]{3,32}$")]
     pub name: String,
     /// 8–128 characters.
+    #[schema(min_length = 8, max_length = 128)]
     pub password: String,
 }
 
@@ -24,6 +26,7 @@ pub struct NewAccount {
 #[serde(deny_unknown_fields)]
 pub struct NewGuest {
     /// 3–32 of `A–Z a–z 0–9 _ -`.
+    #[schema(min_length = 3, max_length = 32, pattern = "^[A-Za-z0-9_-]{3,32}$")]
     pub name: String,
 }
 
@@ -93,37 +96,6 @@ pub struct GuestToken {
     pub expires_in: u64,
 }
 
-fn valid_name(name: &str) -> Result<(), ApiError> {
-    let ok = (3..=32).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::Validation(
-            "name must be 3–32 characters of A–Z, a–z, 0–9, _ and -".into(),
-        ))
-    }
-}
-
-fn new_row(name: String, password_hash: Option<String>) -> AccountRow {
-    AccountRow {
-        id: uuid::Uuid::now_v7().to_string(),
-        name,
-        guest: password_hash.is_none(),
-        password_hash,
-        roles: String::new(),
-        created_at: chrono::Utc::now().naive_utc(),
-    }
-}
-
-fn issue(tokens: &TokenData, row: &AccountRow) -> Result<String, ApiError> {
-    tokens
-        .issue(&row.id, &row.name)
-        .map_err(|e| ApiError::Internal(e.into()))
-}
-
 /// Creates an account with a password.
 #[utoipa::path(
     operation_id = "create_account",
@@ -142,24 +114,11 @@ pub async fn create_account(
     body: Body<NewAccount>,
 ) -> Result<HttpResponse, ApiError> {
     let NewAccount { name, password } = body.0;
-    valid_name(&name)?;
-    if !(8..=128).contains(&password.chars().count()) {
-        return Err(ApiError::Validation(
-            "password must be 8–128 characters".into(),
-        ));
-    }
     let row = blocking(move || {
-        let hash = auth::hash_password(&password)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("hashing: {e}")))?;
-        let row = new_row(name, Some(hash));
         state
-            .service
-            .store()
-            .write(|tx| match tx.insert_account(&row) {
-                Err(StoreError::Duplicate) => Err(ApiError::NameTaken),
-                other => other.map_err(ApiError::from),
-            })?;
-        Ok(row)
+            .accounts
+            .register(name, &password)
+            .map_err(ApiError::from)
     })
     .await?;
     Ok(HttpResponse::Created()
@@ -173,31 +132,27 @@ pub async fn create_account(
     tag = "identity",
     security(()),
     request_body = NewGuest,
-    responses((status = 201, body = GuestToken), (status = 422, description = "`validation_failed`", body = Problem))
+    responses(
+        (status = 201, body = GuestToken),
+        (status = 422, description = "`validation_failed`", body = Problem),
+        (status = 429, description = "`too_many_guests` from this client address", body = Problem)
+    )
 )]
 #[post("/v1/guests")]
 pub async fn create_guest(
     state: web::Data<AppState>,
-    tokens: TokenData,
+    req: HttpRequest,
     body: Body<NewGuest>,
 ) -> Result<HttpResponse, ApiError> {
     let NewGuest { name } = body.0;
-    valid_name(&name)?;
-    let row = new_row(name, None);
-    let stored = row.clone();
-    blocking(move || {
-        state
-            .service
-            .store()
-            .write(|tx| tx.insert_account(&stored).map_err(ApiError::from))
-    })
-    .await?;
-    let access_token = issue(&tokens, &row)?;
+    let address = super::client_address(&req);
+    let (row, issued) =
+        blocking(move || state.accounts.guest(name, &address).map_err(ApiError::from)).await?;
     Ok(HttpResponse::Created().json(GuestToken {
         account: Account::from(row),
-        access_token,
+        access_token: issued.token,
         token_type: "Bearer",
-        expires_in: tokens.ttl_seconds(),
+        expires_in: issued.expires_in,
     }))
 }
 
@@ -210,45 +165,26 @@ pub async fn create_guest(
     responses(
         (status = 200, body = Token),
         (status = 401, description = "`invalid_credentials`", body = Problem),
-        (status = 429, description = "`rate_limited`", body = Problem)
+        (status = 429, description = "`rate_limited`: too many failed attempts for the name", body = Problem)
     )
 )]
 #[post("/v1/tokens")]
 pub async fn create_token(
     state: web::Data<AppState>,
-    tokens: TokenData,
     body: Body<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let Credentials { name, password } = body.0;
-    if let Some(retry_after) = state.limiter.locked_for(&name) {
-        return Err(ApiError::RateLimited { retry_after });
-    }
-    let lookup = name.clone();
-    let st = state.clone();
-    let found = blocking(move || {
-        let row = st
-            .service
-            .store()
-            .read(|tx| tx.account_by_name(&lookup).map_err(ApiError::from))?;
-        // Verify against a dummy hash for unknown names so both answers cost the same.
-        let hash = row
-            .as_ref()
-            .and_then(|r| r.password_hash.clone())
-            .unwrap_or_else(|| auth::dummy_hash().to_owned());
-        let ok = auth::verify_password(&password, &hash);
-        Ok(row.filter(|_| ok))
+    let issued = blocking(move || {
+        state
+            .accounts
+            .login(&name, &password)
+            .map_err(ApiError::from)
     })
     .await?;
-    let Some(row) = found else {
-        state.limiter.failed(&name);
-        return Err(ApiError::InvalidCredentials);
-    };
-    state.limiter.succeeded(&name);
-    let access_token = issue(&tokens, &row)?;
     Ok(HttpResponse::Ok().json(Token {
-        access_token,
+        access_token: issued.token,
         token_type: "Bearer",
-        expires_in: tokens.ttl_seconds(),
+        expires_in: issued.expires_in,
     }))
 }
 
@@ -260,15 +196,8 @@ pub async fn create_token(
 )]
 #[get("/v1/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    let row = blocking(move || {
-        state
-            .service
-            .store()
-            .read(|tx| tx.account_by_id(&caller.id).map_err(ApiError::from))
-    })
-    .await?
-    .ok_or(ApiError::Unauthorized(
-        "the token's account no longer exists",
-    ))?;
+    let row = blocking(move || state.accounts.find(&caller.id).map_err(ApiError::from))
+        .await?
+        .ok_or(ApiError::Unauthorized("the token's account does not exist"))?;
     Ok(HttpResponse::Ok().json(Account::from(row)))
 }

@@ -7,11 +7,11 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::game_id;
 use super::{AppState, blocking};
 use crate::analytics::{self, AnalyticsError};
-use crate::auth::Caller;
 use crate::store::StoredEvent;
 use crate::upcast::upcast;
 
@@ -37,8 +37,10 @@ impl From<AnalyticsError> for ApiError {
 #[serde(deny_unknown_fields)]
 pub struct FeedParams {
     /// Events after this global position (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 100; the NDJSON stream reads in pages of this size).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -133,6 +135,9 @@ pub async fn feed(
         return Err(ApiError::Validation("limit must be 1 to 1000".into()));
     }
     let after = params.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     let st = state.clone();
     blocking(move || {
         analytics::require_analyst(st.service.store(), &caller.id).map_err(ApiError::from)

@@ -10,8 +10,8 @@ use rules::nos_cards::{self, CardFace, HIGHEST, LOWEST, NosCard};
 use rules::pad::NOS_CARDS_IN_PLAY;
 
 use super::Body;
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
-use crate::auth::Caller;
 
 /// Most chips one player can hold: all chips of a five-player game (5 × 11).
 pub const MAX_CHIPS: i64 = 55;
@@ -31,7 +31,7 @@ pub enum CardInput {
 #[serde(deny_unknown_fields)]
 pub struct ScoreHand {
     /// The cards taken, as values (3–35) or labels (`"10♦"`); each at most once, at most 24.
-    #[schema(value_type = Vec<CardInput>)]
+    #[schema(value_type = Vec<CardInput>, max_items = 24)]
     pub cards: Vec<Value>,
     /// Chips left, 0–55.
     #[schema(value_type = i64, minimum = 0, maximum = 55)]

@@ -12,8 +12,8 @@ use super::errors::ApiError;
 #[folder = "clients/web/dist/"]
 struct Assets;
 
-/// Serves an embedded file for `GET`/`HEAD` of a path that is not an API route; anything
-/// else is a `404` problem.
+/// Serves an embedded file for `GET`/`HEAD` of a path that is not an API route; another
+/// method on an API route is a `405` problem with `Allow`; anything else a `404` problem.
 pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
     let found = (req.method() == actix_web::http::Method::GET
         || req.method() == actix_web::http::Method::HEAD)
@@ -24,7 +24,11 @@ pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
         })
         .flatten();
     let Some(file) = found else {
-        return actix_web::ResponseError::error_response(&ApiError::NotFound("route"));
+        let error = match super::methods_of(req.path()) {
+            Some(allow) => ApiError::MethodNotAllowed { allow },
+            None => ApiError::NotFound("route"),
+        };
+        return actix_web::ResponseError::error_response(&error);
     };
     let etag = format!("\"{}\"", hex::encode(file.metadata.sha256_hash()));
     let fresh = req

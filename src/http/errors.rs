@@ -73,6 +73,14 @@ pub enum ApiError {
     /// A well-formed request with invalid content.
     #[error("{0}")]
     Validation(String),
+    /// A well-formed request that cannot be carried out, with its own code.
+    #[error("{detail}")]
+    Unprocessable {
+        /// Code.
+        code: &'static str,
+        /// Detail.
+        detail: String,
+    },
     /// A request that cannot be parsed.
     #[error("{detail}")]
     BadRequest {
@@ -81,21 +89,34 @@ pub enum ApiError {
         /// Detail.
         detail: String,
     },
+    /// The body did not arrive in time.
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
     /// Body over the limit.
     #[error("the request body is too large")]
     PayloadTooLarge,
     /// Wrong content type.
     #[error("send application/json")]
     UnsupportedMediaType,
-    /// Too many failed logins.
-    #[error("too many failed attempts; retry in {retry_after} s")]
+    /// Over a rate limit.
+    #[error("{detail}")]
     RateLimited {
+        /// Code, e.g. `too_many_commands`.
+        code: &'static str,
+        /// Detail.
+        detail: String,
         /// Seconds.
         retry_after: u64,
     },
     /// The database is unreachable.
     #[error("the service is unavailable")]
     Unavailable,
+    /// The path exists, but not for this method.
+    #[error("this resource answers {allow} only")]
+    MethodNotAllowed {
+        /// The methods it answers, for the `Allow` header.
+        allow: String,
+    },
     /// A bug or an outage; the body stays opaque, the log has the cause chain.
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
@@ -108,7 +129,9 @@ impl ApiError {
             Self::InvalidCredentials => "invalid_credentials",
             Self::Forbidden { code, .. }
             | Self::BadRequest { code, .. }
-            | Self::Conflict { code, .. } => code,
+            | Self::Conflict { code, .. }
+            | Self::Unprocessable { code, .. }
+            | Self::RateLimited { code, .. } => code,
             Self::NotFound(_) => "not_found",
             Self::NameTaken => "name_taken",
             Self::VersionConflict { .. } => "version_conflict",
@@ -116,9 +139,10 @@ impl ApiError {
             Self::Rule(e) => e.code(),
             Self::Validation(_) => "validation_failed",
             Self::PayloadTooLarge => "payload_too_large",
+            Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::RateLimited { .. } => "rate_limited",
             Self::Unavailable => "unavailable",
+            Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
         }
     }
@@ -136,11 +160,15 @@ impl ResponseError for ApiError {
                 StatusCode::CONFLICT
             }
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Rule(_) | Self::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::Rule(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -150,21 +178,15 @@ impl ResponseError for ApiError {
         if let Self::Internal(e) = self {
             tracing::error!(error = ?e, "internal error");
         }
-        let code = self.code();
-        let problem = Problem {
-            type_: format!(
-                "https://stammtisch.example/problems/{}",
-                code.replace('_', "-")
-            ),
-            title: status.canonical_reason().unwrap_or("Error").to_owned(),
-            status: status.as_u16(),
-            detail: self.to_string(),
-            code: code.to_owned(),
-            current_version: match self {
+        let body = problem_body(
+            status,
+            self.code(),
+            self.to_string(),
+            match self {
                 Self::VersionConflict { current } => Some(*current),
                 _ => None,
             },
-        };
+        );
         let mut response = HttpResponse::build(status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
         match self {
@@ -177,15 +199,88 @@ impl ResponseError for ApiError {
             Self::InvalidCredentials => {
                 response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"stammtisch\""));
             }
-            Self::RateLimited { retry_after } => {
+            Self::RateLimited { retry_after, .. } => {
                 if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
                     response.insert_header((header::RETRY_AFTER, v));
                 }
             }
+            Self::MethodNotAllowed { allow } => {
+                if let Ok(v) = HeaderValue::from_str(allow) {
+                    response.insert_header((header::ALLOW, v));
+                }
+            }
             _ => {}
         }
-        response.body(serde_json::to_string(&problem).unwrap_or_default())
+        response.body(body)
     }
+}
+
+/// A problem+json body for `status` with `code` and `detail`.
+fn problem_body(
+    status: StatusCode,
+    code: &str,
+    detail: String,
+    current_version: Option<i32>,
+) -> String {
+    serde_json::to_string(&Problem {
+        type_: format!(
+            "https://stammtisch.example/problems/{}",
+            code.replace('_', "-")
+        ),
+        title: status.canonical_reason().unwrap_or("Error").to_owned(),
+        status: status.as_u16(),
+        detail,
+        code: code.to_owned(),
+        current_version,
+    })
+    .unwrap_or_default()
+}
+
+/// Rewrites an error response that is not problem+json — made by actix itself, the docs
+/// UI or a middleware — into one, keeping its status and headers (`Allow`, CORS, …).
+///
+/// # Errors
+/// None; the signature is the one `ErrorHandlers` wants.
+pub fn bare_error_to_problem<B>(
+    res: actix_web::dev::ServiceResponse<B>,
+) -> actix_web::Result<actix_web::middleware::ErrorHandlerResponse<B>> {
+    use actix_web::middleware::ErrorHandlerResponse;
+    let is_problem = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/problem+json"));
+    if is_problem {
+        return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
+    }
+    let status = res.status();
+    let code = match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_server_error() => "internal_error",
+        _ => "bad_request",
+    };
+    let detail = status
+        .canonical_reason()
+        .unwrap_or("the request was refused")
+        .to_lowercase();
+    let (req, old) = res.into_parts();
+    let mut new = HttpResponse::build(status)
+        .content_type("application/problem+json")
+        .body(problem_body(status, code, detail, None));
+    for (name, value) in old.headers() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            new.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    Ok(ErrorHandlerResponse::Response(
+        actix_web::dev::ServiceResponse::new(req, new).map_into_right_body(),
+    ))
 }
 
 impl From<ServiceError> for ApiError {
@@ -196,7 +291,44 @@ impl From<ServiceError> for ApiError {
             ServiceError::VersionConflict { current } => Self::VersionConflict { current },
             ServiceError::Busy => Self::Busy,
             ServiceError::Store(store) => store.into(),
+            ServiceError::Limited(limit) => limit.into(),
+            ServiceError::IdempotencyKeyReused => Self::Unprocessable {
+                code: "idempotency_key_reused",
+                detail: "this Idempotency-Key was used for another request within 24 hours".into(),
+            },
             other @ ServiceError::Corrupt { .. } => Self::Internal(anyhow::Error::new(other)),
+        }
+    }
+}
+
+impl From<crate::limits::LimitError> for ApiError {
+    fn from(e: crate::limits::LimitError) -> Self {
+        match e {
+            crate::limits::LimitError::Exceeded {
+                code,
+                what,
+                retry_after,
+            } => Self::RateLimited {
+                code,
+                detail: format!("{what}; retry in {retry_after} s"),
+                retry_after,
+            },
+            crate::limits::LimitError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::accounts::AccountError> for ApiError {
+    fn from(e: crate::accounts::AccountError) -> Self {
+        use crate::accounts::AccountError as A;
+        match e {
+            A::InvalidName | A::InvalidPassword => Self::Validation(e.to_string()),
+            A::NameTaken => Self::NameTaken,
+            A::InvalidCredentials => Self::InvalidCredentials,
+            A::UnknownAccount => Self::Unauthorized("the token's account does not exist"),
+            A::Limited(limit) => limit.into(),
+            A::Store(store) => store.into(),
+            A::Crypto(_) => Self::Internal(anyhow::Error::new(e)),
         }
     }
 }

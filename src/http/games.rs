@@ -9,13 +9,13 @@ use utoipa::{IntoParams, ToSchema};
 
 use rules::{
     ChipsOption, Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset,
-    Ruleset, Setup,
+    Ruleset, Setup, Status,
 };
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::auth::Caller;
 use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
 use crate::store::{GameSummaryRow, ListQuery};
 
@@ -43,19 +43,24 @@ pub struct OptionsInput {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
-    /// `6-nimmt`, `11-nimmt` or `x-nimmt`.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
+    #[schema(value_type = Ruleset)]
     pub ruleset: String,
-    /// Number of seats.
+    /// Number of seats: 2–10 (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7
+    /// (nimm-oder-schieb).
+    #[schema(minimum = 2, maximum = 10)]
     pub players: u8,
     /// Options; override the preset's.
     pub options: Option<OptionsInput>,
     /// 6-nimmt: `standard`, `taktik`, `logik`, `profi`; `options` given beside it override it.
     pub preset: Option<Preset>,
     /// Display name (at most 64 characters).
+    #[schema(max_length = 64)]
     pub name: Option<String>,
     /// Seconds per move, 1 to 2,592,000 (30 days): a seat that lets its deadline pass is
     /// moved for by the server (`take_row`: the cheapest row; other moves: the heuristic
     /// bot's choice), and those events carry `"cause": "deadline"`.
+    #[schema(minimum = 1, maximum = 2_592_000)]
     pub move_deadline_seconds: Option<u32>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
@@ -115,14 +120,18 @@ pub struct GamePage {
 #[serde(deny_unknown_fields)]
 pub struct ListParams {
     /// `lobby`, `active` or `finished`.
+    #[param(value_type = Option<Status>)]
     pub status: Option<String>,
     /// Ruleset name.
+    #[param(value_type = Option<Ruleset>)]
     pub ruleset: Option<String>,
     /// Only games the caller sits in.
     pub mine: Option<bool>,
     /// `me`: the inbox, games in which the caller must act now.
+    #[param(pattern = "^me$")]
     pub awaiting: Option<String>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
     /// From `next_cursor`.
     pub cursor: Option<String>,
@@ -133,8 +142,10 @@ pub struct ListParams {
 #[serde(deny_unknown_fields)]
 pub struct EventParams {
     /// Only events with a higher `seq` (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i32>,
     /// Page size, 1–500 (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
@@ -335,6 +346,14 @@ pub async fn list_games(
             "status must be lobby, active or finished".into(),
         ));
     }
+    if p.ruleset
+        .as_deref()
+        .is_some_and(|r| Ruleset::from_name(r).is_none())
+    {
+        return Err(ApiError::Validation(
+            "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
+        ));
+    }
     // The inbox is ordered by deadline and paged by position; other lists by id.
     let inbox = p.awaiting.is_some();
     let cursor = match p.cursor.as_deref() {
@@ -344,6 +363,7 @@ pub async fn list_games(
                 .decode(c)
                 .ok()
                 .and_then(|b| String::from_utf8(b).ok())
+                .filter(|c| !c.is_empty())
                 .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
         ),
     };
@@ -552,6 +572,9 @@ pub async fn list_events(
     let id = game_id(&path)?;
     let limit = page_limit(params.limit)?;
     let after = params.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     let rows = blocking(move || {
         state
             .service

@@ -4,6 +4,7 @@
 pub mod accounts;
 pub mod analytics;
 pub mod calculator;
+pub mod caller;
 pub mod client;
 pub mod errors;
 pub mod games;
@@ -19,7 +20,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
-use crate::auth::{LoginLimiter, Tokens};
+use crate::accounts::Accounts;
+use crate::limits::Limits;
 use crate::service::Service;
 
 /// Largest JSON body accepted.
@@ -27,10 +29,16 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Shared state of every handler.
 pub struct AppState {
-    /// Use cases.
+    /// Games.
     pub service: Service,
-    /// Failed-login limiter.
-    pub limiter: LoginLimiter,
+    /// Accounts, guests, logins, tokens.
+    pub accounts: Accounts,
+    /// Rate limits.
+    pub limits: Limits,
+    /// Take the client address from `Forwarded`/`X-Forwarded-For` (behind a proxy).
+    pub trust_forwarded_for: bool,
+    /// A request body must arrive within this time.
+    pub body_timeout: std::time::Duration,
     /// Counters for `/metrics`.
     pub metrics: ops::Metrics,
     /// Turns true when the server shuts down (streams end).
@@ -113,6 +121,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut api = api;
     // After the routes: they bring the schemas (such as `Command`) that this shapes.
     schema::NamedVariants.modify(&mut api);
+    schema::ProblemResponses.modify(&mut api);
     api
 }
 
@@ -206,8 +215,16 @@ impl<T: serde::de::DeserializeOwned + 'static> actix_web::FromRequest for Body<T
         payload: &mut actix_web::dev::Payload,
     ) -> Self::Future {
         let raw = web::Json::<Box<serde_json::value::RawValue>>::from_request(req, payload);
+        let limit = req
+            .app_data::<web::Data<AppState>>()
+            .map_or(std::time::Duration::from_secs(10), |s| s.body_timeout);
         Box::pin(async move {
-            let raw = raw.await?.into_inner();
+            // A body that trickles in would hold a connection forever: it must arrive
+            // within the body timeout.
+            let raw = tokio::time::timeout(limit, raw)
+                .await
+                .map_err(|_| errors::ApiError::RequestTimeout)??
+                .into_inner();
             if !raw.get().trim_start().starts_with('{') {
                 return Err(
                     errors::ApiError::Validation("the body must be a JSON object".into()).into(),
@@ -250,6 +267,70 @@ impl<'de> serde::Deserialize<'de> for StrictObject {
     }
 }
 
+/// The methods that `path` answers, as an `Allow` value, when it is a route of the API
+/// (read from the API description, so it cannot drift from the routes); `None` otherwise.
+pub(crate) fn methods_of(path: &str) -> Option<String> {
+    static ROUTES: std::sync::OnceLock<Vec<(Vec<String>, String)>> = std::sync::OnceLock::new();
+    let routes = ROUTES.get_or_init(|| {
+        let doc = serde_json::to_value(openapi()).unwrap_or_default();
+        let mut routes: Vec<(Vec<String>, String)> = doc["paths"]
+            .as_object()
+            .map(|paths| {
+                paths
+                    .iter()
+                    .map(|(template, item)| {
+                        let methods: Vec<String> = item
+                            .as_object()
+                            .map(|ops| ops.keys().map(|m| m.to_uppercase()).collect())
+                            .unwrap_or_default();
+                        (segments(template), methods.join(", "))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        routes.push((segments("/openapi.json"), "GET".into()));
+        routes
+    });
+    let wanted = segments(path);
+    routes
+        .iter()
+        .find(|(template, _)| {
+            template.len() == wanted.len()
+                && template
+                    .iter()
+                    .zip(&wanted)
+                    .all(|(t, w)| t == w || (t.starts_with('{') && t.ends_with('}')))
+        })
+        .map(|(_, methods)| methods.clone())
+}
+
+fn segments(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The client's address for per-address limits: the peer, or with
+/// `TRUST_FORWARDED_FOR` the first address of `Forwarded`/`X-Forwarded-For` (set it only
+/// behind a proxy that overwrites those headers).
+pub(crate) fn client_address(req: &actix_web::HttpRequest) -> String {
+    let trust = req
+        .app_data::<web::Data<AppState>>()
+        .is_some_and(|s| s.trust_forwarded_for);
+    let info = req.connection_info();
+    let address = if trust {
+        info.realip_remote_addr()
+    } else {
+        info.peer_addr()
+    };
+    let address = address.unwrap_or("unknown");
+    // The port changes with every connection; the host is the client.
+    address
+        .parse::<std::net::SocketAddr>()
+        .map_or_else(|_| address.to_owned(), |a| a.ip().to_string())
+}
+
 /// Parses a resource id from a path; anything but a UUID is "not found".
 pub(crate) fn parse_id(raw: &str, what: &'static str) -> Result<String, errors::ApiError> {
     uuid::Uuid::parse_str(raw)
@@ -262,21 +343,39 @@ pub(crate) fn etag(version: i32) -> (actix_web::http::header::HeaderName, String
     (actix_web::http::header::ETAG, format!("\"{version}\""))
 }
 
-/// Parses `If-Match: "<version>"` (a weak tag or a bare number is accepted too).
+/// Parses `If-Match` (RFC 9110): `"<version>"` pins the command to that version; `*`
+/// only asks that the game exists, which every command does anyway. `If-Match` compares
+/// strongly, so a weak tag (`W/"3"`) can never match and is refused, as is anything else.
 pub(crate) fn if_match(
     headers: &actix_web::http::header::HeaderMap,
 ) -> Result<Option<i32>, errors::ApiError> {
     let Some(value) = headers.get(actix_web::http::header::IF_MATCH) else {
         return Ok(None);
     };
-    let bad = || errors::ApiError::BadRequest {
+    let bad = |detail: &str| errors::ApiError::BadRequest {
         code: "invalid_if_match",
-        detail: "If-Match must be \"<version>\"".into(),
+        detail: detail.into(),
     };
-    let text = value.to_str().map_err(|_| bad())?.trim();
-    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
-    text.parse::<i32>().map(Some).map_err(|_| bad())
+    let text = value
+        .to_str()
+        .map_err(|_| bad("If-Match must be \"<version>\" or *"))?
+        .trim();
+    if text == "*" {
+        return Ok(None);
+    }
+    if text.starts_with("W/") {
+        return Err(bad(
+            "If-Match compares strongly; send the ETag as given, \"<version>\", not a weak tag",
+        ));
+    }
+    // The tag as sent in the ETag, `"12"`; a bare `12` is taken too.
+    let tag = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    Some(tag)
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse::<i32>().ok())
+        .map(Some)
+        .ok_or_else(|| bad("If-Match must be one \"<version>\" (as in the ETag) or *"))
 }
-
-/// Token keys as shared app data.
-pub type TokenData = web::Data<Tokens>;

@@ -1,5 +1,10 @@
 //! Shapes the generated OpenAPI document for client generators.
 //!
+//! [`ProblemResponses`] declares every error an operation can answer as
+//! `application/problem+json`, adding the ones every operation of a kind shares (a body's
+//! 400/408/413/415/422, a query's 400, a token's 401, the database's 503) so the document
+//! lists every status the server sends.
+//!
 //! utoipa writes a tagged enum as an unnamed `oneOf` of inline objects, which generators
 //! turn into `any` or into anonymous types. Here every variant of `Command` and `Event`
 //! becomes a named component schema (`PlayCardCommand`, `CardPlacedEvent`, …) and the
@@ -22,8 +27,8 @@ impl Modify for NamedVariants {
             .pointer_mut("/components/schemas")
             .and_then(Value::as_object_mut)
         {
-            name_variants(schemas, "Command", "Command");
-            name_variants(schemas, "Event", "Event");
+            name_variants(schemas, "Command", "Command", true);
+            name_variants(schemas, "Event", "Event", false);
             for envelope in ["EventItem", "FeedItem", "ArchivedEvent"] {
                 type_envelope(schemas, envelope, "Event");
             }
@@ -33,6 +38,133 @@ impl Modify for NamedVariants {
         if let Ok(shaped) = serde_json::from_value(doc) {
             *openapi = shaped;
         }
+    }
+}
+
+/// The [`Modify`] that declares problem responses; see the module docs.
+pub struct ProblemResponses;
+
+impl Modify for ProblemResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let Ok(mut doc) = serde_json::to_value(&*openapi) else {
+            return;
+        };
+        if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
+            for (path, item) in paths.iter_mut() {
+                let Some(operations) = item.as_object_mut() else {
+                    continue;
+                };
+                for operation in operations.values_mut() {
+                    declare_problems(path, operation);
+                }
+            }
+        }
+        if let Ok(shaped) = serde_json::from_value(doc) {
+            *openapi = shaped;
+        }
+    }
+}
+
+/// The syntax of the headers several operations share, so a generated request is a valid
+/// one (and a client generator can check it).
+fn constrain_shared_headers(operation: &mut Value) {
+    let Some(params) = operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for param in params {
+        let pattern = match (param["in"].as_str(), param["name"].as_str()) {
+            (Some("header"), Some("If-Match")) => "^(\"[0-9]{1,9}\"|[0-9]{1,9}|\\*)$",
+            (Some("header"), Some("Idempotency-Key")) => "^[!-~]{1,200}$",
+            (Some("header"), Some("Last-Event-ID")) => "^[0-9]{1,9}$",
+            _ => continue,
+        };
+        param["schema"] = json!({ "type": "string", "pattern": pattern });
+    }
+}
+
+/// Adds the shared error responses of `operation` and makes every error problem+json.
+fn declare_problems(path: &str, operation: &mut Value) {
+    constrain_shared_headers(operation);
+    let public = operation
+        .get("security")
+        .and_then(Value::as_array)
+        .is_some_and(|s| s.iter().any(|r| r.as_object().is_some_and(Map::is_empty)));
+    let has_body = operation.get("requestBody").is_some();
+    let params = operation
+        .get("parameters")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let has_query = params.iter().any(|p| p["in"] == "query");
+    let has_path = params.iter().any(|p| p["in"] == "path");
+    let api = path.starts_with("/v1/");
+    let mut shared: Vec<(&str, &str)> = Vec::new();
+    if has_body {
+        shared.extend([
+            (
+                "400",
+                "`malformed_json`, `malformed_body`: the body is not the JSON it should be",
+            ),
+            ("408", "`request_timeout`: the body did not arrive in time"),
+            ("413", "`payload_too_large`"),
+            ("415", "`unsupported_media_type`: send `application/json`"),
+            (
+                "422",
+                "`validation_failed`: well-formed JSON with invalid content",
+            ),
+        ]);
+    }
+    if has_query {
+        shared.push(("400", "`invalid_query`: the query string does not parse"));
+        shared.push(("422", "`validation_failed`: a query value out of range"));
+    }
+    if has_path {
+        shared.push(("404", "`not_found`"));
+    }
+    if api && !public {
+        shared.push((
+            "401",
+            "`unauthorized`: no, a bad or an expired token, or its account is gone",
+        ));
+    }
+    if api {
+        shared.push((
+            "503",
+            "`database_unavailable`: the database does not answer; retry after `Retry-After`",
+        ));
+    }
+    let Some(responses) = operation
+        .get_mut("responses")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for (status, description) in shared {
+        match responses.get_mut(status) {
+            Some(existing) => {
+                // Keep the operation's own description; add the shared code unless named.
+                let code = description.split('`').nth(1).unwrap_or(description);
+                if let Some(own) = existing.get("description").and_then(Value::as_str)
+                    && !own.contains(code)
+                {
+                    let merged = format!("{own}; {description}");
+                    existing["description"] = Value::String(merged);
+                }
+            }
+            None => {
+                responses.insert(status.to_owned(), json!({ "description": description }));
+            }
+        }
+    }
+    for (status, response) in responses.iter_mut() {
+        if !(status.starts_with('4') || status.starts_with('5')) {
+            continue;
+        }
+        let schema = json!({ "$ref": "#/components/schemas/Problem" });
+        response["content"] = json!({ "application/problem+json": { "schema": schema } });
     }
 }
 
@@ -50,7 +182,7 @@ fn pascal(tag: &str) -> String {
 
 /// Moves each inline variant of the `oneOf` schema `name` into a component schema of its
 /// own and adds the discriminator.
-fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str) {
+fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, closed: bool) {
     let Some(items) = schemas
         .get_mut(name)
         .and_then(|s| s.get_mut("oneOf"))
@@ -74,6 +206,11 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str) {
         let reference = format!("#/components/schemas/{variant}");
         if let Some(object) = item.as_object_mut() {
             object.insert("title".into(), Value::String(variant.clone()));
+            if closed {
+                // Commands refuse unknown fields. (Events stay open: their envelopes add
+                // fields through `allOf`, and deadline moves add `cause`.)
+                object.insert("additionalProperties".into(), Value::Bool(false));
+            }
         }
         schemas.insert(variant, item);
         mapping.insert(tag, Value::String(reference.clone()));
@@ -123,5 +260,114 @@ mod tests {
         assert_eq!(pascal("play_card"), "PlayCard");
         assert_eq!(pascal("take"), "Take");
         assert_eq!(pascal("nos_game_ended"), "NosGameEnded");
+    }
+}
+
+/// Every event type a build knows is classified for its audience, and the classification
+/// is the one reviewed here: a new event type fails this test until it is added below.
+#[cfg(test)]
+mod audience {
+    #![allow(clippy::unwrap_used)]
+
+    use rules::{Audience, Event};
+    use serde_json::json;
+
+    #[test]
+    fn every_event_type_has_a_reviewed_audience() {
+        let s = Audience::Seat(2);
+        let p = Audience::Public;
+        let x = Audience::Server;
+        let card = json!(7);
+        let table = [
+            (
+                "game_created",
+                p,
+                json!({"ruleset": "6-nimmt", "options": {"deck": "full", "deal": "random", "placement": "right", "end": {"points": 66}, "chips": "hidden"}, "players": 2, "name": null, "rules_version": 1, "prepared_deal": false, "commitment": "00"}),
+            ),
+            ("move_deadline_set", p, json!({"seconds": 60})),
+            ("deadlines_set", p, json!({"deadlines": []})),
+            ("seed_recorded", x, json!({"seed": "00"})),
+            ("deal_prepared", x, json!({"deal": {}})),
+            (
+                "seat_taken",
+                p,
+                json!({"seat": 2, "account": "a", "name": "n"}),
+            ),
+            ("seat_left", p, json!({"seat": 2})),
+            (
+                "bot_added",
+                p,
+                json!({"seat": 2, "strategy": "random", "name": "n"}),
+            ),
+            ("seat_removed", p, json!({"seat": 2})),
+            ("game_started", p, json!({})),
+            ("round_started", p, json!({"round": 1, "rows": [card]})),
+            ("hand_dealt", s, json!({"seat": 2, "cards": [card]})),
+            ("card_selected", s, json!({"seat": 2, "card": card})),
+            ("selection_made", p, json!({"seat": 2})),
+            ("cards_revealed", p, json!({"cards": []})),
+            (
+                "card_placed",
+                p,
+                json!({"seat": 2, "card": card, "row": 0, "taken": [], "chosen": false}),
+            ),
+            (
+                "draft_started",
+                p,
+                json!({"round": 1, "pool": [card], "first_seat": 0}),
+            ),
+            ("card_drafted", p, json!({"seat": 2, "card": card})),
+            (
+                "nos_game_started",
+                p,
+                json!({"game": 1, "first_seat": 0, "chips": 11}),
+            ),
+            (
+                "draw_pile_set",
+                x,
+                json!({"pile": [card], "removed": [card]}),
+            ),
+            ("card_revealed", p, json!({"card": card})),
+            ("passed", p, json!({"seat": 2})),
+            (
+                "card_taken",
+                p,
+                json!({"seat": 2, "card": card, "chips": 0}),
+            ),
+            (
+                "nos_game_ended",
+                p,
+                json!({"game": 1, "scores": [], "chips": [], "removed": []}),
+            ),
+            (
+                "card_kept",
+                p,
+                json!({"seat": 2, "card": card, "stacked": [], "to_hand": []}),
+            ),
+            ("round_ended", p, json!({"round": 1, "scores": []})),
+            ("game_finished", p, json!({"winners": [], "seed": "00"})),
+            ("seat_resigned", p, json!({"seat": 2})),
+        ];
+        let doc = serde_json::to_value(crate::http::openapi()).unwrap();
+        let mut known: Vec<&str> =
+            doc["components"]["schemas"]["Event"]["discriminator"]["mapping"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+        let mut reviewed: Vec<&str> = table.iter().map(|(t, _, _)| *t).collect();
+        known.sort_unstable();
+        reviewed.sort_unstable();
+        assert_eq!(
+            known, reviewed,
+            "classify every event type here (who may read it?) before it can be stored"
+        );
+        for (kind, audience, data) in table {
+            let event: Event = serde_json::from_value(json!({"type": kind, "data": data}))
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert_eq!(event.type_name(), kind);
+            assert_eq!(event.audience(), audience, "{kind}");
+        }
     }
 }

@@ -11,9 +11,9 @@ use rules::EndCondition;
 use rules::Ruleset;
 use rules::pad::{NewPad, PadCommand, PadError};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::pads::{self, PadBody, PadServiceError};
 
 /// A new score pad.
@@ -24,6 +24,7 @@ pub struct CreatePad {
     pub ruleset: Ruleset,
     /// Player names in seating order, 1–32 characters each, all different (ignoring case).
     /// 2–10 players (6-nimmt), 2–9 (11-nimmt), 2–4 (x-nimmt), 3–7 (nimm-oder-schieb).
+    #[schema(min_items = 2, max_items = 10)]
     pub players: Vec<String>,
     /// 6-nimmt: `{"points": 33 | 66 | 100}` (default 66) or `{"rounds": k}`; 11-nimmt:
     /// `{"points": 1–999}` (default 66) or `{"rounds": k}`; x-nimmt and nimm-oder-schieb:
@@ -38,6 +39,7 @@ pub struct RecordRound {
     /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
     /// sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
     /// minus chips.
+    #[schema(min_items = 2, max_items = 10)]
     pub scores: Vec<i32>,
 }
 

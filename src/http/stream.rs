@@ -21,16 +21,17 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 use utoipa::{IntoParams, ToSchema};
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::{EventItem, game_id};
 use super::{AppState, blocking};
-use crate::auth::Caller;
 
 /// Where to start.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct StreamParams {
     /// Events after this `seq` (the `Last-Event-ID` header wins when both are given).
+    #[param(minimum = 0)]
     pub after: Option<i32>,
     /// A stream ticket (for `EventSource`, which cannot send `Authorization`); replaces
     /// the bearer token.
@@ -93,7 +94,8 @@ pub async fn create_stream_ticket(
         (status = 200, description = "text/event-stream of the game's events", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem),
         (status = 401, description = "`unauthorized`: no or a bad token, or an unknown, used or expired ticket", body = Problem),
-        (status = 404, description = "`not_found`", body = Problem)
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 429, description = "`too_many_streams`: the account has `LIMIT_STREAMS` streams open", body = Problem)
     )
 )]
 #[get("/v1/games/{id}/stream")]
@@ -118,7 +120,10 @@ pub async fn stream_events(
                 "unknown, used or expired stream ticket",
             ))?
         }
-        None => crate::auth::caller_of(&req)?.id,
+        None => {
+            use actix_web::FromRequest;
+            Caller::extract(&req).await?.id
+        }
     };
     let after = match req.headers().get("Last-Event-ID") {
         Some(v) => v
@@ -131,6 +136,9 @@ pub async fn stream_events(
             })?,
         None => params.after.unwrap_or(0),
     };
+    if after < 0 || params.after.is_some_and(|a| a < 0) {
+        return Err(ApiError::Validation("after must be 0 or more".into()));
+    }
     tracing::info!(game = %id, after, "stream opened");
     // Existence and access are checked before the stream starts.
     let (st, gid, reader) = (state.clone(), id.clone(), account.clone());
@@ -141,7 +149,14 @@ pub async fn stream_events(
             .map_err(ApiError::from)
     })
     .await?;
+    let (limits, holder) = (state.limits.clone(), account.clone());
+    let lease = blocking(move || limits.open_stream(&holder).map_err(ApiError::from)).await?;
     let live = Live {
+        lease: Lease {
+            limits: state.limits.clone(),
+            id: lease,
+            renewed: Instant::now(),
+        },
         hints: state.service.notifier().subscribe(),
         shutdown: state.shutdown.clone(),
         state,
@@ -164,8 +179,51 @@ pub async fn stream_events(
         .streaming(body))
 }
 
+/// A stream's place in the per-account limit: renewed while the stream lives, given back
+/// when it is dropped (a replica that dies leaves leases that expire).
+struct Lease {
+    limits: crate::limits::Limits,
+    id: String,
+    renewed: Instant,
+}
+
+impl Lease {
+    fn renew_if_due(&mut self) {
+        if self.renewed.elapsed() < crate::limits::LEASE / 2 {
+            return;
+        }
+        self.renewed = Instant::now();
+        let (limits, id) = (self.limits.clone(), self.id.clone());
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn_blocking(move || {
+                if let Err(e) = limits.renew_stream(&id) {
+                    tracing::warn!(error = %e, "could not renew a stream lease");
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let (limits, id) = (self.limits.clone(), std::mem::take(&mut self.id));
+        let close = move || {
+            if let Err(e) = limits.close_stream(&id) {
+                tracing::warn!(error = %e, "could not give back a stream lease");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn_blocking(close);
+            }
+            Err(_) => close(),
+        }
+    }
+}
+
 /// One open stream.
 struct Live {
+    lease: Lease,
     state: web::Data<AppState>,
     hints: broadcast::Receiver<String>,
     shutdown: watch::Receiver<bool>,
@@ -198,6 +256,7 @@ impl Live {
             if !self.wait().await {
                 return None;
             }
+            self.lease.renew_if_due();
             if self.last_sent.elapsed() >= self.state.stream_keep_alive {
                 self.last_sent = Instant::now();
                 return Some(Bytes::from_static(b": keep-alive\n\n"));

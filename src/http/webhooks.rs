@@ -7,9 +7,9 @@ use actix_web::{HttpResponse, ResponseError, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::auth::Caller;
 use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 
 /// A new webhook.
@@ -18,6 +18,7 @@ use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 pub struct CreateWebhook {
     /// An absolute `http://` or `https://` URL (at most 2048 characters, no credentials or
     /// fragment) to which the server POSTs the caller's notifications.
+    #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: String,
 }
 

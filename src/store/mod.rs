@@ -4,6 +4,7 @@
 //! operation is written once in [`ops`] and compiled for both connection types; the
 //! service sees only [`Tx`] and [`Store`].
 
+mod counters;
 pub mod json;
 mod ops;
 mod pads;
@@ -21,7 +22,8 @@ use diesel::{Connection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 pub use ops::{
-    AccountRow, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent, Tx,
+    AccountRow, GameIndex, GameRow, GameSummaryRow, IdempotentRow, ListQuery, NewEvent, SeatRow,
+    StoredEvent, Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use webhooks::{
@@ -76,20 +78,34 @@ enum Pools {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// Rate-limit counters and leases on SQLite (see [`counters`]).
+    memory: std::sync::Arc<counters::MemoryCounters>,
 }
 
 /// Sets the pragmas SQLite needs for concurrent use on every new connection.
 #[derive(Debug)]
-struct SqlitePragmas;
+struct SqlitePragmas {
+    synchronous: &'static str,
+}
 
 impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragmas {
     fn on_acquire(&self, conn: &mut SqliteConnection) -> Result<(), diesel::r2d2::Error> {
-        conn.batch_execute(
-            "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-             PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-        )
+        conn.batch_execute(&format!(
+            // busy_timeout first: the connections of a fresh pool open at once, and
+            // switching to WAL needs the lock.
+            "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
+             PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
+            self.synchronous
+        ))
         .map_err(diesel::r2d2::Error::QueryError)
     }
+}
+
+/// How to open a store.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StoreOptions {
+    /// SQLite's `synchronous` pragma (ignored on PostgreSQL).
+    pub sqlite_synchronous: crate::config::SqliteSynchronous,
 }
 
 impl Store {
@@ -98,6 +114,14 @@ impl Store {
     /// # Errors
     /// An unsupported URL or a database that cannot be reached.
     pub fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with(url, StoreOptions::default())
+    }
+
+    /// Connects to `url` with `options`.
+    ///
+    /// # Errors
+    /// An unsupported URL or a database that cannot be reached.
+    pub fn connect_with(url: &str, options: StoreOptions) -> Result<Self, StoreError> {
         let timeout = Duration::from_secs(10);
         let pools = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let manager = ConnectionManager::<PgConnection>::new(url);
@@ -118,11 +142,19 @@ impl Store {
                 Pool::builder()
                     .max_size(8)
                     .connection_timeout(timeout)
-                    .connection_customizer(Box::new(SqlitePragmas))
+                    .connection_customizer(Box::new(SqlitePragmas {
+                        synchronous: match options.sqlite_synchronous {
+                            crate::config::SqliteSynchronous::Full => "FULL",
+                            crate::config::SqliteSynchronous::Normal => "NORMAL",
+                        },
+                    }))
                     .build(manager)?,
             )
         };
-        Ok(Self { pools })
+        Ok(Self {
+            pools,
+            memory: std::sync::Arc::default(),
+        })
     }
 
     /// Which backend this store uses.
@@ -208,6 +240,32 @@ impl Store {
             Pools::Sqlite(p) => {
                 let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
                 f(&mut *conn)
+            }
+        }
+    }
+
+    /// SQLite's `synchronous` setting as a connection reports it (`full`, `normal`, …);
+    /// `None` on PostgreSQL.
+    ///
+    /// # Errors
+    /// No connection, or the pragma cannot be read.
+    pub fn sqlite_synchronous(&self) -> Result<Option<&'static str>, StoreError> {
+        #[derive(diesel::QueryableByName)]
+        struct Sync {
+            #[diesel(sql_type = diesel::sql_types::Integer)]
+            synchronous: i32,
+        }
+        match &self.pools {
+            Pools::Pg(_) => Ok(None),
+            Pools::Sqlite(p) => {
+                let row: Sync =
+                    diesel::sql_query("PRAGMA synchronous").get_result(&mut *p.get()?)?;
+                Ok(Some(match row.synchronous {
+                    0 => "off",
+                    1 => "normal",
+                    2 => "full",
+                    _ => "extra",
+                }))
             }
         }
     }

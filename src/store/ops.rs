@@ -90,6 +90,19 @@ pub struct GameSummaryRow {
     pub seats: Vec<SeatRow>,
 }
 
+/// A stored answer to a command with an idempotency key.
+#[derive(Debug, Clone)]
+pub struct IdempotentRow {
+    /// HTTP status of the first answer.
+    pub status: i32,
+    /// The first answer's body.
+    pub response: serde_json::Value,
+    /// SHA-256 of the request it answered (`None` for keys stored before it was kept).
+    pub request_hash: Option<String>,
+    /// When it was stored.
+    pub created_at: NaiveDateTime,
+}
+
 /// An event to append.
 #[derive(Debug, Clone)]
 pub struct NewEvent {
@@ -240,7 +253,22 @@ pub trait Tx {
         game: &str,
         account: &str,
         key: &str,
-    ) -> Result<Option<(i32, serde_json::Value)>, StoreError>;
+    ) -> Result<Option<IdempotentRow>, StoreError>;
+    /// Forgets one idempotency key (an expired one, before the key is used anew).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn forget_idempotency_key(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+    ) -> Result<(), StoreError>;
+    /// Forgets the idempotency keys stored before `before`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn prune_idempotency_keys(&mut self, before: NaiveDateTime) -> Result<usize, StoreError>;
     /// Stores the first response to a command with this key.
     ///
     /// # Errors
@@ -250,6 +278,7 @@ pub trait Tx {
         game: &str,
         account: &str,
         key: &str,
+        request_hash: &str,
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
@@ -276,6 +305,11 @@ pub trait Tx {
     /// The webhook operations on the same transaction (the outbox is written beside the
     /// events that cause a notification).
     fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
+    /// How many games `account` hosts that are still in the lobby.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError>;
     /// Stores a stream ticket (by its hash) and forgets expired ones.
     ///
     /// # Errors
@@ -495,13 +529,46 @@ macro_rules! impl_tx {
                 game: &str,
                 account: &str,
                 key: &str,
-            ) -> Result<Option<(i32, serde_json::Value)>, StoreError> {
-                let row: Option<(i32, JsonValue)> = idempotency_keys::table
-                    .find((game, account, key))
-                    .select((idempotency_keys::status, idempotency_keys::response))
-                    .first(self)
-                    .optional()?;
-                Ok(row.map(|(s, r)| (s, r.0)))
+            ) -> Result<Option<IdempotentRow>, StoreError> {
+                let row: Option<(i32, JsonValue, Option<String>, NaiveDateTime)> =
+                    idempotency_keys::table
+                        .find((game, account, key))
+                        .select((
+                            idempotency_keys::status,
+                            idempotency_keys::response,
+                            idempotency_keys::request_hash,
+                            idempotency_keys::created_at,
+                        ))
+                        .first(self)
+                        .optional()?;
+                Ok(row.map(
+                    |(status, response, request_hash, created_at)| IdempotentRow {
+                        status,
+                        response: response.0,
+                        request_hash,
+                        created_at,
+                    },
+                ))
+            }
+
+            fn forget_idempotency_key(
+                &mut self,
+                game: &str,
+                account: &str,
+                key: &str,
+            ) -> Result<(), StoreError> {
+                diesel::delete(idempotency_keys::table.find((game, account, key))).execute(self)?;
+                Ok(())
+            }
+
+            fn prune_idempotency_keys(
+                &mut self,
+                before: NaiveDateTime,
+            ) -> Result<usize, StoreError> {
+                Ok(diesel::delete(
+                    idempotency_keys::table.filter(idempotency_keys::created_at.lt(before)),
+                )
+                .execute(self)?)
             }
 
             fn save_idempotent_response(
@@ -509,6 +576,7 @@ macro_rules! impl_tx {
                 game: &str,
                 account: &str,
                 key: &str,
+                request_hash: &str,
                 status: i32,
                 response: &serde_json::Value,
             ) -> Result<(), StoreError> {
@@ -517,6 +585,7 @@ macro_rules! impl_tx {
                         idempotency_keys::game_id.eq(game),
                         idempotency_keys::account_id.eq(account),
                         idempotency_keys::key.eq(key),
+                        idempotency_keys::request_hash.eq(request_hash),
                         idempotency_keys::status.eq(status),
                         idempotency_keys::response.eq(JsonValue(response.clone())),
                         idempotency_keys::created_at.eq(now()),
@@ -613,6 +682,14 @@ macro_rules! impl_tx {
 
             fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx {
                 self
+            }
+
+            fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError> {
+                Ok(games::table
+                    .filter(games::host_account.eq(account))
+                    .filter(games::status.eq("lobby"))
+                    .count()
+                    .get_result(self)?)
             }
 
             fn insert_stream_ticket(

@@ -80,6 +80,7 @@ diesel::table! {
         status -> Integer,
         response -> Json,
         created_at -> Timestamp,
+        request_hash -> Nullable<Text>,
     }
 }
 

@@ -12,7 +12,7 @@ use crate::both;
 use crate::support::{Api, Backend, Player, Reply, TestDb, TestServer};
 
 /// The secret the token tests start the server with.
-const SECRET: &str = "test-secret";
+const SECRET: &str = "test-secret-of-at-least-32-bytes-for-hs256";
 
 /// A two-seat game with a known first deal: the rows start 50, 60, 70, 80; seat 0 holds 1
 /// (below every row) and 51–59, seat 1 holds 81–90. 30 is in the deck but dealt to nobody.
@@ -1353,7 +1353,92 @@ fn tamper(token: &str, claims: &Value) -> String {
     format!("{header}.{payload}.{signature}")
 }
 
+fn a_signed_token_of_an_unknown_account_is_refused_everywhere(backend: Backend) {
+    let server =
+        TestServer::start_with_env(TestDb::new(backend), backend, &[("JWT_SECRET", SECRET)]);
+    let api = server.client();
+    let host = api.guest("hana");
+    let game = api.create_game(
+        &host,
+        &json!({ "ruleset": "6-nimmt", "players": 2, "public": true }),
+    );
+    let game = game["id"].as_str().unwrap();
+    // Signed with the server's own secret, for an account that never existed.
+    let ghost = Player {
+        id: uuid::Uuid::new_v4().to_string(),
+        name: "ghost".into(),
+        token: String::new(),
+    };
+    let forged = sign(Algorithm::HS256, &claims(&ghost), SECRET);
+    let ours = sign(Algorithm::HS256, &claims(&host), SECRET);
+    assert_eq!(
+        get_with_auth(&api, "/v1/me", Some(&format!("Bearer {ours}"))).status,
+        200,
+        "the same signing for a real account is accepted"
+    );
+    let bearer = format!("Bearer {forged}");
+    for path in [
+        "/v1/me",
+        "/v1/games",
+        &format!("/v1/games/{game}"),
+        "/v1/webhooks",
+    ] {
+        let r = get_with_auth(&api, path, Some(&bearer));
+        r.assert_problem(401, "unauthorized");
+        assert!(r.header("www-authenticate").is_some(), "{path}");
+    }
+    for (path, body) in [
+        (
+            "/v1/games".to_owned(),
+            json!({ "ruleset": "6-nimmt", "players": 2 }),
+        ),
+        (
+            format!("/v1/games/{game}/commands"),
+            json!({ "type": "join" }),
+        ),
+        (format!("/v1/games/{game}/stream-tickets"), json!({})),
+        (
+            "/v1/scorepads".to_owned(),
+            json!({ "ruleset": "6-nimmt", "players": ["a", "b"] }),
+        ),
+    ] {
+        let r = api
+            .http
+            .post(api.url(&path))
+            .header("Authorization", &bearer)
+            .json(&body)
+            .send()
+            .unwrap();
+        reply(r).assert_problem(401, "unauthorized");
+    }
+    // Nothing was created or changed by the ghost.
+    let listed = api.get("/v1/games", Some(&host.token)).body;
+    assert_eq!(listed["items"].as_array().unwrap().len(), 1);
+    assert_eq!(api.view(&host, game)["seats"][1]["name"], Value::Null);
+}
+
+fn a_short_jwt_secret_refuses_to_start(backend: Backend) {
+    let db = TestDb::new(backend);
+    for short in ["a", "31-bytes-are-not-quite-enough!!"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+            .arg("serve")
+            .env("DATABASE_URL", &db.url)
+            .env("BIND_ADDR", "127.0.0.1:0")
+            .env("JWT_SECRET", short)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "JWT_SECRET={short} must not start");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("JWT_SECRET") && err.contains("32"), "{err}");
+        if short.len() > 1 {
+            assert!(!err.contains(short), "the secret is not echoed: {err}");
+        }
+    }
+}
+
 both!(
+    a_signed_token_of_an_unknown_account_is_refused_everywhere,
+    a_short_jwt_secret_refuses_to_start,
     malformed_and_ill_typed_commands_are_refused_and_change_nothing,
     json_arrays_are_not_commands_or_other_bodies,
     unknown_fields_are_refused_on_every_command,

@@ -23,11 +23,12 @@ fn a_repeated_key_returns_the_first_response_and_appends_nothing(backend: Backen
     );
     assert_eq!(first.status, 200, "{}", first.text);
     let version = first.body["version"].as_i64().unwrap();
-    // The same key again, even with another card: the first response, nothing applied.
+    // The same request again: the first response, nothing applied. (The same key with
+    // another request is refused: see `hardening`.)
     let again = api.post_with(
         &path,
         Some(&host.token),
-        &json!({ "type": "play_card", "card": hand[1] }),
+        &json!({ "type": "play_card", "card": hand[0] }),
         &[("Idempotency-Key", "k-1")],
     );
     assert_eq!(again.status, 200);

@@ -12,6 +12,7 @@ mod bad_input;
 mod browser;
 mod concurrency;
 mod games;
+mod hardening;
 mod hidden;
 mod idempotency;
 mod nimm_oder_schieb;

@@ -182,6 +182,13 @@ pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) 
         .env("BIND_ADDR", "127.0.0.1:0")
         .env("RUST_LOG", "info")
         .env_remove("JWT_SECRET")
+        // Tests create many accounts and games from one address; the limit tests set
+        // their own limits.
+        .env("LIMIT_GUESTS_PER_HOUR", "0")
+        .env("LIMIT_GAMES_PER_HOUR", "0")
+        .env("LIMIT_OPEN_LOBBIES", "0")
+        .env("LIMIT_COMMANDS_PER_MINUTE", "0")
+        .env("LIMIT_STREAMS", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr));
     for (k, v) in env {

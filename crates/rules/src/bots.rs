@@ -1,9 +1,13 @@
 //! Bots: a legal move for a seat, chosen by a strategy. Pure; randomness comes from the
 //! caller through [`Random`].
 
+use crate::board::Board;
 use crate::card::{Card, CardSet};
 use crate::game::Game;
 use crate::model::{BotStrategy, Command, Side, Status};
+use crate::options::Layout;
+use crate::rows::RowBoard;
+use crate::take_or_pass::TakeOrPassBoard;
 
 /// A source of uniform choices.
 pub trait Random {
@@ -53,21 +57,23 @@ pub fn choose(
     if game.status() != Status::Active || !game.is_awaited(seat) {
         return None;
     }
-    let t = &game.table;
     let layout = &game.layout;
-    if layout.take_or_pass() {
-        let chips = t.chips[usize::from(seat)];
-        let take = chips == 0
-            || match strategy {
-                BotStrategy::Random => rng.below(2) == 0,
-                BotStrategy::Heuristic => worth_taking(game, seat),
-            };
-        return Some(if take {
-            Command::Take {}
-        } else {
-            Command::Pass {}
-        });
-    }
+    let t = match &game.board {
+        Board::TakeOrPass(t) => {
+            let chips = t.chips[usize::from(seat)];
+            let take = chips == 0
+                || match strategy {
+                    BotStrategy::Random => rng.below(2) == 0,
+                    BotStrategy::Heuristic => worth_taking(t, seat),
+                };
+            return Some(if take {
+                Command::Take {}
+            } else {
+                Command::Pass {}
+            });
+        }
+        Board::Rows(t) => t,
+    };
     if t.drafting {
         let card = match strategy {
             BotStrategy::Random => pick(t.pool, rng)?,
@@ -81,11 +87,11 @@ pub fn choose(
     if let Some((_, cards)) = t.pending_keep {
         let card = match strategy {
             BotStrategy::Random => pick(cards, rng)?,
-            BotStrategy::Heuristic => keep_choice(game, seat, cards)?,
+            BotStrategy::Heuristic => keep_choice(t, layout, seat, cards)?,
         };
         return Some(Command::KeepCard { card });
     }
-    if game.pending_take().is_some() {
+    if t.pending_take(layout).is_some() {
         let row = match strategy {
             BotStrategy::Random => rng.below(layout.rows),
             BotStrategy::Heuristic => t.cheapest_row(layout),
@@ -94,18 +100,17 @@ pub fn choose(
             row: u8::try_from(row).unwrap_or(0),
         });
     }
-    let hand = game.hand(seat);
+    let hand = t.hands[usize::from(seat)];
     let card = match strategy {
         BotStrategy::Random => pick(hand, rng)?,
-        BotStrategy::Heuristic => safest_card(game, hand)?,
+        BotStrategy::Heuristic => safest_card(t, layout, hand)?,
     };
     Some(Command::PlayCard { card })
 }
 
 /// nimm-oder-schieb: take when the card costs no more than the chips on it (a card next to
 /// one's own costs little or nothing), or, short of chips, when it costs little.
-fn worth_taking(game: &Game, seat: u8) -> bool {
-    let t = &game.table;
+fn worth_taking(t: &TakeOrPassBoard, seat: u8) -> bool {
     let Some(open) = t
         .open
         .and_then(|c| crate::nos_cards::NosCard::new(c.number()))
@@ -127,9 +132,9 @@ fn worth_taking(game: &Game, seat: u8) -> bool {
 
 /// X nimmt!: keep a card that extends the X row (the most bullheads among them, as the X
 /// row scores nothing); else start the new X row as low as possible.
-fn keep_choice(game: &Game, seat: u8, cards: CardSet) -> Option<Card> {
-    let x_row = game.table.x_rows[usize::from(seat)];
-    let table = game.layout.table;
+fn keep_choice(t: &RowBoard, layout: &Layout, seat: u8, cards: CardSet) -> Option<Card> {
+    let x_row = t.x_rows[usize::from(seat)];
+    let table = layout.table;
     let appendable = match x_row.max() {
         Some(last) => cards.above(last),
         None => cards,
@@ -146,9 +151,7 @@ fn keep_choice(game: &Game, seat: u8, cards: CardSet) -> Option<Card> {
 /// The hand card with the lowest expected penalty: taking a row for certain costs its
 /// bullheads; a row with room costs its bullheads times the chance that enough unseen cards
 /// land between its end and the card first.
-fn safest_card(game: &Game, hand: CardSet) -> Option<Card> {
-    let t = &game.table;
-    let layout = &game.layout;
+fn safest_card(t: &RowBoard, layout: &Layout, hand: CardSet) -> Option<Card> {
     let table = layout.table;
     let mut seen = hand;
     for s in t.seats().map(usize::from) {

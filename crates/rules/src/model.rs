@@ -587,15 +587,41 @@ impl Event {
         )
     }
 
-    /// Who may read this event.
+    /// Who may read this event. Every variant is listed, with no wildcard, so a new event
+    /// cannot be published by default: the compiler asks where it belongs.
     #[must_use]
     pub fn audience(&self) -> Audience {
         match self {
+            // Secrets: the shuffle seed, the prepared deal, the pile order and removed cards.
             Self::SeedRecorded { .. } | Self::DealPrepared { .. } | Self::DrawPileSet { .. } => {
                 Audience::Server
             }
+            // One seat's hand and face-down selection.
             Self::HandDealt { seat, .. } | Self::CardSelected { seat, .. } => Audience::Seat(*seat),
-            _ => Audience::Public,
+            // What everybody at the table sees.
+            Self::GameCreated(_)
+            | Self::MoveDeadlineSet { .. }
+            | Self::DeadlinesSet { .. }
+            | Self::SeatTaken { .. }
+            | Self::SeatLeft { .. }
+            | Self::BotAdded { .. }
+            | Self::SeatRemoved { .. }
+            | Self::GameStarted {}
+            | Self::RoundStarted { .. }
+            | Self::SelectionMade { .. }
+            | Self::CardsRevealed { .. }
+            | Self::CardPlaced { .. }
+            | Self::DraftStarted { .. }
+            | Self::CardDrafted { .. }
+            | Self::NosGameStarted { .. }
+            | Self::CardRevealed { .. }
+            | Self::Passed { .. }
+            | Self::CardTaken { .. }
+            | Self::NosGameEnded(_)
+            | Self::CardKept { .. }
+            | Self::RoundEnded { .. }
+            | Self::GameFinished { .. }
+            | Self::SeatResigned { .. } => Audience::Public,
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::game::Game;
 use crate::model::{Awaiting, BotStrategy, Command, Occupant, SeatCard, Status};
 use crate::nos_cards::{CardFace, NosCard};
 use crate::options::{ChipsOption, Options, Ruleset};
+use crate::take_or_pass::NOS_PILE;
 
 /// The shuffle algorithm, as published with every game.
 pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
@@ -192,12 +193,12 @@ impl Game {
     /// The game as the account `viewer` may see it (`None`: anonymous spectator).
     #[must_use]
     pub fn view_for(&self, viewer: Option<&str>) -> GameView {
-        let t = &self.table;
         let layout = &self.layout;
-        let x = layout.x_rows;
-        let nos = layout.take_or_pass();
         let open_chips = self.setup.options.chips == ChipsOption::Open;
         let you_seat = viewer.and_then(|a| self.seat_of(a));
+        let rows = self.board.rows();
+        let nos = self.board.take_or_pass();
+        let x = layout.x_rows;
         let seats = self
             .seats
             .iter()
@@ -217,13 +218,15 @@ impl Game {
                     resigned: s.resigned,
                     selected: self.selection(seat).is_some(),
                     hand_size: self.hand(seat).len(),
-                    taken: (!nos).then(|| t.taken[i].to_vec()),
-                    round_bullheads: (!nos).then(|| layout.table.sum_set(t.taken[i])),
-                    cards: nos.then(|| faces(t.taken[i])),
-                    chips: (nos && (open_chips || you_seat == Some(seat))).then_some(t.chips[i]),
-                    x_row: x.then(|| t.x_rows[i].to_vec()),
-                    x_stack_size: x.then(|| t.x_stacks[i].len()),
-                    total: t.totals[i],
+                    taken: rows.map(|b| b.taken[i].to_vec()),
+                    round_bullheads: rows.map(|b| layout.table.sum_set(b.taken[i])),
+                    cards: nos.map(|b| faces(b.taken[i])),
+                    chips: nos
+                        .filter(|_| open_chips || you_seat == Some(seat))
+                        .map(|b| b.chips[i]),
+                    x_row: rows.filter(|_| x).map(|b| b.x_rows[i].to_vec()),
+                    x_stack_size: rows.filter(|_| x).map(|b| b.x_stacks[i].len()),
+                    total: self.progress.totals[i],
                     deadline_at: self
                         .deadlines
                         .iter()
@@ -246,31 +249,40 @@ impl Game {
             round: self.round(),
             seats,
             table: TableView {
-                rows: (0..layout.rows)
-                    .map(|r| RowView {
-                        capacity: layout.capacity[r],
-                        max_cards: layout.max_lying[r],
-                        cards: t.rows[r].to_vec(),
+                rows: rows
+                    .map(|b| {
+                        (0..layout.rows)
+                            .map(|r| RowView {
+                                capacity: layout.capacity[r],
+                                max_cards: layout.max_lying[r],
+                                cards: b.rows[r].to_vec(),
+                            })
+                            .collect()
                     })
-                    .collect(),
+                    .unwrap_or_default(),
                 revealed: self.revealed(),
-                draft_pool: t.drafting.then(|| t.pool.to_vec()),
-                pending_keep: t.pending_keep.map(|(seat, cards)| PendingKeepView {
-                    seat,
-                    cards: cards.to_vec(),
+                draft_pool: rows.filter(|b| b.drafting).map(|b| b.pool.to_vec()),
+                pending_keep: rows.and_then(|b| b.pending_keep).map(|(seat, cards)| {
+                    PendingKeepView {
+                        seat,
+                        cards: cards.to_vec(),
+                    }
                 }),
-                open_card: nos.then(|| t.open.and_then(face)),
-                pot: nos.then_some(t.pot),
-                draw_pile_size: nos
-                    .then(|| crate::table::NOS_PILE.saturating_sub(usize::from(t.drawn))),
-                removed: (nos && status == Status::Finished).then(|| faces(t.removed)),
+                open_card: nos.map(|b| b.open.and_then(face)),
+                pot: nos.map(|b| b.pot),
+                draw_pile_size: nos.map(|b| NOS_PILE.saturating_sub(usize::from(b.drawn))),
+                removed: nos
+                    .filter(|_| status == Status::Finished)
+                    .map(|b| faces(b.removed)),
             },
             you: you_seat.map(|seat| YouView {
                 seat,
                 hand: self.hand(seat).to_vec(),
                 selected: self.selection(seat),
-                x_stack: x.then(|| t.x_stacks[usize::from(seat)].to_vec()),
-                chips: nos.then(|| t.chips[usize::from(seat)]),
+                x_stack: rows
+                    .filter(|_| x)
+                    .map(|b| b.x_stacks[usize::from(seat)].to_vec()),
+                chips: nos.map(|b| b.chips[usize::from(seat)]),
             }),
             awaiting: self.awaiting(),
             legal: viewer.map(|a| self.legal_for(a)).unwrap_or_default(),

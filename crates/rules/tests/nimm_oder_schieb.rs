@@ -15,7 +15,7 @@ use stammtisch_rules::nos_cards::{self, NosCard};
 use stammtisch_rules::options::ChipsOption;
 use stammtisch_rules::{
     Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer,
-    EndCondition, Event, Game, Options, RuleError, Ruleset, Setup, Status,
+    EndCondition, Event, Game, Options, RuleError, Ruleset, Setup, Status, TakeOrPassBoard,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -101,9 +101,14 @@ fn moves<D: Dealer>(t: &mut common::Table<D>, script: &str) -> Vec<Event> {
     events
 }
 
+/// The nimm-oder-schieb board of a game.
+fn board(game: &Game) -> &TakeOrPassBoard {
+    game.board.take_or_pass().expect("a nimm-oder-schieb game")
+}
+
 /// Every seat's chips, as the table holds them.
 fn chips(game: &Game) -> Vec<u8> {
-    game.table.chips[..usize::from(game.setup.players)].to_vec()
+    board(game).chips[..usize::from(game.setup.players)].to_vec()
 }
 
 fn taken(game: &Game, seat: u8) -> Vec<u8> {
@@ -111,7 +116,7 @@ fn taken(game: &Game, seat: u8) -> Vec<u8> {
 }
 
 fn open(game: &Game) -> Option<u8> {
-    game.table.open.map(Card::number)
+    board(game).open.map(Card::number)
 }
 
 /// The score RULES.md gives a seat's cards and chips, by `nos_cards::score`.
@@ -121,7 +126,7 @@ fn score_of(game: &Game, seat: u8) -> i32 {
         .into_iter()
         .map(|c| NosCard::new(c.number()).unwrap())
         .collect();
-    nos_cards::score(&cards, u32::from(game.table.chips[usize::from(seat)])).total
+    nos_cards::score(&cards, u32::from(board(game).chips[usize::from(seat)])).total
 }
 
 fn faces(values: impl IntoIterator<Item = u8>) -> Vec<nos_cards::CardFace> {
@@ -204,7 +209,7 @@ fn chips_per_player_count() {
         assert_eq!(nos_cards::starting_chips(players), expected);
         let you = t.game.view_for(Some(HOST)).you.unwrap();
         assert_eq!(you.chips, Some(expected));
-        assert_eq!(t.game.table.pot, 0);
+        assert_eq!(board(&t.game).pot, 0);
     }
 }
 
@@ -386,13 +391,13 @@ fn passing_pays_a_chip_onto_the_card_and_moves_to_the_next_seat() {
     // Then a chip goes from seat 0 onto the card and seat 1 faces the same card
     assert_eq!(events, vec![Event::Passed { seat: 0 }]);
     assert_eq!(chips(&t.game), vec![10, 11, 11]);
-    assert_eq!(t.game.table.pot, 1);
+    assert_eq!(board(&t.game).pot, 1);
     assert_eq!(open(&t.game), Some(20));
     assert_eq!(t.game.awaiting(), awaiting(1, &["pass", "take"]));
     // When seats 1 and 2 pass too, the turn wraps round to seat 0
     moves(&mut t, "1p 2p");
     assert_eq!(chips(&t.game), vec![10, 10, 10]);
-    assert_eq!(t.game.table.pot, 3);
+    assert_eq!(board(&t.game).pot, 3);
     assert_eq!(to_act(&t.game), 0);
     assert_eq!(open(&t.game), Some(20));
     let view = t.game.view_for(None);
@@ -409,7 +414,7 @@ fn the_last_seat_passes_to_seat_0() {
     moves(&mut t, "0p 1p 2p 3p 4p");
     // Then seat 0 is next, facing a pot of five
     assert_eq!(to_act(&t.game), 0);
-    assert_eq!(t.game.table.pot, 5);
+    assert_eq!(board(&t.game).pot, 5);
 }
 
 #[test]
@@ -433,7 +438,7 @@ fn taking_collects_the_card_and_the_pot_and_the_taker_acts_on_the_next_card() {
     );
     assert_eq!(chips(&t.game), vec![13, 10, 10]);
     assert_eq!(taken(&t.game, 0), vec![20]);
-    assert_eq!(t.game.table.pot, 0);
+    assert_eq!(board(&t.game).pot, 0);
     assert_eq!(open(&t.game), Some(7));
     // and acts again
     assert_eq!(t.game.awaiting(), awaiting(0, &["pass", "take"]));
@@ -494,7 +499,7 @@ fn a_player_without_chips_must_take() {
     let mut t = three();
     moves(&mut t, &"0p 1p 2p ".repeat(11));
     assert_eq!(chips(&t.game), vec![0, 0, 0]);
-    assert_eq!(t.game.table.pot, 33);
+    assert_eq!(board(&t.game).pot, 33);
     // When seat 0 tries to pass
     let e = t.err_by(0, &pass());
     // Then it is refused: no chips, take the card
@@ -758,7 +763,7 @@ fn a_match_of_two_games_deals_again_with_fresh_chips_and_sums_the_totals() {
         pile(values),
         Recording::default(),
     );
-    assert!(t.game.table.pile.iter().all(Option::is_some));
+    assert!(board(&t.game).pile.iter().all(Option::is_some));
     // When the first game is played as in the tie-break scenario
     moves(&mut t, "0p 1t 1p 2p 0p 1p 2t 2p 0t");
     let events = moves(&mut t, "0t*21");
@@ -781,7 +786,7 @@ fn a_match_of_two_games_deals_again_with_fresh_chips_and_sums_the_totals() {
     assert_eq!(t.game.totals(), vec![-3, -7, -7]);
     assert_eq!(chips(&t.game), vec![11, 11, 11]);
     assert!((0..3).all(|s| t.game.taken(s).is_empty()));
-    assert_eq!(t.game.table.pot, 0);
+    assert_eq!(board(&t.game).pot, 0);
     assert_eq!(games_started(&t.events), vec![(1, 0, 11), (2, 1, 11)]);
     // The unshuffled cards: pile 3..=26, removed 27..=35
     assert_eq!(

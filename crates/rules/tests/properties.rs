@@ -13,7 +13,7 @@ use stammtisch_rules::options::ChipsOption;
 use stammtisch_rules::{
     Actor, Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer,
     DeckOption, EndCondition, Event, Game, Layout, NewGame, Options, PlacementOption, Preset,
-    RuleError, Ruleset, ScoreTable, SeatCard, Setup, Side, Status, Table, deal_from_order,
+    RowBoard, RuleError, Ruleset, ScoreTable, SeatCard, Setup, Side, Status, deal_from_order,
 };
 
 /// SplitMix64: a small, seedable, deterministic generator.
@@ -331,12 +331,12 @@ impl Stats {
 }
 
 /// A seat's X row (empty outside x-nimmt).
-fn x_row(t: &Table, seat: usize) -> CardSet {
+fn x_row(t: &RowBoard, seat: usize) -> CardSet {
     t.x_rows.get(seat).copied().unwrap_or_default()
 }
 
 /// A seat's X stack (empty outside x-nimmt).
-fn x_stack(t: &Table, seat: usize) -> CardSet {
+fn x_stack(t: &RowBoard, seat: usize) -> CardSet {
     t.x_stacks.get(seat).copied().unwrap_or_default()
 }
 
@@ -539,7 +539,7 @@ impl Run {
     /// player, who is seat (round − 1) mod players.
     fn draft_seat(&self) -> u8 {
         let g = &self.game;
-        let picks = self.deck.len() - g.table.pool.len();
+        let picks = self.deck.len() - g.board.rows().unwrap().pool.len();
         let first = usize::from(g.round() - 1);
         u8::try_from((first + picks) % usize::from(self.p.players)).unwrap()
     }
@@ -548,7 +548,7 @@ impl Run {
     #[expect(clippy::too_many_lines, reason = "one arm per event")]
     fn check_event(&self, event: &Event) {
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.rows().unwrap();
         let players = self.p.players;
         match event {
             Event::CardsRevealed { cards } => {
@@ -758,7 +758,7 @@ impl Run {
     /// Every card in play, wherever it is, once per place it occupies.
     fn places(&self) -> Vec<Card> {
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.rows().unwrap();
         let mut places: Vec<Card> = g.rows().iter().flatten().copied().collect();
         places.extend(g.revealed().iter().map(|sc| sc.card));
         places.extend(t.pool.iter());
@@ -777,7 +777,7 @@ impl Run {
 
     fn check_new_round(&mut self) {
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.rows().unwrap();
         let players = usize::from(self.p.players);
         assert_eq!(g.round(), self.dealt_round + 1);
         self.dealt_round = g.round();
@@ -831,7 +831,7 @@ impl Run {
             self.check_new_round();
         }
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.rows().unwrap();
 
         // Every card in play is in exactly one place.
         let places = self.places();
@@ -1068,7 +1068,7 @@ impl Run {
         let rows = u8::try_from(self.layout.rows).unwrap();
         let draft = self.p.variant.draft();
         let x = self.x();
-        let t = self.game.table;
+        let t = *self.game.board.rows().unwrap();
         let some_card = self.deck.min().unwrap();
         // A command of another game is unknown, whatever the moment.
         if !draft {
@@ -1555,7 +1555,7 @@ impl NosRun {
     #[expect(clippy::too_many_lines, reason = "one arm per event")]
     fn check_event(&mut self, event: &Event) {
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.take_or_pass().unwrap();
         let players = self.p.players;
         let server_only = matches!(
             event,
@@ -1704,7 +1704,7 @@ impl NosRun {
 
     fn check_state(&self) {
         let g = &self.game;
-        let t = &g.table;
+        let t = g.board.take_or_pass().unwrap();
         let players = self.p.players;
         let n = usize::from(players);
         assert_eq!(g.totals().len(), n);
@@ -1854,7 +1854,7 @@ impl NosRun {
         assert_eq!(e, RuleError::NotYourTurn { action: "take" });
         let e = self.refuse(actor, &Command::TakeRow { row: 0 });
         assert_eq!(e.code(), "unknown_command");
-        if self.game.table.chips[usize::from(seat)] == 0 {
+        if self.game.board.take_or_pass().unwrap().chips[usize::from(seat)] == 0 {
             let e = self.refuse(actor, &Command::Pass {});
             assert_eq!(e, RuleError::NoChips);
             self.stats.no_chips_refused += 1;
@@ -1862,10 +1862,12 @@ impl NosRun {
     }
 
     fn step(&mut self) {
-        let seat = self.game.table.to_act;
+        let seat = self.game.board.take_or_pass().unwrap().to_act;
         let moves = self.game.moves_for(seat);
         assert!(!moves.is_empty(), "the awaited seat has moves");
-        if self.game.table.chips[usize::from(seat)] == 0 || self.rng.one_in(16) {
+        if self.game.board.take_or_pass().unwrap().chips[usize::from(seat)] == 0
+            || self.rng.one_in(16)
+        {
             self.try_illegal(seat);
         }
         let command = bots::choose(&self.game, seat, self.p.mover.strategy(seat), &mut self.rng)

@@ -317,7 +317,7 @@ fn the_first_drafter_moves_one_seat_each_round() {
         assert_eq!(t.game.round(), round);
         let first = u8::try_from((round - 1) % 3).unwrap();
         let start = t.events.len();
-        t.play_first_moves_until(|g| !g.table.drafting);
+        t.play_first_moves_until(|g| !g.board.rows().unwrap().drafting);
         let seats: Vec<u8> = t.events[start..]
             .iter()
             .filter_map(|e| match e {
@@ -379,7 +379,7 @@ fn a_card_goes_to_a_left_end_when_that_difference_is_smallest() {
     // 5 is below every row: with both ends it goes before 10 instead of taking a row
     assert_eq!(t.game.target_row(c(5)), Some(0));
     assert_eq!(
-        t.game.table.target(&t.game.layout, c(5)),
+        t.game.board.rows().unwrap().target(&t.game.layout, c(5)),
         Some((0, Side::Left))
     );
     // When 28 and 5 are played
@@ -416,11 +416,11 @@ fn a_tie_between_a_right_and_a_left_end_goes_right() {
     t.turn(&[28, 5]);
     // 19: 19 − 10 = 9 = 28 − 19; 40: 40 − 30 = 10 = 50 − 40
     assert_eq!(
-        t.game.table.target(&t.game.layout, c(19)),
+        t.game.board.rows().unwrap().target(&t.game.layout, c(19)),
         Some((0, Side::Right))
     );
     assert_eq!(
-        t.game.table.target(&t.game.layout, c(40)),
+        t.game.board.rows().unwrap().target(&t.game.layout, c(40)),
         Some((1, Side::Right))
     );
     // When 19 and 40 are played, then both go to the right end of the tied rows
@@ -518,7 +518,7 @@ fn the_sixth_card_at_a_left_end_takes_the_row() {
     // Given row 0 = 10 90 99 100 101 (five cards); 9 is below every right end and nearest
     // to row 0's first card
     assert_eq!(
-        t.game.table.target(&t.game.layout, c(9)),
+        t.game.board.rows().unwrap().target(&t.game.layout, c(9)),
         Some((0, Side::Left))
     );
     // When 9 and 32 are played
@@ -547,7 +547,7 @@ fn both_bots_choose_a_legal_card_when_a_hand_card_goes_to_a_left_end() {
     );
     let t = started(profi(2), Some(d), NoShuffle, &[]);
     assert_eq!(
-        t.game.table.target(&t.game.layout, c(28)),
+        t.game.board.rows().unwrap().target(&t.game.layout, c(28)),
         Some((1, Side::Left))
     );
     for strategy in [BotStrategy::Random, BotStrategy::Heuristic] {

@@ -37,7 +37,7 @@ fn x_row(t: &common::Table<NoShuffle>, seat: usize) -> Vec<u8> {
 }
 
 fn x_stack(t: &common::Table<NoShuffle>, seat: usize) -> Vec<u8> {
-    numbers(t.game.table.x_stacks[seat].iter())
+    numbers(t.game.board.rows().unwrap().x_stacks[seat].iter())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ import {
   presetValues,
   type CreateGame,
   type GameSummary,
+  rulesetValues,
   type OptionsInput,
+  type Ruleset,
   type RulesetInfo,
 } from "../../../typescript/src/index.ts";
 import { api, rulesets, unwrap } from "../api";
@@ -198,7 +200,7 @@ interface RowOpts {
 
 function CreateGameForm() {
   const [infos, setInfos] = useState<RulesetInfo[] | null>(null);
-  const [ruleset, setRuleset] = useState("6-nimmt");
+  const [ruleset, setRuleset] = useState<Ruleset>("6-nimmt");
   const [players, setPlayers] = useState(4);
   const [preset, setPreset] = useState<Preset>("standard");
   const [opts, setOpts] = useState<RowOpts>({ deck: "full", deal: "random", placement: "right" });
@@ -225,7 +227,7 @@ function CreateGameForm() {
     return o ? { deck: o.deck, deal: o.deal, placement: o.placement } : null;
   };
 
-  const chooseRuleset = (r: string) => {
+  const chooseRuleset = (r: Ruleset) => {
     setRuleset(r);
     const i = infos?.find((x) => x.name === r);
     if (i) setPlayers((n) => Math.min(Math.max(n, i.players.min), i.players.max));
@@ -283,7 +285,7 @@ function CreateGameForm() {
     });
   };
 
-  const names = (infos ?? []).map((r) => ({ value: r.name, label: rulesetName(r.name) }));
+  const names = rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }));
   return (
     <section class="panel" aria-labelledby="create-h">
       <h2 id="create-h">{t("createTitle")}</h2>

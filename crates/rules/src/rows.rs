@@ -1,0 +1,654 @@
+//! The row games (6 nimmt!, 11 nimmt!, X nimmt!): their board and their game moves.
+//!
+//! One parameterised implementation serves all three: the differences are data in
+//! [`Layout`] (deck, bullhead column, number and capacities of rows, hand size, placement,
+//! X rows). Every field of [`RowBoard`] is a bit set or a small array, so `decide` can work
+//! on a copy without allocating.
+//!
+//! This module owns the selections, the reveal, placement and row taking, the open draft's
+//! picks and x-nimmt's `keep_card`, and the end of a round. Dealing lives in
+//! [`crate::deal`], seats and the lobby in [`crate::lobby`], what a seat may see in
+//! [`crate::view`]. A new row game is a [`Ruleset`](crate::Ruleset) and its [`Layout`];
+//! a rule that is not data (a new kind of move) is a [`Command`] decided in
+//! `Family::play` of `RowBoard` and an [`Event`] folded in its `Family::apply`.
+
+use crate::card::{Card, CardSet};
+use crate::error::RuleError;
+use crate::game::{Family, Turn};
+use crate::model::{Actor, Awaiting, Command, Dealer, Event, SeatCard, Side};
+use crate::options::{DealOption, Layout, MAX_ROWS, MAX_SEATS, MAX_X_SEATS, PlacementOption};
+
+/// The table of a row game: rows, hands, selections, the revealed cards waiting to be
+/// placed, taken cards, X rows and stacks, the draft pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowBoard {
+    /// Number of seats.
+    pub players: u8,
+    /// The open draft of this round is running.
+    pub drafting: bool,
+    /// Centre rows; a row is ascending, so a set says everything about it.
+    pub rows: [CardSet; MAX_ROWS],
+    /// Hands.
+    pub hands: [CardSet; MAX_SEATS],
+    /// Face-down selections of this turn.
+    pub selected: [Option<Card>; MAX_SEATS],
+    /// Revealed cards of this turn, ascending; `revealed[next..len]` are not yet placed.
+    revealed: [Option<SeatCard>; MAX_SEATS],
+    next_reveal: u8,
+    revealed_len: u8,
+    /// Cards taken this round (6 nimmt!, 11 nimmt!), public.
+    pub taken: [CardSet; MAX_SEATS],
+    /// X rows (x-nimmt), public and ascending.
+    pub x_rows: [CardSet; MAX_X_SEATS],
+    /// X stacks (x-nimmt), shown to their owners only.
+    pub x_stacks: [CardSet; MAX_X_SEATS],
+    /// Cards a seat took and must still choose from (`keep_card`).
+    pub pending_keep: Option<(u8, CardSet)>,
+    /// The open draft.
+    pub pool: CardSet,
+}
+
+impl RowBoard {
+    /// An empty table for `players` seats.
+    #[must_use]
+    pub fn new(players: u8) -> Self {
+        Self {
+            players,
+            drafting: false,
+            rows: [CardSet::empty(); MAX_ROWS],
+            hands: [CardSet::empty(); MAX_SEATS],
+            selected: [None; MAX_SEATS],
+            revealed: [None; MAX_SEATS],
+            next_reveal: 0,
+            revealed_len: 0,
+            taken: [CardSet::empty(); MAX_SEATS],
+            x_rows: [CardSet::empty(); MAX_X_SEATS],
+            x_stacks: [CardSet::empty(); MAX_X_SEATS],
+            pending_keep: None,
+            pool: CardSet::empty(),
+        }
+    }
+
+    /// The seats, as indexes.
+    pub fn seats(&self) -> impl Iterator<Item = u8> + use<> {
+        0..self.players
+    }
+
+    /// Revealed cards not yet placed, ascending.
+    pub fn revealed(&self) -> impl Iterator<Item = SeatCard> + '_ {
+        self.revealed[usize::from(self.next_reveal)..usize::from(self.revealed_len)]
+            .iter()
+            .flatten()
+            .copied()
+    }
+
+    /// The next revealed card to place.
+    #[must_use]
+    pub fn next_revealed(&self) -> Option<SeatCard> {
+        if self.next_reveal < self.revealed_len {
+            self.revealed[usize::from(self.next_reveal)]
+        } else {
+            None
+        }
+    }
+
+    /// Where a card goes: the row end with the smallest difference below it (or, with
+    /// `both_ends`, above it at a left end); a tie goes to the right end. `None`: it fits
+    /// nowhere and its player must take a row.
+    #[must_use]
+    pub fn target(&self, layout: &Layout, card: Card) -> Option<(usize, Side)> {
+        let n = card.number();
+        let mut best: Option<(u8, usize, Side)> = None;
+        for (i, row) in self.rows[..layout.rows].iter().enumerate() {
+            if let Some(last) = row.max()
+                && last < card
+            {
+                let diff = n - last.number();
+                if best.is_none_or(|(d, _, s)| diff < d || (diff == d && s == Side::Left)) {
+                    best = Some((diff, i, Side::Right));
+                }
+            }
+            if layout.options.placement == PlacementOption::BothEnds
+                && let Some(first) = row.min()
+                && first > card
+            {
+                let diff = first.number() - n;
+                if best.is_none_or(|(d, _, _)| diff < d) {
+                    best = Some((diff, i, Side::Left));
+                }
+            }
+        }
+        best.map(|(_, i, side)| (i, side))
+    }
+
+    /// The seat that must take a row now, with its card.
+    #[must_use]
+    pub fn pending_take(&self, layout: &Layout) -> Option<SeatCard> {
+        if self.pending_keep.is_some() {
+            return None;
+        }
+        let next = self.next_revealed()?;
+        self.target(layout, next.card).is_none().then_some(next)
+    }
+
+    /// The seat whose turn it is in the open draft of `round`.
+    #[must_use]
+    pub fn draft_seat(&self, layout: &Layout, round: u16) -> Option<u8> {
+        if !self.drafting || self.players == 0 {
+            return None;
+        }
+        let deck = layout.deck(self.players).len();
+        let picks = deck - self.pool.len();
+        let first = usize::from(round.saturating_sub(1)) % usize::from(self.players);
+        u8::try_from((first + picks) % usize::from(self.players)).ok()
+    }
+
+    /// The turn is fully resolved and some hand is empty: the round is over.
+    #[must_use]
+    pub fn round_over(&self) -> bool {
+        !self.drafting
+            && self.next_revealed().is_none()
+            && self.pending_keep.is_none()
+            && self.seats().any(|s| self.hands[usize::from(s)].is_empty())
+    }
+
+    /// The score of each seat for the round just played.
+    #[must_use]
+    pub fn round_scores(&self, layout: &Layout) -> Vec<u32> {
+        let t = layout.table;
+        self.seats()
+            .map(usize::from)
+            .map(|s| {
+                if layout.x_rows {
+                    t.sum_set(self.hands[s]) + 2 * t.sum_set(self.x_stacks[s])
+                } else {
+                    t.sum_set(self.taken[s])
+                }
+            })
+            .collect()
+    }
+
+    /// The row with the fewest bullheads, then fewest cards, then lowest index (the timeout
+    /// default for `take_row`).
+    #[must_use]
+    pub fn cheapest_row(&self, layout: &Layout) -> usize {
+        (0..layout.rows)
+            .min_by_key(|r| (layout.table.sum_set(self.rows[*r]), self.rows[*r].len(), *r))
+            .unwrap_or(0)
+    }
+
+    /// Whether the seats are choosing their cards for the next turn.
+    fn selecting(&self) -> bool {
+        !self.drafting && self.pending_keep.is_none() && self.next_revealed().is_none()
+    }
+
+    /// Who must act now in an active game, and how.
+    #[must_use]
+    pub fn awaiting(&self, layout: &Layout, round: u16) -> Vec<Awaiting> {
+        if let Some(seat) = self.draft_seat(layout, round) {
+            return vec![Awaiting {
+                seat,
+                action: "draft_card",
+            }];
+        }
+        if let Some((seat, _)) = self.pending_keep {
+            return vec![Awaiting {
+                seat,
+                action: "keep_card",
+            }];
+        }
+        if let Some(p) = self.pending_take(layout) {
+            return vec![Awaiting {
+                seat: p.seat,
+                action: "take_row",
+            }];
+        }
+        if self.next_revealed().is_some() {
+            return Vec::new();
+        }
+        self.seats()
+            .filter(|s| {
+                let i = usize::from(*s);
+                self.selected[i].is_none() && !self.hands[i].is_empty()
+            })
+            .map(|seat| Awaiting {
+                seat,
+                action: "play_card",
+            })
+            .collect()
+    }
+
+    /// Whether `seat` must act now in an active game.
+    #[must_use]
+    pub fn is_awaited(&self, layout: &Layout, round: u16, seat: u8) -> bool {
+        if let Some(s) = self.draft_seat(layout, round) {
+            return s == seat;
+        }
+        if let Some((s, _)) = self.pending_keep {
+            return s == seat;
+        }
+        if let Some(p) = self.pending_take(layout) {
+            return p.seat == seat;
+        }
+        let i = usize::from(seat);
+        self.next_revealed().is_none()
+            && self.selected.get(i).copied().flatten().is_none()
+            && !self.hands.get(i).copied().unwrap_or_default().is_empty()
+    }
+
+    /// The game moves `seat` may make now in an active game.
+    #[must_use]
+    pub fn moves_for(&self, layout: &Layout, round: u16, seat: u8) -> Vec<Command> {
+        let i = usize::from(seat);
+        let hand = self.hands.get(i).copied().unwrap_or_default();
+        let play = || hand.iter().map(|card| Command::PlayCard { card }).collect();
+        if self.selecting() && self.selected.get(i).copied().flatten().is_some() {
+            // A selection may be replaced until the last one of the turn arrives.
+            return play();
+        }
+        if !self.is_awaited(layout, round, seat) {
+            return Vec::new();
+        }
+        if self.drafting {
+            return self
+                .pool
+                .iter()
+                .map(|card| Command::DraftCard { card })
+                .collect();
+        }
+        if let Some((_, cards)) = self.pending_keep {
+            return cards
+                .iter()
+                .map(|card| Command::KeepCard { card })
+                .collect();
+        }
+        if self.pending_take(layout).is_some() {
+            return (0..layout.rows)
+                .filter_map(|r| u8::try_from(r).ok())
+                .map(|row| Command::TakeRow { row })
+                .collect();
+        }
+        play()
+    }
+
+    /// The next seat that must act and for which `bot` holds.
+    pub fn next_bot(&self, layout: &Layout, round: u16, bot: impl Fn(u8) -> bool) -> Option<u8> {
+        if let Some(seat) = self.draft_seat(layout, round) {
+            return bot(seat).then_some(seat);
+        }
+        if let Some((seat, _)) = self.pending_keep {
+            return bot(seat).then_some(seat);
+        }
+        if self.next_revealed().is_some() {
+            return self
+                .pending_take(layout)
+                .map(|p| p.seat)
+                .filter(|s| bot(*s));
+        }
+        self.seats().find(|s| {
+            let i = usize::from(*s);
+            self.selected[i].is_none() && !self.hands[i].is_empty() && bot(*s)
+        })
+    }
+
+    fn clear_round(&mut self) {
+        self.selected = [None; MAX_SEATS];
+        self.revealed = [None; MAX_SEATS];
+        self.next_reveal = 0;
+        self.revealed_len = 0;
+        self.taken = [CardSet::empty(); MAX_SEATS];
+        self.x_rows = [CardSet::empty(); MAX_X_SEATS];
+        self.x_stacks = [CardSet::empty(); MAX_X_SEATS];
+        self.pending_keep = None;
+    }
+}
+
+impl Family for RowBoard {
+    fn apply(&mut self, layout: &Layout, event: &Event) {
+        match event {
+            Event::DraftStarted { pool, .. } => {
+                self.drafting = true;
+                self.pool = pool.iter().copied().collect();
+                self.rows = [CardSet::empty(); MAX_ROWS];
+                self.hands = [CardSet::empty(); MAX_SEATS];
+                self.clear_round();
+            }
+            Event::CardDrafted { seat, card } => {
+                self.pool.remove(*card);
+                if let Some(h) = self.hands.get_mut(usize::from(*seat)) {
+                    h.insert(*card);
+                }
+            }
+            Event::RoundStarted { rows, .. } => {
+                self.drafting = false;
+                self.pool = CardSet::empty();
+                self.rows = [CardSet::empty(); MAX_ROWS];
+                for (slot, card) in self.rows.iter_mut().zip(rows) {
+                    slot.insert(*card);
+                }
+                self.clear_round();
+            }
+            Event::HandDealt { seat, cards } => {
+                if let Some(h) = self.hands.get_mut(usize::from(*seat)) {
+                    *h = cards.iter().copied().collect();
+                }
+            }
+            Event::CardSelected { seat, card } => {
+                if let Some(s) = self.selected.get_mut(usize::from(*seat)) {
+                    *s = Some(*card);
+                }
+            }
+            Event::CardsRevealed { cards } => {
+                self.revealed = [None; MAX_SEATS];
+                for (slot, sc) in self.revealed.iter_mut().zip(cards) {
+                    *slot = Some(*sc);
+                    if let Some(h) = self.hands.get_mut(usize::from(sc.seat)) {
+                        h.remove(sc.card);
+                    }
+                }
+                self.next_reveal = 0;
+                self.revealed_len = u8::try_from(cards.len().min(MAX_SEATS)).unwrap_or(0);
+                self.selected = [None; MAX_SEATS];
+            }
+            Event::CardPlaced {
+                seat,
+                card,
+                row,
+                taken,
+                ..
+            } => {
+                if self.next_revealed().is_some_and(|sc| sc.card == *card) {
+                    self.next_reveal += 1;
+                }
+                let s = usize::from(*seat);
+                if let Some(r) = self.rows.get_mut(usize::from(*row)) {
+                    if !taken.is_empty() {
+                        *r = CardSet::empty();
+                    }
+                    r.insert(*card);
+                }
+                if !taken.is_empty() {
+                    let taken: CardSet = taken.iter().copied().collect();
+                    if layout.x_rows {
+                        self.pending_keep = Some((*seat, taken));
+                    } else if let Some(t) = self.taken.get_mut(s) {
+                        *t = t.union(taken);
+                    }
+                }
+            }
+            Event::CardKept {
+                seat,
+                card,
+                stacked,
+                to_hand,
+            } => {
+                let s = usize::from(*seat);
+                if s < MAX_X_SEATS {
+                    if !stacked.is_empty() {
+                        self.x_stacks[s] = self.x_stacks[s].union(self.x_rows[s]);
+                        self.x_rows[s] = CardSet::empty();
+                    }
+                    self.x_rows[s].insert(*card);
+                    self.hands[s] = self.hands[s].union(to_hand.iter().copied().collect());
+                }
+                self.pending_keep = None;
+            }
+            // Shared progress, seats and the other family: not this board's business.
+            Event::GameCreated { .. }
+            | Event::MoveDeadlineSet { .. }
+            | Event::DeadlinesSet { .. }
+            | Event::SeedRecorded { .. }
+            | Event::DealPrepared { .. }
+            | Event::SeatTaken { .. }
+            | Event::SeatLeft { .. }
+            | Event::BotAdded { .. }
+            | Event::SeatRemoved { .. }
+            | Event::SelectionMade { .. }
+            | Event::SeatResigned { .. }
+            | Event::GameStarted {}
+            | Event::RoundEnded { .. }
+            | Event::GameFinished { .. }
+            | Event::NosGameStarted { .. }
+            | Event::DrawPileSet { .. }
+            | Event::CardRevealed { .. }
+            | Event::Passed { .. }
+            | Event::CardTaken { .. }
+            | Event::NosGameEnded(_) => {}
+        }
+    }
+
+    fn deal(turn: &mut Turn<'_, '_, Self>, dealer: &mut dyn Dealer) {
+        turn.deal_rows(dealer);
+    }
+
+    fn play(
+        turn: &mut Turn<'_, '_, Self>,
+        seat: Option<u8>,
+        actor: Actor<'_>,
+        command: &Command,
+        dealer: &mut dyn Dealer,
+    ) -> Result<(), RuleError> {
+        match command {
+            Command::PlayCard { card } => turn.play_card(seat, actor, *card, dealer),
+            Command::TakeRow { row } => turn.take_row(seat, actor, *row, dealer),
+            Command::DraftCard { card } => turn.draft_card(seat, actor, *card),
+            Command::KeepCard { card } => turn.keep_card(seat, actor, *card, dealer),
+            _ => Err(RuleError::UnknownCommand {
+                command: command.name(),
+            }),
+        }
+    }
+}
+
+impl Turn<'_, '_, RowBoard> {
+    fn play_card(
+        &mut self,
+        seat: Option<u8>,
+        actor: Actor<'_>,
+        card: Card,
+        dealer: &mut dyn Dealer,
+    ) -> Result<(), RuleError> {
+        let seat = self.require_acting_seat(seat, actor)?;
+        let t = &self.board;
+        let hand = t.hands[usize::from(seat)];
+        if !t.selecting() || hand.is_empty() {
+            return Err(RuleError::NotYourTurn {
+                action: "play_card",
+            });
+        }
+        if !hand.contains(card) {
+            return Err(RuleError::CardNotInHand {
+                card: card.number(),
+            });
+        }
+        let first = t.selected[usize::from(seat)].is_none();
+        self.emit(Event::CardSelected { seat, card });
+        if first {
+            self.emit(Event::SelectionMade { seat });
+        }
+        let t = &self.board;
+        let all_selected = t
+            .seats()
+            .all(|s| t.selected[usize::from(s)].is_some() || t.hands[usize::from(s)].is_empty());
+        if all_selected {
+            self.reveal();
+            self.resolve(dealer);
+        }
+        Ok(())
+    }
+
+    fn take_row(
+        &mut self,
+        seat: Option<u8>,
+        actor: Actor<'_>,
+        row: u8,
+        dealer: &mut dyn Dealer,
+    ) -> Result<(), RuleError> {
+        let seat = self.require_acting_seat(seat, actor)?;
+        let layout = self.ctx.layout;
+        let pending = self.board.pending_take(layout).filter(|p| p.seat == seat);
+        let Some(pending) = pending else {
+            return Err(RuleError::NotYourTurn { action: "take_row" });
+        };
+        let r = usize::from(row);
+        if r >= layout.rows {
+            return Err(RuleError::NoSuchRow { row });
+        }
+        let taken = self.board.rows[r].to_vec();
+        self.emit(Event::CardPlaced {
+            seat,
+            card: pending.card,
+            row,
+            taken,
+            chosen: true,
+            side: Side::Right,
+        });
+        self.resolve(dealer);
+        Ok(())
+    }
+
+    fn draft_card(
+        &mut self,
+        seat: Option<u8>,
+        actor: Actor<'_>,
+        card: Card,
+    ) -> Result<(), RuleError> {
+        let layout = self.ctx.layout;
+        if layout.options.deal != DealOption::Draft {
+            return Err(RuleError::UnknownCommand {
+                command: "draft_card",
+            });
+        }
+        let seat = self.require_acting_seat(seat, actor)?;
+        if self.board.draft_seat(layout, self.progress.round) != Some(seat) {
+            return Err(RuleError::NotYourTurn {
+                action: "draft_card",
+            });
+        }
+        if !self.board.pool.contains(card) {
+            return Err(RuleError::CardNotAvailable {
+                card: card.number(),
+            });
+        }
+        self.emit(Event::CardDrafted { seat, card });
+        if self.board.pool.len() == layout.rows {
+            let rows = self.board.pool.to_vec();
+            self.emit(Event::RoundStarted {
+                round: self.progress.round,
+                rows,
+            });
+        }
+        Ok(())
+    }
+
+    fn keep_card(
+        &mut self,
+        seat: Option<u8>,
+        actor: Actor<'_>,
+        card: Card,
+        dealer: &mut dyn Dealer,
+    ) -> Result<(), RuleError> {
+        if !self.ctx.layout.x_rows {
+            return Err(RuleError::UnknownCommand {
+                command: "keep_card",
+            });
+        }
+        let seat = self.require_acting_seat(seat, actor)?;
+        let Some((keeper, cards)) = self.board.pending_keep.filter(|(s, _)| *s == seat) else {
+            return Err(RuleError::NotYourTurn {
+                action: "keep_card",
+            });
+        };
+        if !cards.contains(card) {
+            return Err(RuleError::CardNotTaken {
+                card: card.number(),
+            });
+        }
+        self.keep(keeper, card, cards);
+        self.resolve(dealer);
+        Ok(())
+    }
+
+    fn reveal(&mut self) {
+        let t = &*self.board;
+        // Ascending by card: note each card's seat, then walk the set of selected cards.
+        let mut owner = [0u8; 128];
+        let mut chosen = CardSet::empty();
+        for seat in t.seats() {
+            if let Some(card) = t.selected[usize::from(seat)] {
+                owner[usize::from(card.number())] = seat;
+                chosen.insert(card);
+            }
+        }
+        let cards: Vec<SeatCard> = chosen
+            .iter()
+            .map(|card| SeatCard {
+                seat: owner[usize::from(card.number())],
+                card,
+            })
+            .collect();
+        self.emit(Event::CardsRevealed { cards });
+    }
+
+    /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand.
+    fn keep(&mut self, seat: u8, card: Card, cards: CardSet) {
+        let x_row = self.board.x_rows[usize::from(seat)];
+        let stacked = if x_row.max().is_none_or(|last| card > last) {
+            Vec::new()
+        } else {
+            x_row.to_vec()
+        };
+        let mut rest = cards;
+        rest.remove(card);
+        self.emit(Event::CardKept {
+            seat,
+            card,
+            stacked,
+            to_hand: rest.to_vec(),
+        });
+    }
+
+    /// Places revealed cards until a choice is needed or the turn is over; ends the round
+    /// (and maybe the game) when the turn ends with an empty hand.
+    fn resolve(&mut self, dealer: &mut dyn Dealer) {
+        let layout = *self.ctx.layout;
+        loop {
+            if let Some((seat, cards)) = self.board.pending_keep {
+                match cards.iter().next() {
+                    Some(only) if cards.len() == 1 => self.keep(seat, only, cards),
+                    _ => return, // paused for keep_card
+                }
+                continue;
+            }
+            let Some(next) = self.board.next_revealed() else {
+                break;
+            };
+            let Some((row, side)) = self.board.target(&layout, next.card) else {
+                return; // paused for take_row
+            };
+            let lying = self.board.rows[row];
+            let taken = if lying.len() >= layout.max_lying[row] {
+                lying.to_vec()
+            } else {
+                Vec::new()
+            };
+            let row = u8::try_from(row).unwrap_or_default();
+            self.emit(Event::CardPlaced {
+                seat: next.seat,
+                card: next.card,
+                row,
+                taken,
+                chosen: false,
+                side,
+            });
+        }
+        if self.board.round_over() {
+            let scores = self.board.round_scores(&layout);
+            self.emit(Event::RoundEnded {
+                round: self.progress.round,
+                scores,
+            });
+            self.end_round(dealer);
+        }
+    }
+}

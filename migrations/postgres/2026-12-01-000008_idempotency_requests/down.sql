@@ -1,0 +1,2 @@
+DROP INDEX idempotency_keys_created;
+ALTER TABLE idempotency_keys DROP COLUMN request_hash;

@@ -1,0 +1,196 @@
+//! Accounts: registration, guests, logins, and resolving a token to a live account.
+//!
+//! Password work (Argon2id) and token issue happen here, never in a handler. Blocking:
+//! call from `web::block`. Knows no HTTP; returns [`AccountError`].
+
+use std::sync::Arc;
+
+use crate::auth::{self, Claims, Tokens};
+use crate::limits::{LimitError, Limits};
+use crate::store::{AccountRow, Store, StoreError};
+
+/// Why an account use case failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// A name outside 3–32 of `A–Z a–z 0–9 _ -`.
+    #[error("name must be 3–32 characters of A–Z, a–z, 0–9, _ and -")]
+    InvalidName,
+    /// A password outside 8–128 characters.
+    #[error("password must be 8–128 characters")]
+    InvalidPassword,
+    /// The name is taken.
+    #[error("the name is taken")]
+    NameTaken,
+    /// Unknown name or wrong password (one answer for both).
+    #[error("invalid name or password")]
+    InvalidCredentials,
+    /// The token's account does not exist (any more).
+    #[error("the token's account does not exist")]
+    UnknownAccount,
+    /// Over a rate limit.
+    #[error(transparent)]
+    Limited(#[from] LimitError),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Hashing or signing failed.
+    #[error("{0}")]
+    Crypto(String),
+}
+
+impl From<diesel::result::Error> for AccountError {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Store(StoreError::Query(e))
+    }
+}
+
+/// A freshly issued bearer token.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    /// The JWT.
+    pub token: String,
+    /// Seconds until it expires.
+    pub expires_in: u64,
+}
+
+/// The accounts service.
+#[derive(Clone)]
+pub struct Accounts {
+    store: Store,
+    tokens: Arc<Tokens>,
+    limits: Limits,
+}
+
+fn valid_name(name: &str) -> Result<(), AccountError> {
+    let ok = (3..=32).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then_some(()).ok_or(AccountError::InvalidName)
+}
+
+fn new_row(name: String, password_hash: Option<String>) -> AccountRow {
+    AccountRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        name,
+        guest: password_hash.is_none(),
+        password_hash,
+        roles: String::new(),
+        created_at: chrono::Utc::now().naive_utc(),
+    }
+}
+
+impl Accounts {
+    /// The service over a store, with the token keys and the limits.
+    #[must_use]
+    pub fn new(store: Store, tokens: Arc<Tokens>, limits: Limits) -> Self {
+        Self {
+            store,
+            tokens,
+            limits,
+        }
+    }
+
+    /// The token keys.
+    #[must_use]
+    pub fn tokens(&self) -> &Tokens {
+        &self.tokens
+    }
+
+    fn issue(&self, row: &AccountRow) -> Result<Issued, AccountError> {
+        let token = self
+            .tokens
+            .issue(&row.id, &row.name)
+            .map_err(|e| AccountError::Crypto(e.to_string()))?;
+        Ok(Issued {
+            token,
+            expires_in: self.tokens.ttl_seconds(),
+        })
+    }
+
+    /// Registers an account with a password.
+    ///
+    /// # Errors
+    /// Invalid name or password, a taken name, storage failure.
+    pub fn register(&self, name: String, password: &str) -> Result<AccountRow, AccountError> {
+        valid_name(&name)?;
+        if !(8..=128).contains(&password.chars().count()) {
+            return Err(AccountError::InvalidPassword);
+        }
+        let hash =
+            auth::hash_password(password).map_err(|e| AccountError::Crypto(e.to_string()))?;
+        let row = new_row(name, Some(hash));
+        self.store.write(|tx| match tx.insert_account(&row) {
+            Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
+            other => other.map_err(AccountError::from),
+        })?;
+        Ok(row)
+    }
+
+    /// Creates a password-less guest account for a client at `address` and a token for it.
+    ///
+    /// # Errors
+    /// Invalid name, too many guests from the address, storage failure.
+    pub fn guest(&self, name: String, address: &str) -> Result<(AccountRow, Issued), AccountError> {
+        valid_name(&name)?;
+        self.limits.guest(address)?;
+        let row = new_row(name, None);
+        self.store
+            .write(|tx| tx.insert_account(&row).map_err(AccountError::from))?;
+        let issued = self.issue(&row)?;
+        Ok((row, issued))
+    }
+
+    /// Issues a token for a name and password; repeated failures for a name are refused
+    /// for a while, counted on every replica.
+    ///
+    /// # Errors
+    /// Invalid credentials, a locked-out name, storage failure.
+    pub fn login(&self, name: &str, password: &str) -> Result<Issued, AccountError> {
+        if let Some(retry_after) = self.limits.login_locked(name)? {
+            return Err(LimitError::Exceeded {
+                code: "rate_limited",
+                what: "too many failed attempts".into(),
+                retry_after,
+            }
+            .into());
+        }
+        let row = self
+            .store
+            .read(|tx| tx.account_by_name(name).map_err(AccountError::from))?;
+        // Verify against a dummy hash for unknown names so both answers cost the same.
+        let hash = row
+            .as_ref()
+            .and_then(|r| r.password_hash.clone())
+            .unwrap_or_else(|| auth::dummy_hash().to_owned());
+        let ok = auth::verify_password(password, &hash);
+        match row.filter(|_| ok) {
+            Some(row) => {
+                self.limits.login_succeeded(name)?;
+                self.issue(&row)
+            }
+            None => {
+                self.limits.login_failed(name)?;
+                Err(AccountError::InvalidCredentials)
+            }
+        }
+    }
+
+    /// The account a checked token speaks for; [`AccountError::UnknownAccount`] when it no
+    /// longer exists.
+    ///
+    /// # Errors
+    /// An unknown account, storage failure.
+    pub fn resolve(&self, claims: &Claims) -> Result<AccountRow, AccountError> {
+        self.find(&claims.sub)?.ok_or(AccountError::UnknownAccount)
+    }
+
+    /// An account by id.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn find(&self, id: &str) -> Result<Option<AccountRow>, AccountError> {
+        self.store
+            .read(|tx| tx.account_by_id(id).map_err(AccountError::from))
+    }
+}

@@ -1,0 +1,66 @@
+//! The `Caller` extractor: the account a request speaks for. A bearer token must be well
+//! formed, correctly signed, unexpired, and name an account that still exists (checked on
+//! every request, so a deleted account's tokens stop working at once).
+
+use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
+use futures_util::future::LocalBoxFuture;
+
+use super::errors::ApiError;
+use super::{AppState, blocking};
+use crate::auth::Claims;
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// Account id.
+    pub id: String,
+    /// Account name.
+    pub name: String,
+}
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let claims = state
+            .as_ref()
+            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no application state")))
+            .and_then(|s| claims_of(req, s));
+        Box::pin(async move {
+            let claims = claims?;
+            let state = state.ok_or_else(|| ApiError::Internal(anyhow::anyhow!("no state")))?;
+            let row =
+                blocking(move || state.accounts.resolve(&claims).map_err(ApiError::from)).await?;
+            Ok(Caller {
+                id: row.id,
+                name: row.name,
+            })
+        })
+    }
+}
+
+/// The checked claims of the request's bearer token.
+fn claims_of(req: &HttpRequest, state: &AppState) -> Result<Claims, ApiError> {
+    let header = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .ok_or(ApiError::Unauthorized("missing bearer token"))?;
+    let value = header
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("malformed Authorization header"))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .ok_or(ApiError::Unauthorized(
+            "Authorization must be a Bearer token",
+        ))?;
+    state.accounts.tokens().check(token.trim()).map_err(|e| {
+        use jsonwebtoken::errors::ErrorKind;
+        match e.kind() {
+            ErrorKind::ExpiredSignature => ApiError::Unauthorized("token expired"),
+            _ => ApiError::Unauthorized("invalid token"),
+        }
+    })
+}

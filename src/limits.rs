@@ -1,0 +1,317 @@
+//! Rate limits: guest creation per client address, games and open lobbies per account,
+//! commands per account, concurrent live streams per account, failed logins per name.
+//!
+//! Counts are shared by every replica on PostgreSQL and kept in memory on SQLite (see
+//! `store::counters`). A refusal says how long to wait (`Retry-After`). Knows no HTTP.
+
+use std::time::Duration;
+
+use crate::store::{Store, StoreError};
+
+/// Limits per subject; `0` switches a limit off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitConfig {
+    /// Guest accounts per client address and hour.
+    pub guests_per_hour: u32,
+    /// Games created per account and hour.
+    pub games_per_hour: u32,
+    /// Lobbies (games not yet started) an account may host at once.
+    pub open_lobbies: u32,
+    /// Commands per account and minute.
+    pub commands_per_minute: u32,
+    /// Live streams an account may hold open at once.
+    pub streams: u32,
+    /// Failed logins per name within [`LOGIN_WINDOW`].
+    pub failed_logins: u32,
+}
+
+impl LimitConfig {
+    /// No limits at all (tools and measurements).
+    pub const NONE: Self = Self {
+        guests_per_hour: 0,
+        games_per_hour: 0,
+        open_lobbies: 0,
+        commands_per_minute: 0,
+        streams: 0,
+        failed_logins: 0,
+    };
+}
+
+impl Default for LimitConfig {
+    fn default() -> Self {
+        Self {
+            guests_per_hour: 30,
+            games_per_hour: 60,
+            open_lobbies: 10,
+            commands_per_minute: 600,
+            streams: 20,
+            failed_logins: 5,
+        }
+    }
+}
+
+/// The window of the failed-login limit.
+pub const LOGIN_WINDOW: Duration = Duration::from_secs(300);
+/// How long a stream lease lasts without renewal (its holder renews it every half of it).
+pub const LEASE: Duration = Duration::from_secs(60);
+
+/// A refusal: which limit, and how long until it lifts.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitError {
+    /// Over a limit.
+    #[error("{what}; retry in {retry_after} s")]
+    Exceeded {
+        /// Stable code, e.g. `too_many_commands`.
+        code: &'static str,
+        /// What was exceeded, for people.
+        what: String,
+        /// Seconds until it may succeed.
+        retry_after: u64,
+    },
+    /// Counting failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What is counted.
+#[derive(Debug, Clone, Copy)]
+enum Counted {
+    Guests,
+    Games,
+    Commands,
+    FailedLogins,
+}
+
+fn login_key(name: &str) -> String {
+    Counted::FailedLogins.key(&name.to_lowercase())
+}
+
+impl Counted {
+    fn key(self, subject: &str) -> String {
+        let kind = match self {
+            Self::Guests => "guests",
+            Self::Games => "games",
+            Self::Commands => "commands",
+            Self::FailedLogins => "logins",
+        };
+        format!("{kind}:{subject}")
+    }
+}
+
+/// The limits service.
+#[derive(Clone)]
+pub struct Limits {
+    store: Store,
+    config: LimitConfig,
+}
+
+fn now_secs() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+impl Limits {
+    /// Limits counted in `store`.
+    #[must_use]
+    pub fn new(store: Store, config: LimitConfig) -> Self {
+        Self { store, config }
+    }
+
+    /// The configured limits.
+    #[must_use]
+    pub fn config(&self) -> LimitConfig {
+        self.config
+    }
+
+    /// Counts `add` hits for `key`; when the current and the previous window together hold
+    /// more than `limit`, the seconds until that may change (a sliding window, approximated
+    /// from above: a refusal lasts until enough hits are two windows old).
+    fn over(
+        &self,
+        key: &str,
+        limit: u32,
+        window: Duration,
+        add: i32,
+    ) -> Result<Option<u64>, LimitError> {
+        let length = i64::try_from(window.as_secs()).unwrap_or(i64::MAX).max(1);
+        let now = now_secs();
+        let start = now - now.rem_euclid(length);
+        let (current, previous) = self.store.count(key, start, length, add)?;
+        let limit = i64::from(limit);
+        if i64::from(current) + i64::from(previous) <= limit {
+            return Ok(None);
+        }
+        // The previous window ages out at the end of this one; this window's hits one
+        // window later.
+        let until = if i64::from(current) > limit {
+            start + 2 * length
+        } else {
+            start + length
+        };
+        Ok(Some(u64::try_from(until - now).unwrap_or(1).max(1)))
+    }
+
+    /// Counts one hit; refuses when it is over `limit`.
+    fn hit(
+        &self,
+        counted: Counted,
+        subject: &str,
+        limit: u32,
+        window: Duration,
+        code: &'static str,
+        what: &str,
+    ) -> Result<(), LimitError> {
+        if limit == 0 {
+            return Ok(());
+        }
+        match self.over(&counted.key(subject), limit, window, 1)? {
+            None => Ok(()),
+            Some(retry_after) => Err(LimitError::Exceeded {
+                code,
+                what: what.to_owned(),
+                retry_after,
+            }),
+        }
+    }
+
+    /// One more guest account from `address`.
+    ///
+    /// # Errors
+    /// Over the limit, or the count failed.
+    pub fn guest(&self, address: &str) -> Result<(), LimitError> {
+        self.hit(
+            Counted::Guests,
+            address,
+            self.config.guests_per_hour,
+            Duration::from_secs(3600),
+            "too_many_guests",
+            "too many guest accounts from this address",
+        )
+    }
+
+    /// One more game created by `account`, which hosts `open_lobbies` lobbies now.
+    ///
+    /// # Errors
+    /// Over a limit, or the count failed.
+    pub fn game(&self, account: &str, open_lobbies: i64) -> Result<(), LimitError> {
+        let most = self.config.open_lobbies;
+        if most > 0 && open_lobbies >= i64::from(most) {
+            return Err(LimitError::Exceeded {
+                code: "too_many_open_lobbies",
+                what: format!(
+                    "you host {open_lobbies} games that have not started (at most {most})"
+                ),
+                retry_after: 60,
+            });
+        }
+        self.hit(
+            Counted::Games,
+            account,
+            self.config.games_per_hour,
+            Duration::from_secs(3600),
+            "too_many_games",
+            "too many games created",
+        )
+    }
+
+    /// One more command by `account`.
+    ///
+    /// # Errors
+    /// Over the limit, or the count failed.
+    pub fn command(&self, account: &str) -> Result<(), LimitError> {
+        self.hit(
+            Counted::Commands,
+            account,
+            self.config.commands_per_minute,
+            Duration::from_secs(60),
+            "too_many_commands",
+            "too many commands",
+        )
+    }
+
+    /// Seconds until `name` may try to log in again, when it is locked out now: after
+    /// `failed_logins` failures in a row (within [`LOGIN_WINDOW`] or so).
+    ///
+    /// # Errors
+    /// The count failed.
+    pub fn login_locked(&self, name: &str) -> Result<Option<u64>, LimitError> {
+        match self.config.failed_logins {
+            0 => Ok(None),
+            // Locked from the n-th failure on: more than n - 1.
+            n => self.over(&login_key(name), n - 1, LOGIN_WINDOW, 0),
+        }
+    }
+
+    /// Records a failed login for `name`.
+    ///
+    /// # Errors
+    /// The count failed.
+    pub fn login_failed(&self, name: &str) -> Result<(), LimitError> {
+        if self.config.failed_logins == 0 {
+            return Ok(());
+        }
+        let length = i64::try_from(LOGIN_WINDOW.as_secs()).unwrap_or(300);
+        let now = now_secs();
+        self.store
+            .count(&login_key(name), now - now.rem_euclid(length), length, 1)?;
+        Ok(())
+    }
+
+    /// Forgets the failures of `name` after a successful login.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn login_succeeded(&self, name: &str) -> Result<(), LimitError> {
+        Ok(self.store.clear_count(&login_key(name))?)
+    }
+
+    /// Opens a stream for `account`: a lease to renew with [`Limits::renew_stream`] and to
+    /// give back with [`Limits::close_stream`].
+    ///
+    /// # Errors
+    /// Over the limit, or the store failed.
+    pub fn open_stream(&self, account: &str) -> Result<String, LimitError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let limit = match self.config.streams {
+            0 => i64::MAX,
+            n => i64::from(n),
+        };
+        let now = chrono::Utc::now().naive_utc();
+        let until = now + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
+        if self.store.take_lease(&id, account, limit, now, until)? {
+            Ok(id)
+        } else {
+            Err(LimitError::Exceeded {
+                code: "too_many_streams",
+                what: format!("you have {limit} live streams open"),
+                retry_after: 5,
+            })
+        }
+    }
+
+    /// Extends a stream's lease.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn renew_stream(&self, lease: &str) -> Result<(), StoreError> {
+        let until = chrono::Utc::now().naive_utc()
+            + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
+        self.store.renew_lease(lease, Some(until))
+    }
+
+    /// Gives a stream's lease back.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn close_stream(&self, lease: &str) -> Result<(), StoreError> {
+        self.store.renew_lease(lease, None)
+    }
+
+    /// Forgets windows older than a day and expired leases.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn prune(&self) -> Result<(), StoreError> {
+        self.store
+            .prune_counters(now_secs() - 86_400, chrono::Utc::now().naive_utc())
+    }
+}
