@@ -7,10 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use rules::{
-    ChipsOption, Command, Deal, DealOption, DeckOption, EndCondition, PlacementOption, Preset,
-    Ruleset, Setup, Status,
-};
+use rules::{Command, Deal, OptionsInput, Preset, Ruleset, Setup, Status};
 
 use super::caller::Caller;
 use super::errors::{ApiError, Problem};
@@ -18,26 +15,6 @@ use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
 use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
 use crate::store::{GameSummaryRow, ListQuery};
-
-/// Options as a client sends them; fields left out take the preset's or the default value.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OptionsInput {
-    /// `full` or `tactical`.
-    pub deck: Option<DeckOption>,
-    /// `random` or `draft` (needs `deck: tactical`).
-    pub deal: Option<DealOption>,
-    /// `right` or `both_ends`.
-    pub placement: Option<PlacementOption>,
-    /// `{"points": N}` or `{"rounds": k}` (6-nimmt, 11-nimmt).
-    pub end: Option<EndCondition>,
-    /// x-nimmt: the number of deals (default 2).
-    pub deals: Option<u16>,
-    /// nimm-oder-schieb: the number of games of the match (default 1).
-    pub games: Option<u16>,
-    /// nimm-oder-schieb: `hidden` (default) or `open` chip counts.
-    pub chips: Option<ChipsOption>,
-}
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -226,44 +203,8 @@ pub async fn create_game(
             "name must be at most 64 characters".into(),
         ));
     }
-    let mut options = match req.preset {
-        Some(_) if ruleset != Ruleset::SixNimmt => {
-            return Err(ApiError::Validation(
-                "presets exist for 6-nimmt only".into(),
-            ));
-        }
-        Some(preset) => preset.options(),
-        None => ruleset.default_options(),
-    };
-    if let Some(o) = req.options {
-        options.deck = o.deck.unwrap_or(options.deck);
-        options.deal = o.deal.unwrap_or(options.deal);
-        options.placement = o.placement.unwrap_or(options.placement);
-        options.end = o.end.unwrap_or(options.end);
-        if let Some(deals) = o.deals {
-            if ruleset != Ruleset::XNimmt || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`deals` is the x-nimmt end condition; give it instead of `end`".into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(deals);
-        }
-        if let Some(games) = o.games {
-            if ruleset != Ruleset::NimmOderSchieb || o.end.is_some() {
-                return Err(ApiError::Validation(
-                    "`games` is the nimm-oder-schieb end condition; give it instead of `end`"
-                        .into(),
-                ));
-            }
-            options.end = EndCondition::Rounds(games);
-        }
-        options.chips = o.chips.unwrap_or(options.chips);
-    }
-    let setup = Setup {
-        ruleset,
-        options,
-        players: req.players,
-    };
+    let setup =
+        Setup::from_input(ruleset, req.players, req.preset, req.options).map_err(ApiError::Rule)?;
     let st = state.clone();
     let body = blocking(move || {
         st.service

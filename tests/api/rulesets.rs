@@ -223,11 +223,11 @@ fn options_are_checked_per_ruleset(backend: Backend) {
         ),
         (
             json!({ "ruleset": "6-nimmt", "players": 3, "options": { "deals": 2 } }),
-            "validation_failed",
+            "invalid_options",
         ),
         (
             json!({ "ruleset": "11-nimmt", "players": 3, "preset": "profi" }),
-            "validation_failed",
+            "invalid_options",
         ),
         (
             json!({ "ruleset": "nimm-oder-schieb", "players": 2 }),
@@ -247,7 +247,28 @@ fn options_are_checked_per_ruleset(backend: Backend) {
         ),
         (
             json!({ "ruleset": "6-nimmt", "players": 4, "options": { "games": 2 } }),
-            "validation_failed",
+            "invalid_options",
+        ),
+        // Forms the API does not document are refused, whatever their value.
+        (
+            json!({ "ruleset": "x-nimmt", "players": 3, "options": { "end": { "rounds": 3 } } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "11-nimmt", "players": 3, "options": { "deck": "full" } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 3, "options": { "placement": "right" } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "nimm-oder-schieb", "players": 3, "options": { "end": { "rounds": 2 } } }),
+            "invalid_options",
+        ),
+        (
+            json!({ "ruleset": "x-nimmt", "players": 3, "options": { "deals": 2, "games": 2 } }),
+            "invalid_options",
         ),
         (
             json!({ "ruleset": "nimm-oder-schieb", "players": 3, "deal": { "draw_pile": [3, 4, 5] } }),
@@ -273,11 +294,33 @@ fn options_are_checked_per_ruleset(backend: Backend) {
         &json!({ "ruleset": "6-nimmt", "players": 3, "preset": "taktik" }),
     );
     assert_eq!(taktik["options"]["deck"], "tactical");
+    // The view echoes the options in the form they are created with, defaults filled in.
     let x = api.create_game(&host, &json!({ "ruleset": "x-nimmt", "players": 3 }));
     assert_eq!(
-        x["options"]["end"],
-        json!({ "rounds": 2 }),
+        x["options"],
+        json!({ "deals": 2 }),
         "x-nimmt plays two deals by default"
+    );
+    let x = api.create_game(
+        &host,
+        &json!({ "ruleset": "x-nimmt", "players": 3, "options": { "deals": 3 } }),
+    );
+    assert_eq!(x["options"], json!({ "deals": 3 }));
+    let nos = api.create_game(
+        &host,
+        &json!({ "ruleset": "nimm-oder-schieb", "players": 3, "options": { "games": 2, "chips": "open" } }),
+    );
+    assert_eq!(nos["options"], json!({ "games": 2, "chips": "open" }));
+    let nos = api.create_game(
+        &host,
+        &json!({ "ruleset": "nimm-oder-schieb", "players": 3 }),
+    );
+    assert_eq!(nos["options"], json!({ "games": 1, "chips": "hidden" }));
+    let eleven = api.create_game(&host, &json!({ "ruleset": "11-nimmt", "players": 3 }));
+    assert_eq!(eleven["options"], json!({ "end": { "points": 66 } }));
+    assert_eq!(
+        taktik["options"],
+        json!({ "deck": "tactical", "deal": "random", "placement": "right", "end": { "points": 66 } })
     );
     let r = api.get("/v1/rulesets", None);
     let names: Vec<&str> = r.body["items"]

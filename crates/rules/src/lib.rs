@@ -36,8 +36,8 @@ pub use model::{
     Occupant, RULES_VERSION, Seat, SeatCard, SeatDeadline, Setup, Side, Status,
 };
 pub use options::{
-    ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, PlacementOption, Preset,
-    Ruleset,
+    ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, OptionsInput, OptionsView,
+    PlacementOption, Preset, Ruleset,
 };
 pub use rows::RowBoard;
 pub use take_or_pass::TakeOrPassBoard;

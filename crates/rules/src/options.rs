@@ -396,3 +396,165 @@ impl Layout {
         self.ruleset == Ruleset::NimmOderSchieb
     }
 }
+
+/// Options as a client sends them when creating a game. Which fields a ruleset takes is
+/// part of the API: `6-nimmt` `deck`, `deal`, `placement`, `end` (and a `preset`);
+/// `11-nimmt` `end`; `x-nimmt` `deals`; `nimm-oder-schieb` `games` and `chips`. Fields
+/// left out take the preset's or the default value; a field the ruleset does not take is
+/// refused, whatever its value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OptionsInput {
+    /// 6-nimmt: `full` or `tactical`.
+    pub deck: Option<DeckOption>,
+    /// 6-nimmt: `random` or `draft` (needs `deck: tactical`).
+    pub deal: Option<DealOption>,
+    /// 6-nimmt: `right` or `both_ends`.
+    pub placement: Option<PlacementOption>,
+    /// 6-nimmt, 11-nimmt: `{"points": N}` (1–999) or `{"rounds": k}` (1–50).
+    pub end: Option<EndCondition>,
+    /// x-nimmt: the number of deals, 1–50 (default 2).
+    pub deals: Option<u16>,
+    /// nimm-oder-schieb: the number of games of the match, 1–50 (default 1).
+    pub games: Option<u16>,
+    /// nimm-oder-schieb: `hidden` (default) or `open` chip counts.
+    pub chips: Option<ChipsOption>,
+}
+
+/// A game's options as the API shows them: exactly the fields its ruleset takes at
+/// creation ([`OptionsInput`]), with the defaults filled in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OptionsView {
+    /// 6-nimmt: `full` or `tactical`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deck: Option<DeckOption>,
+    /// 6-nimmt: `random` or `draft`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deal: Option<DealOption>,
+    /// 6-nimmt: `right` or `both_ends`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementOption>,
+    /// 6-nimmt, 11-nimmt: when the game ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<EndCondition>,
+    /// x-nimmt: the number of deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deals: Option<u16>,
+    /// nimm-oder-schieb: the number of games of the match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub games: Option<u16>,
+    /// nimm-oder-schieb: who sees chip counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chips: Option<ChipsOption>,
+}
+
+impl Options {
+    /// The options as the API shows them for `ruleset` (see [`OptionsView`]).
+    #[must_use]
+    pub fn view(&self, ruleset: Ruleset) -> OptionsView {
+        let rounds = match self.end {
+            EndCondition::Rounds(r) => Some(r),
+            EndCondition::Points(_) => None,
+        };
+        let none = OptionsView {
+            deck: None,
+            deal: None,
+            placement: None,
+            end: None,
+            deals: None,
+            games: None,
+            chips: None,
+        };
+        match ruleset {
+            Ruleset::SixNimmt => OptionsView {
+                deck: Some(self.deck),
+                deal: Some(self.deal),
+                placement: Some(self.placement),
+                end: Some(self.end),
+                ..none
+            },
+            Ruleset::ElevenNimmt => OptionsView {
+                end: Some(self.end),
+                ..none
+            },
+            Ruleset::XNimmt => OptionsView {
+                deals: rounds,
+                ..none
+            },
+            Ruleset::NimmOderSchieb => OptionsView {
+                games: rounds,
+                chips: Some(self.chips),
+                ..none
+            },
+        }
+    }
+}
+
+impl crate::model::Setup {
+    /// The setup of a new game from what a client sends: the ruleset, the number of seats,
+    /// a preset (6-nimmt only) and options that override the preset's or the defaults.
+    ///
+    /// # Errors
+    /// [`RuleError::InvalidOptions`] for a field the ruleset does not take, a preset for
+    /// another ruleset, or values the rules forbid (see [`Options::validate`]).
+    pub fn from_input(
+        ruleset: Ruleset,
+        players: u8,
+        preset: Option<Preset>,
+        input: Option<OptionsInput>,
+    ) -> Result<Self, RuleError> {
+        let input = input.unwrap_or_default();
+        let given = |present: bool, field: &str, takers: &str| {
+            if present {
+                Err(RuleError::InvalidOptions(format!(
+                    "`{field}` is an option of {takers}, not of {}",
+                    ruleset.name()
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let six = ruleset == Ruleset::SixNimmt;
+        given(!six && input.deck.is_some(), "deck", "6-nimmt")?;
+        given(!six && input.deal.is_some(), "deal", "6-nimmt")?;
+        given(!six && input.placement.is_some(), "placement", "6-nimmt")?;
+        given(!six && preset.is_some(), "preset", "6-nimmt")?;
+        given(
+            matches!(ruleset, Ruleset::XNimmt | Ruleset::NimmOderSchieb) && input.end.is_some(),
+            "end",
+            "6-nimmt and 11-nimmt (x-nimmt counts `deals`, nimm-oder-schieb `games`)",
+        )?;
+        given(
+            ruleset != Ruleset::XNimmt && input.deals.is_some(),
+            "deals",
+            "x-nimmt",
+        )?;
+        given(
+            ruleset != Ruleset::NimmOderSchieb && input.games.is_some(),
+            "games",
+            "nimm-oder-schieb",
+        )?;
+        given(
+            ruleset != Ruleset::NimmOderSchieb && input.chips.is_some(),
+            "chips",
+            "nimm-oder-schieb",
+        )?;
+        let mut options = preset.map_or_else(|| ruleset.default_options(), Preset::options);
+        options.deck = input.deck.unwrap_or(options.deck);
+        options.deal = input.deal.unwrap_or(options.deal);
+        options.placement = input.placement.unwrap_or(options.placement);
+        options.end = input
+            .end
+            .or(input.deals.or(input.games).map(EndCondition::Rounds))
+            .unwrap_or(options.end);
+        options.chips = input.chips.unwrap_or(options.chips);
+        options.validate(ruleset, players)?;
+        Ok(Self {
+            ruleset,
+            options,
+            players,
+        })
+    }
+}

@@ -9,7 +9,7 @@ use crate::card::Card;
 use crate::game::Game;
 use crate::model::{Awaiting, BotStrategy, Command, Occupant, SeatCard, Status};
 use crate::nos_cards::{CardFace, NosCard};
-use crate::options::{ChipsOption, Options, Ruleset};
+use crate::options::{ChipsOption, OptionsView, Ruleset};
 use crate::take_or_pass::NOS_PILE;
 
 /// The shuffle algorithm, as published with every game.
@@ -21,8 +21,8 @@ pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
 pub struct GameView {
     /// Ruleset name.
     pub ruleset: Ruleset,
-    /// Options in force.
-    pub options: Options,
+    /// Options in force: the fields the ruleset takes at creation, defaults filled in.
+    pub options: OptionsView,
     /// Number of seats.
     pub players: u8,
     /// Game name.
@@ -239,7 +239,7 @@ impl Game {
         let status = self.status();
         GameView {
             ruleset: self.setup.ruleset,
-            options: self.setup.options,
+            options: self.setup.options.view(self.setup.ruleset),
             players: self.setup.players,
             name: self.name.clone(),
             status,
