@@ -174,6 +174,7 @@ describe("the web client", () => {
         await q.locator("#c-chips").selectOption("open");
       },
     });
+    assert.match(await p.locator(".game-lobby .options").textContent(), /Open \(everyone sees all\) · Match of 1 game$/);
     await addBot(p, "random");
     await addBot(p, "heuristic");
     await p.locator(".lobby-actions button.primary").click();
@@ -213,6 +214,7 @@ describe("the web client", () => {
         await q.locator("#c-deal-json").fill(JSON.stringify(deal));
       },
     });
+    assert.equal(await p.locator(".game-lobby .options").textContent(), "1 deal");
     const code = await p.locator("[data-invite-code]").textContent();
     const emil = apiClient(server.base);
     await emil.guest("emil");

@@ -1096,8 +1096,8 @@ export interface components {
             move_deadline_seconds?: number | null;
             /** @description Game name. */
             name?: string | null;
-            /** @description Options in force. */
-            options: components["schemas"]["Options"];
+            /** @description Options in force: the fields the ruleset takes at creation, defaults filled in. */
+            options: components["schemas"]["OptionsView"];
             /**
              * Format: int32
              * @description Number of seats.
@@ -1349,20 +1349,47 @@ export interface components {
              */
             placement: components["schemas"]["PlacementOption"];
         };
-        /** @description Options as a client sends them; fields left out take the preset's or the default value. */
+        /**
+         * @description Options as a client sends them when creating a game. Which fields a ruleset takes is
+         *     part of the API: `6-nimmt` `deck`, `deal`, `placement`, `end` (and a `preset`);
+         *     `11-nimmt` `end`; `x-nimmt` `deals`; `nimm-oder-schieb` `games` and `chips`. Fields
+         *     left out take the preset's or the default value; a field the ruleset does not take is
+         *     refused, whatever its value.
+         */
         OptionsInput: {
             chips?: components["schemas"]["ChipsOption"] | null;
             deal?: components["schemas"]["DealOption"] | null;
             /**
              * Format: int32
-             * @description x-nimmt: the number of deals (default 2).
+             * @description x-nimmt: the number of deals, 1–50 (default 2).
              */
             deals?: number | null;
             deck?: components["schemas"]["DeckOption"] | null;
             end?: components["schemas"]["EndCondition"] | null;
             /**
              * Format: int32
-             * @description nimm-oder-schieb: the number of games of the match (default 1).
+             * @description nimm-oder-schieb: the number of games of the match, 1–50 (default 1).
+             */
+            games?: number | null;
+            placement?: components["schemas"]["PlacementOption"] | null;
+        };
+        /**
+         * @description A game's options as the API shows them: exactly the fields its ruleset takes at
+         *     creation ([`OptionsInput`]), with the defaults filled in.
+         */
+        OptionsView: {
+            chips?: components["schemas"]["ChipsOption"] | null;
+            deal?: components["schemas"]["DealOption"] | null;
+            /**
+             * Format: int32
+             * @description x-nimmt: the number of deals.
+             */
+            deals?: number | null;
+            deck?: components["schemas"]["DeckOption"] | null;
+            end?: components["schemas"]["EndCondition"] | null;
+            /**
+             * Format: int32
+             * @description nimm-oder-schieb: the number of games of the match.
              */
             games?: number | null;
             placement?: components["schemas"]["PlacementOption"] | null;

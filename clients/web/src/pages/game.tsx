@@ -102,10 +102,10 @@ function optionsText(v: GameBody): string {
     if (end?.points) parts.push(t("endAtPoints", { n: end.points }));
     if (end?.rounds) parts.push(t("endAfterRounds", { n: end.rounds }));
   }
-  if (v.ruleset === "x-nimmt" && end?.rounds) parts.push(t("dealsCount", { n: end.rounds }));
+  if (v.ruleset === "x-nimmt" && o.deals) parts.push(t("dealsCount", { n: o.deals }));
   if (v.ruleset === "nimm-oder-schieb") {
     if (o.chips) parts.push(t(`chips_${o.chips}` as Key));
-    if (end?.rounds) parts.push(t("gamesCount", { n: end.rounds }));
+    if (o.games) parts.push(t("gamesCount", { n: o.games }));
   }
   if (v.move_deadline_seconds) parts.push(`${t("moveDeadline")}: ${duration(v.move_deadline_seconds * 1000)}`);
   return parts.join(" · ");
