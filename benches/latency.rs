@@ -137,14 +137,15 @@ fn main() {
     // The analysts' feed: every public event, read in pages and written as NDJSON lines.
     let start = Instant::now();
     let (mut after, mut exported, mut bytes) = (0i64, 0usize, 0usize);
+    let analytics = stammtisch::analytics::Analytics::new(store.clone());
     loop {
-        let page = stammtisch::analytics::feed(&store, after, 1000).unwrap();
+        let page = analytics.feed(after, 1000).unwrap();
         let Some(last) = page.last() else { break };
         after = last.position;
         for e in &page {
             let line = serde_json::json!({
                 "position": e.position, "game_id": e.game_id, "seq": e.seq, "type": e.event_type,
-                "at": e.recorded_at.and_utc().to_rfc3339(), "data": e.data.0,
+                "at": e.recorded_at.and_utc().to_rfc3339(), "data": e.data,
             })
             .to_string();
             bytes += line.len() + 1;

@@ -38,12 +38,6 @@ pub enum AccountError {
     Crypto(String),
 }
 
-impl From<diesel::result::Error> for AccountError {
-    fn from(e: diesel::result::Error) -> Self {
-        Self::Store(StoreError::Query(e))
-    }
-}
-
 /// A freshly issued bearer token.
 #[derive(Debug, Clone)]
 pub struct Issued {

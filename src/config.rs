@@ -5,6 +5,8 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::webhooks::Targets;
+
 /// Which browser origins may call the API from another origin (CORS).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CorsOrigins {
@@ -69,6 +71,19 @@ pub struct Config {
     /// `CORS_ORIGINS`: comma-separated exact origins allowed to call the API from a
     /// browser page on another origin, or `*`; empty by default (no CORS headers).
     pub cors_origins: CorsOrigins,
+    /// `DATABASE_POOL_TIMEOUT_MS`, default 2000: how long a request waits for a database
+    /// connection before it is answered `503 database_unavailable` (during an outage
+    /// requests fail after this wait instead of hanging).
+    pub database_pool_timeout: Duration,
+    /// `WEBHOOK_BACKOFF_MS`, default 1000: the wait after a first failed webhook delivery;
+    /// it doubles with each further failure, up to 10 minutes.
+    pub webhook_backoff: Duration,
+    /// `WEBHOOK_TIMEOUT_MS`, default 10000, at least 100: the limit of one webhook POST.
+    pub webhook_timeout: Duration,
+    /// `WEBHOOK_ALLOW_LOOPBACK`, default `false`: `true` lets webhooks reach loopback
+    /// addresses (127.0.0.0/8, ::1) for development and tests. Private, link-local,
+    /// metadata and other internal addresses stay forbidden either way.
+    pub webhook_targets: Targets,
     /// Rate limits (`0` switches one off): `LIMIT_GUESTS_PER_HOUR` (per client address,
     /// default 30), `LIMIT_GAMES_PER_HOUR` (60), `LIMIT_OPEN_LOBBIES` (10),
     /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
@@ -209,6 +224,25 @@ impl Config {
                 ttl => ttl,
             },
             cors_origins: parsed("CORS_ORIGINS", CorsOrigins::None)?,
+            database_pool_timeout: duration(
+                "DATABASE_POOL_TIMEOUT_MS",
+                2_000,
+                Duration::from_millis,
+            )?,
+            webhook_backoff: duration("WEBHOOK_BACKOFF_MS", 1_000, Duration::from_millis)?,
+            webhook_timeout: match duration("WEBHOOK_TIMEOUT_MS", 10_000, Duration::from_millis)? {
+                t if t < Duration::from_millis(100) => {
+                    return Err(ConfigError {
+                        name: "WEBHOOK_TIMEOUT_MS",
+                        value: t.as_millis().to_string(),
+                        reason: "must be at least 100".into(),
+                    });
+                }
+                t => t,
+            },
+            webhook_targets: Targets {
+                allow_loopback: parsed("WEBHOOK_ALLOW_LOOPBACK", false)?,
+            },
             limits: limits()?,
             trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
             body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,

@@ -16,5 +16,4 @@ pub mod pads;
 pub mod service;
 pub mod store;
 pub mod telemetry;
-pub mod upcast;
 pub mod webhooks;

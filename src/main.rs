@@ -59,6 +59,7 @@ fn main() -> anyhow::Result<()> {
         &config.database_url,
         stammtisch::store::StoreOptions {
             sqlite_synchronous: config.sqlite_synchronous,
+            pool_timeout: config.database_pool_timeout,
         },
     )
     .context("connecting to the database")?;
@@ -134,10 +135,10 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
             if pruned.elapsed() >= Duration::from_secs(60) {
                 pruned = std::time::Instant::now();
                 if let Err(e) = limits.prune() {
-                    tracing::warn!(error = %e, "could not prune rate-limit counters");
+                    tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not prune rate-limit counters");
                 }
                 if let Err(e) = service.prune_idempotency_keys() {
-                    tracing::warn!(error = %e, "could not forget expired idempotency keys");
+                    tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not forget expired idempotency keys");
                 }
             }
             let now = chrono::Utc::now().naive_utc();
@@ -145,17 +146,17 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
                 Ok(games) => {
                     for game in games {
                         if let Err(e) = service.expire(&game) {
-                            tracing::warn!(game, error = %e, "could not move for an expired deadline");
+                            tracing::warn!(game, error = %stammtisch::telemetry::Chain(&e), "could not move for an expired deadline");
                         }
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "could not look for expired deadlines"),
+                Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for expired deadlines"),
             }
             std::thread::sleep(Duration::from_millis(250));
         }
     });
     if let Err(e) = spawned {
-        tracing::error!(error = %e, "cannot start the deadline watcher");
+        tracing::error!(error = %stammtisch::telemetry::Chain(&e), "cannot start the deadline watcher");
     }
 }
 
@@ -196,14 +197,22 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     }
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let accounts = Accounts::new(store.clone(), tokens, limits.clone());
+    let pads = stammtisch::pads::Pads::new(store.clone());
+    let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_limits(limits.clone());
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
-    stammtisch::webhooks::spawn_worker(service.store().clone(), shutdown_rx.clone());
+    stammtisch::webhooks::spawn_worker(
+        service.store().clone(),
+        stammtisch::webhooks::WorkerConfig::from_config(&config),
+        shutdown_rx.clone(),
+    );
     let state = web::Data::new(AppState {
         service,
         accounts,
+        pads,
+        analytics,
         limits: limits.clone(),
         trust_forwarded_for: config.trust_forwarded_for,
         body_timeout: config.body_timeout,
@@ -211,6 +220,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
+        webhook_targets: config.webhook_targets,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

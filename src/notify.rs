@@ -54,13 +54,13 @@ impl Notifier {
         let spawned = std::thread::Builder::new().name("pg-listen".into()).spawn(move || {
             loop {
                 if let Err(e) = notifier.listen_once(&url) {
-                    tracing::warn!(error = %e, "PostgreSQL LISTEN connection lost; reconnecting");
+                    tracing::warn!(error = %crate::telemetry::Chain(&*e), "PostgreSQL LISTEN connection lost; reconnecting");
                 }
                 std::thread::sleep(Duration::from_secs(1));
             }
         });
         if let Err(e) = spawned {
-            tracing::error!(error = %e, "cannot start the PostgreSQL listener; streams fall back to polling");
+            tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start the PostgreSQL listener; streams fall back to polling");
         }
     }
 

@@ -39,6 +39,9 @@ pub enum PadServiceError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An event could not be encoded for the store.
+    #[error("a score-pad event could not be encoded")]
+    Encode(#[source] serde_json::Error),
     /// A stored event could not be read.
     #[error("stored event {seq} of score pad {pad} is unreadable: {source}")]
     Corrupt {
@@ -49,12 +52,6 @@ pub enum PadServiceError {
         /// Cause.
         source: serde_json::Error,
     },
-}
-
-impl From<diesel::result::Error> for PadServiceError {
-    fn from(e: diesel::result::Error) -> Self {
-        Self::Store(StoreError::Query(e))
-    }
 }
 
 /// A score pad as its owner sees it.
@@ -71,15 +68,9 @@ pub struct PadBody {
     pub view: PadView,
 }
 
-fn serialization(e: serde_json::Error) -> PadServiceError {
-    PadServiceError::Store(StoreError::Query(
-        diesel::result::Error::SerializationError(Box::new(e)),
-    ))
-}
-
 /// Encodes a pad event for the store: its type name and its `data` object.
 fn encode(event: &PadEvent) -> Result<NewPadEvent, PadServiceError> {
-    let mut value = serde_json::to_value(event).map_err(serialization)?;
+    let mut value = serde_json::to_value(event).map_err(PadServiceError::Encode)?;
     let data = value
         .get_mut("data")
         .map(Value::take)
@@ -134,67 +125,87 @@ fn load(tx: &mut dyn PadTx, id: &str, caller: &str) -> Result<(PadRow, Pad, i32)
     Ok((row, pad, version_of(&stored)))
 }
 
-/// Creates a pad owned by `owner`.
-///
-/// # Errors
-/// Invalid players or end, storage failure.
-pub fn create(store: &Store, owner: &str, new: NewPad) -> Result<PadBody, PadServiceError> {
-    let ruleset = new.ruleset;
-    let events = Pad::create(new)?;
-    let pad = Pad::from_events(&events).ok_or(PadServiceError::NotFound)?;
-    let encoded = encode_all(&events)?;
-    let row = PadRow {
-        id: uuid::Uuid::now_v7().to_string(),
-        owner: owner.to_owned(),
-        ruleset: ruleset.name().to_owned(),
-        version: i32::try_from(encoded.len()).unwrap_or(i32::MAX),
-        // Microseconds: what PostgreSQL's TIMESTAMP keeps, so the answer to the creation
-        // shows the same time as every later read.
-        created_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now().naive_utc(), 6),
-    };
-    store.write_pads(|tx| tx.create_pad(&row, &encoded).map_err(PadServiceError::from))?;
-    Ok(body(&row, &pad, row.version))
+/// The score-pad service.
+#[derive(Clone)]
+pub struct Pads {
+    store: Store,
 }
 
-/// The caller's pad.
-///
-/// # Errors
-/// Unknown pad (or another account's), storage failure.
-pub fn view(store: &Store, id: &str, caller: &str) -> Result<PadBody, PadServiceError> {
-    store.read_pads(|tx| {
-        let (row, pad, version) = load(tx, id, caller)?;
-        Ok(body(&row, &pad, version))
-    })
-}
-
-/// Runs a command on the caller's pad; retried on a lost race when `if_match` is `None`.
-///
-/// # Errors
-/// Unknown pad, a refused command, a version conflict, storage failure.
-pub fn execute(
-    store: &Store,
-    id: &str,
-    caller: &str,
-    command: &PadCommand,
-    if_match: Option<i32>,
-) -> Result<PadBody, PadServiceError> {
-    for attempt in 0..MAX_ATTEMPTS {
-        match store.write_pads(|tx| attempt_command(tx, id, caller, command, if_match)) {
-            Err(PadServiceError::Store(StoreError::Conflict)) => {
-                if let Some(expected) = if_match {
-                    let current = store
-                        .read_pads(|tx| load(tx, id, caller).map(|(_, _, v)| v))
-                        .unwrap_or(expected);
-                    return Err(PadServiceError::VersionConflict { current });
-                }
-                tracing::debug!(pad = id, attempt, "lost a race; deciding again");
-                let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
-                std::thread::sleep(std::time::Duration::from_millis(jitter));
-            }
-            other => return other,
-        }
+impl Pads {
+    /// The service over a store.
+    #[must_use]
+    pub fn new(store: Store) -> Self {
+        Self { store }
     }
-    Err(PadServiceError::Busy)
+
+    /// Creates a pad owned by `owner`.
+    ///
+    /// # Errors
+    /// Invalid players or end, storage failure.
+    pub fn create(&self, owner: &str, new: NewPad) -> Result<PadBody, PadServiceError> {
+        let store = &self.store;
+        let ruleset = new.ruleset;
+        let events = Pad::create(new)?;
+        let pad = Pad::from_events(&events).ok_or(PadServiceError::NotFound)?;
+        let encoded = encode_all(&events)?;
+        let row = PadRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            owner: owner.to_owned(),
+            ruleset: ruleset.name().to_owned(),
+            version: i32::try_from(encoded.len()).unwrap_or(i32::MAX),
+            // Microseconds: what PostgreSQL's TIMESTAMP keeps, so the answer to the creation
+            // shows the same time as every later read.
+            created_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now().naive_utc(), 6),
+        };
+        store.write(|tx| {
+            tx.pads()
+                .create_pad(&row, &encoded)
+                .map_err(PadServiceError::from)
+        })?;
+        Ok(body(&row, &pad, row.version))
+    }
+
+    /// The caller's pad.
+    ///
+    /// # Errors
+    /// Unknown pad (or another account's), storage failure.
+    pub fn view(&self, id: &str, caller: &str) -> Result<PadBody, PadServiceError> {
+        self.store.read(|tx| {
+            let (row, pad, version) = load(tx.pads(), id, caller)?;
+            Ok(body(&row, &pad, version))
+        })
+    }
+
+    /// Runs a command on the caller's pad; retried on a lost race when `if_match` is `None`.
+    ///
+    /// # Errors
+    /// Unknown pad, a refused command, a version conflict, storage failure.
+    pub fn execute(
+        &self,
+        id: &str,
+        caller: &str,
+        command: &PadCommand,
+        if_match: Option<i32>,
+    ) -> Result<PadBody, PadServiceError> {
+        let store = &self.store;
+        for attempt in 0..MAX_ATTEMPTS {
+            match store.write(|tx| attempt_command(tx.pads(), id, caller, command, if_match)) {
+                Err(PadServiceError::Store(StoreError::Conflict)) => {
+                    if let Some(expected) = if_match {
+                        let current = store
+                            .read(|tx| load(tx.pads(), id, caller).map(|(_, _, v)| v))
+                            .unwrap_or(expected);
+                        return Err(PadServiceError::VersionConflict { current });
+                    }
+                    tracing::debug!(pad = id, attempt, "lost a race; deciding again");
+                    let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
+                    std::thread::sleep(std::time::Duration::from_millis(jitter));
+                }
+                other => return other,
+            }
+        }
+        Err(PadServiceError::Busy)
+    }
 }
 
 fn attempt_command(

@@ -12,10 +12,10 @@ use rules::{
 };
 
 use crate::fairness::{self, SeededDealer};
-use crate::store::{GameIndex, GameRow, NewEvent, SeatRow, Store, StoreError, StoredEvent, Tx};
-
-/// Schema version of every event payload written by this build.
-pub const EVENT_SCHEMA_VERSION: i32 = 1;
+use crate::store::{
+    GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, Store, StoreError,
+    StoredEvent, Tx,
+};
 
 /// How long an idempotency key answers with its first response.
 pub const IDEMPOTENCY_HOURS: i64 = 24;
@@ -44,6 +44,12 @@ pub enum ServiceError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A list cursor this server did not hand out.
+    #[error("invalid cursor")]
+    InvalidCursor,
+    /// An event or a response could not be encoded for the store.
+    #[error("could not encode for the store")]
+    Encode(#[source] serde_json::Error),
     /// The idempotency key was used for another request within 24 hours.
     #[error("this Idempotency-Key was used for another request")]
     IdempotencyKeyReused,
@@ -62,12 +68,6 @@ pub enum ServiceError {
     },
 }
 
-impl From<diesel::result::Error> for ServiceError {
-    fn from(e: diesel::result::Error) -> Self {
-        Self::Store(StoreError::Query(e))
-    }
-}
-
 /// A game as one caller sees it: the rules' view plus its identity and version.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GameBody {
@@ -82,6 +82,42 @@ pub struct GameBody {
     /// The view.
     #[serde(flatten)]
     pub view: GameView,
+}
+
+/// A stored event as readers see it: its payload brought up to the current schema.
+#[derive(Debug, Clone)]
+pub struct ReadEvent {
+    /// Global position.
+    pub position: i64,
+    /// Game.
+    pub game_id: String,
+    /// Position in the game's stream, from 1.
+    pub seq: i32,
+    /// Type name.
+    pub event_type: String,
+    /// `public`, `seat:N` or `server`.
+    pub audience: String,
+    /// The schema version the payload was stored with.
+    pub stored_schema_version: i32,
+    /// Time of the append (UTC).
+    pub recorded_at: chrono::NaiveDateTime,
+    /// Payload, in the current schema.
+    pub data: Value,
+}
+
+impl From<StoredEvent> for ReadEvent {
+    fn from(e: StoredEvent) -> Self {
+        Self {
+            data: rules::upcast::upcast(&e.event_type, e.schema_version, e.data.0),
+            position: e.position,
+            game_id: e.game_id,
+            seq: e.seq,
+            event_type: e.event_type,
+            audience: e.audience,
+            stored_schema_version: e.schema_version,
+            recorded_at: e.recorded_at,
+        }
+    }
 }
 
 /// The outcome of a command.
@@ -109,6 +145,36 @@ pub struct CommandRequest<'a> {
     /// The invite code sent with `join` (needed for a private game).
     pub invite_code: Option<&'a str>,
 }
+
+/// Which games a list shows.
+pub struct ListRequest<'a> {
+    /// The caller.
+    pub account: &'a str,
+    /// Only the caller's games.
+    pub mine: bool,
+    /// The inbox: the caller's games in which the caller must act now, earliest deadline
+    /// first.
+    pub inbox: bool,
+    /// `lobby`, `active` or `finished`.
+    pub status: Option<&'a str>,
+    /// A ruleset name.
+    pub ruleset: Option<&'a str>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<&'a str>,
+    /// Page size.
+    pub limit: i64,
+}
+
+/// A page of games.
+pub struct GameListPage {
+    /// The games, with their seats.
+    pub games: Vec<GameSummaryRow>,
+    /// The cursor of the next page, `None` at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// The inbox is sorted in memory from at most this many games.
+const MAX_INBOX: i64 = 2_000;
 
 /// A game creation request.
 pub struct CreateRequest<'a> {
@@ -148,21 +214,23 @@ fn to_new_event_with_cause(
     }
     Ok(NewEvent {
         event_type: event.type_name().to_owned(),
-        schema_version: EVENT_SCHEMA_VERSION,
+        schema_version: event.schema_version(),
         audience: event.audience().as_text(),
         data,
     })
 }
 
-/// Decodes a stored event, upcasting older schema versions (see `crate::upcast`).
+/// Decodes a stored event through the rules' upcasters (`rules::upcast`).
+///
+/// # Errors
+/// A payload that does not decode.
 pub fn decode(stored: &StoredEvent) -> Result<Event, ServiceError> {
-    let data = crate::upcast::upcast(
+    rules::upcast::decode(
         &stored.event_type,
         stored.schema_version,
         stored.data.0.clone(),
-    );
-    let value = serde_json::json!({ "type": stored.event_type, "data": data });
-    serde_json::from_value(value).map_err(|source| ServiceError::Corrupt {
+    )
+    .map_err(|source| ServiceError::Corrupt {
         game: stored.game_id.clone(),
         seq: stored.seq,
         source,
@@ -183,32 +251,27 @@ fn rebuild(game_id: &str, stored: &[StoredEvent]) -> Result<Game, ServiceError> 
 }
 
 fn index_of(game: &Game, game_id: &str) -> GameIndex {
-    let awaiting = game.awaiting();
+    let asks = game.person_asks();
     let seats = game
         .seats
         .iter()
         .enumerate()
         .map(|(i, seat)| {
             let s = u8::try_from(i).unwrap_or_default();
-            let asked: Vec<&str> = awaiting
-                .iter()
-                .filter(|a| a.seat == s)
-                .map(|a| a.action)
-                .collect();
+            let ask = asks.iter().find(|a| a.seat == s);
             let person = !seat.bot_controlled() && seat.account().is_some();
             let deadline_at = game
                 .deadlines
                 .iter()
                 .filter(|d| d.seat == s)
-                .filter_map(|d| chrono::DateTime::parse_from_rfc3339(&d.at).ok())
-                .map(|t| t.naive_utc())
+                .map(|d| d.at.naive_utc())
                 .min();
             SeatRow {
                 game_id: game_id.to_owned(),
                 seat: i32::from(s),
                 account_id: seat.account().map(str::to_owned),
-                awaiting: person && !asked.is_empty(),
-                action: (person && !asked.is_empty()).then(|| asked.join(",")),
+                awaiting: ask.is_some(),
+                action: ask.map(|a| a.actions.join(",")),
                 deadline_at: deadline_at.filter(|_| person),
             }
         })
@@ -241,12 +304,15 @@ fn refresh_deadlines(
             let running = game.deadlines.iter().find(|d| {
                 d.seat == asked.seat && d.action == asked.action && Some(asked.seat) != acted
             });
+            // Milliseconds, as stored: a rebuilt game equals the one that wrote the event.
             let at = running.map_or_else(
                 || {
-                    (now + chrono::Duration::seconds(i64::from(seconds)))
-                        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                    chrono::SubsecRound::trunc_subsecs(
+                        now + chrono::Duration::seconds(i64::from(seconds)),
+                        3,
+                    )
                 },
-                |d| d.at.clone(),
+                |d| d.at,
             );
             deadlines.push(SeatDeadline {
                 seat: asked.seat,
@@ -565,9 +631,7 @@ impl Service {
         let response = body(&game, &row, new_version, req.account);
         *committed = Some((new_version, game));
         if let Some(key) = req.idempotency_key {
-            let json = serde_json::to_value(&response).map_err(|e| {
-                StoreError::Query(diesel::result::Error::SerializationError(Box::new(e)))
-            })?;
+            let json = serde_json::to_value(&response).map_err(ServiceError::Encode)?;
             tx.save_idempotent_response(req.game, req.account, key, &request_hash, 200, &json)?;
         }
         Ok(CommandOutcome::Applied(Box::new(response)))
@@ -626,8 +690,10 @@ impl Service {
                 followed.push(deadlines);
             }
             for event in &caused {
-                encoded
-                    .push(to_new_event_with_cause(event, Some("deadline")).map_err(serialization)?);
+                encoded.push(
+                    to_new_event_with_cause(event, Some("deadline"))
+                        .map_err(ServiceError::Encode)?,
+                );
             }
             encoded.extend(encode_all(&followed)?);
             moved += 1;
@@ -688,6 +754,66 @@ impl Service {
         })
     }
 
+    /// A page of games: without `mine` the caller's and the public ones, newest first and
+    /// paged by id; the inbox ordered by the caller's deadline (games without one after,
+    /// newest first) and paged by position. The cursor is opaque to clients.
+    ///
+    /// # Errors
+    /// A cursor this list did not hand out, storage failure.
+    pub fn list_games(&self, req: &ListRequest<'_>) -> Result<GameListPage, ServiceError> {
+        use base64::Engine;
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let cursor = match req.cursor {
+            None => None,
+            Some(c) => Some(
+                URL_SAFE_NO_PAD
+                    .decode(c)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .filter(|c| !c.is_empty())
+                    .ok_or(ServiceError::InvalidCursor)?,
+            ),
+        };
+        let offset: usize = match (&cursor, req.inbox) {
+            (Some(c), true) => c.parse().map_err(|_| ServiceError::InvalidCursor)?,
+            _ => 0,
+        };
+        let before = cursor.filter(|_| !req.inbox);
+        let query = ListQuery {
+            account: req.account,
+            mine: req.mine,
+            awaiting: req.inbox,
+            status: req.status,
+            ruleset: req.ruleset,
+            before_id: before.as_deref(),
+            limit: if req.inbox { MAX_INBOX } else { req.limit },
+        };
+        let mut games = self.store.read(|tx| tx.list_games(&query))?;
+        let limit = usize::try_from(req.limit).unwrap_or(usize::MAX);
+        if !req.inbox {
+            let next_cursor = (games.len() == limit)
+                .then(|| games.last().map(|g| URL_SAFE_NO_PAD.encode(&g.game.id)))
+                .flatten();
+            return Ok(GameListPage { games, next_cursor });
+        }
+        let deadline = |row: &GameSummaryRow| {
+            row.seats
+                .iter()
+                .find(|s| s.account_id.as_deref() == Some(req.account))
+                .and_then(|s| s.deadline_at)
+        };
+        games.sort_by(|a, b| match (deadline(a), deadline(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.game.id.cmp(&a.game.id),
+        });
+        let games: Vec<GameSummaryRow> = games.into_iter().skip(offset).take(limit).collect();
+        let next_cursor =
+            (games.len() == limit).then(|| URL_SAFE_NO_PAD.encode((offset + limit).to_string()));
+        Ok(GameListPage { games, next_cursor })
+    }
+
     /// Forgets idempotency keys older than 24 hours.
     ///
     /// # Errors
@@ -710,7 +836,7 @@ impl Service {
         viewer: &str,
         after: i32,
         limit: i64,
-    ) -> Result<Vec<StoredEvent>, ServiceError> {
+    ) -> Result<Vec<ReadEvent>, ServiceError> {
         self.store.read(|tx| {
             let (_, _, game) = self.visible(tx, game_id, viewer)?;
             let seat = game.seat_of(viewer);
@@ -718,7 +844,8 @@ impl Service {
                 .chain(seat.map(Audience::Seat))
                 .map(Audience::as_text)
                 .collect();
-            Ok(tx.events_page(game_id, after, &audiences, limit)?)
+            let rows = tx.events_page(game_id, after, &audiences, limit)?;
+            Ok(rows.into_iter().map(ReadEvent::from).collect())
         })
     }
 }
@@ -744,15 +871,9 @@ fn version_of(stored: &[StoredEvent]) -> i32 {
 fn overdue(game: &Game, now: chrono::DateTime<chrono::Utc>) -> Option<u8> {
     game.deadlines
         .iter()
-        .filter(|d| chrono::DateTime::parse_from_rfc3339(&d.at).is_ok_and(|at| at <= now))
+        .filter(|d| d.at <= now)
         .map(|d| d.seat)
         .find(|seat| game.is_awaited(*seat))
-}
-
-fn serialization(e: serde_json::Error) -> ServiceError {
-    ServiceError::Store(StoreError::Query(
-        diesel::result::Error::SerializationError(Box::new(e)),
-    ))
 }
 
 fn encode_all(events: &[Event]) -> Result<Vec<NewEvent>, ServiceError> {
@@ -760,11 +881,7 @@ fn encode_all(events: &[Event]) -> Result<Vec<NewEvent>, ServiceError> {
         .iter()
         .map(to_new_event)
         .collect::<Result<_, _>>()
-        .map_err(|e| {
-            ServiceError::Store(StoreError::Query(
-                diesel::result::Error::SerializationError(Box::new(e)),
-            ))
-        })
+        .map_err(ServiceError::Encode)
 }
 
 /// The server's randomness for bots.

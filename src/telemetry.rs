@@ -48,3 +48,31 @@ fn request_id(request: &actix_web::dev::ServiceRequest) -> String {
         .map(ToString::to_string)
         .unwrap_or_default()
 }
+
+/// An error with its whole cause chain for a log field: `error = %Chain(&e)` writes
+/// "outer: cause: root cause" instead of the outermost message alone.
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_chain_shows_every_cause() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer")]
+        struct Outer(#[source] std::io::Error);
+        let e = Outer(std::io::Error::other("root"));
+        assert_eq!(super::Chain(&e).to_string(), "outer: root");
+    }
+}

@@ -17,6 +17,12 @@
 //! Payloads carry public information only: the game, its version and ruleset, the seat,
 //! the actions asked and the deadline, or the winners — never cards, selections, chips or
 //! seeds. Blocking: call from `web::block` or a thread of its own. Knows no HTTP routes.
+//!
+//! Targets: a URL may not name or resolve to a private, loopback, link-local, metadata or
+//! otherwise internal address ([`targets`]); registration checks it, and every delivery
+//! checks the resolved addresses again and connects to exactly those.
+
+pub mod targets;
 
 use std::time::Duration;
 
@@ -27,6 +33,8 @@ use serde_json::{Map, Value, json};
 use sha2::Sha256;
 
 use rules::{Game, Status};
+
+pub use targets::{CheckedResolver, Targets, UrlRefusal};
 
 use crate::store::json::JsonValue;
 use crate::store::{
@@ -56,6 +64,9 @@ pub enum WebhookError {
     /// The URL is not an absolute `http://` or `https://` URL.
     #[error("{0}")]
     InvalidUrl(String),
+    /// The URL names, or its host resolves to, an address webhooks may not reach.
+    #[error("{0}")]
+    NotAllowed(String),
     /// The account has [`MAX_WEBHOOKS_PER_ACCOUNT`] webhooks already.
     #[error("an account may register at most {MAX_WEBHOOKS_PER_ACCOUNT} webhooks")]
     TooMany,
@@ -111,50 +122,40 @@ fn body_of(row: WebhookRow) -> WebhookBody {
 }
 
 /// Checks a webhook URL: absolute, `http` or `https`, with a host, without credentials,
-/// whitespace or a fragment, at most [`MAX_URL_LENGTH`] characters.
+/// whitespace or a fragment, at most [`MAX_URL_LENGTH`] characters, and naming no address
+/// (nor a name resolving to one) that `targets` forbids; see [`targets::check_url`].
+/// Returns the URL as deliveries will call it (normalised). Blocking (a name lookup).
 ///
 /// # Errors
-/// [`WebhookError::InvalidUrl`] saying what is wrong.
-pub fn validate_url(url: &str) -> Result<(), WebhookError> {
-    let invalid = |why: &str| Err(WebhookError::InvalidUrl(why.to_owned()));
-    if url.len() > MAX_URL_LENGTH {
-        return invalid("url must be at most 2048 characters");
+/// [`WebhookError::InvalidUrl`] or [`WebhookError::NotAllowed`] saying what is wrong.
+pub fn validate_url(url: &str, targets: Targets) -> Result<String, WebhookError> {
+    match targets::check_url(url, MAX_URL_LENGTH, targets) {
+        Ok(url) => Ok(url.into()),
+        Err(UrlRefusal::Invalid(why)) => Err(WebhookError::InvalidUrl(why)),
+        Err(UrlRefusal::NotAllowed(why)) => Err(WebhookError::NotAllowed(why)),
     }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) || url.contains('#') {
-        return invalid("url must not contain whitespace, control characters or a fragment");
-    }
-    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
-        return invalid("url is not a valid URL");
-    };
-    if !matches!(uri.scheme_str(), Some("http" | "https")) {
-        return invalid("url must start with http:// or https://");
-    }
-    let Some(authority) = uri.authority() else {
-        return invalid("url must name a host");
-    };
-    if authority.as_str().contains('@') {
-        return invalid("url must not contain credentials");
-    }
-    if authority.host().is_empty() {
-        return invalid("url must name a host");
-    }
-    Ok(())
 }
 
-/// Registers a webhook for `account`.
+/// Registers a webhook for `account`; the URL is checked against `targets`.
 ///
 /// # Errors
-/// An invalid URL, too many webhooks, storage failure.
-pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhook, WebhookError> {
-    validate_url(url)?;
+/// An invalid or forbidden URL, too many webhooks, storage failure.
+pub fn register(
+    store: &Store,
+    account: &str,
+    url: &str,
+    targets: Targets,
+) -> Result<CreatedWebhook, WebhookError> {
+    let url = validate_url(url, targets)?;
     let row = WebhookRow {
         id: uuid::Uuid::now_v7().to_string(),
         account_id: account.to_owned(),
-        url: url.to_owned(),
+        url,
         secret: crate::fairness::new_seed(),
         created_at: Utc::now().naive_utc(),
     };
-    store.write_webhooks(|tx| {
+    store.write(|tx| {
+        let tx = tx.webhooks();
         tx.lock_account(account)?;
         if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
             return Err(WebhookError::TooMany);
@@ -175,7 +176,7 @@ pub fn register(store: &Store, account: &str, url: &str) -> Result<CreatedWebhoo
 /// # Errors
 /// Storage failure.
 pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
-    let rows = store.read_webhooks(|tx| tx.webhooks_of(account))?;
+    let rows = store.read(|tx| tx.webhooks().webhooks_of(account))?;
     Ok(rows.into_iter().map(body_of).collect())
 }
 
@@ -185,42 +186,11 @@ pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookErr
 /// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
 /// failure.
 pub fn delete(store: &Store, account: &str, id: &str) -> Result<(), WebhookError> {
-    if store.write_webhooks(|tx| tx.delete_webhook(account, id))? {
+    if store.write(|tx| tx.webhooks().delete_webhook(account, id))? {
         Ok(())
     } else {
         Err(WebhookError::NotFound)
     }
-}
-
-/// A person asked to act: seat, account and the actions asked.
-struct Ask<'a> {
-    seat: u8,
-    account: &'a str,
-    actions: Vec<&'static str>,
-}
-
-/// The persons (seats with an account, not played by a bot) asked to act in `game`.
-fn person_asks(game: &Game) -> Vec<Ask<'_>> {
-    let awaiting = game.awaiting();
-    game.seats
-        .iter()
-        .enumerate()
-        .filter(|(_, seat)| !seat.bot_controlled())
-        .filter_map(|(i, seat)| {
-            let seat_no = u8::try_from(i).ok()?;
-            let account = seat.account()?;
-            let actions: Vec<&'static str> = awaiting
-                .iter()
-                .filter(|a| a.seat == seat_no)
-                .map(|a| a.action)
-                .collect();
-            (!actions.is_empty()).then_some(Ask {
-                seat: seat_no,
-                account,
-                actions,
-            })
-        })
-        .collect()
 }
 
 /// What a seat holds and has done, as the seat itself sees it: it changes when the seat
@@ -262,8 +232,9 @@ pub fn enqueue(
     before: &Game,
     after: &Game,
 ) -> Result<(), StoreError> {
-    let asked_before = person_asks(before);
-    let turns: Vec<Ask<'_>> = person_asks(after)
+    let asked_before = before.person_asks();
+    let turns: Vec<rules::PersonAsk<'_>> = after
+        .person_asks()
         .into_iter()
         .filter(|ask| {
             let same = asked_before.iter().any(|b| {
@@ -350,7 +321,7 @@ pub fn enqueue(
             .deadlines
             .iter()
             .filter(|d| d.seat == ask.seat)
-            .filter_map(|d| chrono::DateTime::parse_from_rfc3339(&d.at).ok())
+            .map(|d| d.at)
             .min();
         if let Some(at) = deadline {
             payload.insert(
@@ -392,11 +363,13 @@ pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
 /// How the delivery worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
-    /// `WEBHOOK_BACKOFF_MS`, default 1000: the wait after a first failed attempt; it doubles
-    /// with each further failure, up to [`MAX_BACKOFF`].
+    /// The wait after a first failed attempt; it doubles with each further failure, up to
+    /// [`MAX_BACKOFF`] (`WEBHOOK_BACKOFF_MS`, see [`crate::config::Config`]).
     pub backoff: Duration,
-    /// `WEBHOOK_TIMEOUT_MS`, default 10000: the limit of one POST (connect to last byte).
+    /// The limit of one POST, connect to last byte (`WEBHOOK_TIMEOUT_MS`).
     pub timeout: Duration,
+    /// Which addresses a delivery may connect to (`WEBHOOK_ALLOW_LOOPBACK`).
+    pub targets: Targets,
     /// How often the outbox is looked at (200 ms).
     pub poll: Duration,
     /// At most this many deliveries are sent at once (16).
@@ -404,20 +377,13 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
-    /// Reads the environment.
+    /// The worker's settings from the server configuration.
     #[must_use]
-    pub fn from_env() -> Self {
-        let ms = |key: &str, default: u64| {
-            Duration::from_millis(
-                std::env::var(key)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(default),
-            )
-        };
+    pub fn from_config(config: &crate::config::Config) -> Self {
         Self {
-            backoff: ms("WEBHOOK_BACKOFF_MS", 1_000),
-            timeout: ms("WEBHOOK_TIMEOUT_MS", 10_000).max(Duration::from_millis(100)),
+            backoff: config.webhook_backoff,
+            timeout: config.webhook_timeout,
+            targets: config.webhook_targets,
             poll: Duration::from_millis(200),
             batch: 16,
         }
@@ -548,13 +514,13 @@ fn record(
 ) -> Result<(), StoreError> {
     let now = Utc::now().naive_utc();
     let id = c.delivery.id.as_str();
-    store.write_webhooks(|tx| match outcome {
-        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
+    store.write(|tx| match outcome {
+        Ok(()) => tx.webhooks().finish_delivery(id, DELIVERED, None, now),
         Err(error) => {
             let error: String = error.chars().take(500).collect();
             if c.delivery.attempts >= MAX_ATTEMPTS {
                 tracing::warn!(delivery = id, error, "giving up a webhook delivery");
-                tx.finish_delivery(id, FAILED, Some(&error), now)
+                tx.webhooks().finish_delivery(id, FAILED, Some(&error), now)
             } else {
                 let wait = config.backoff_after(c.delivery.attempts);
                 tracing::info!(
@@ -563,7 +529,7 @@ fn record(
                     ?wait,
                     "webhook delivery failed; will retry"
                 );
-                tx.retry_delivery(id, now + delta(wait), &error)
+                tx.webhooks().retry_delivery(id, now + delta(wait), &error)
             }
         }
     })
@@ -579,16 +545,16 @@ pub fn deliver_due(
     config: &WorkerConfig,
 ) -> Result<usize, StoreError> {
     let now = Utc::now().naive_utc();
-    if !store.read_webhooks(|tx| tx.any_due(now))? {
+    if !store.read(|tx| tx.webhooks().any_due(now))? {
         return Ok(0);
     }
-    let claimed = store.write_webhooks(|tx| claim(tx, config))?;
+    let claimed = store.write(|tx| claim(tx.webhooks(), config))?;
     std::thread::scope(|scope| {
         for c in &claimed {
             scope.spawn(move || {
                 let outcome = send(agent, c);
                 if let Err(e) = record(store, config, c, outcome) {
-                    tracing::warn!(delivery = c.delivery.id, error = %e, "could not record a webhook delivery");
+                    tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a webhook delivery");
                 }
             });
         }
@@ -596,42 +562,52 @@ pub fn deliver_due(
     Ok(claimed.len())
 }
 
-/// The HTTP client of the worker: the configured timeout, no redirects, non-2xx statuses
-/// as answers rather than errors.
+/// The HTTP client of the worker: the configured timeout, no redirects, no proxy (so the
+/// address checked is the address connected to), non-2xx statuses as answers rather than
+/// errors, and the [`CheckedResolver`] of the configured targets.
 #[must_use]
 pub fn agent(config: &WorkerConfig) -> ureq::Agent {
-    ureq::Agent::config_builder()
+    let http = ureq::Agent::config_builder()
         .timeout_global(Some(config.timeout))
         .http_status_as_error(false)
         .max_redirects(0)
+        .proxy(None)
         .user_agent(concat!("stammtisch-webhooks/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into()
+        .build();
+    ureq::Agent::with_parts(
+        http,
+        ureq::unversioned::transport::DefaultConnector::default(),
+        CheckedResolver::new(config.targets),
+    )
 }
 
 /// Sends due webhook deliveries every 200 ms on a thread of its own, until shutdown. Every
 /// replica runs one; leases (and `SKIP LOCKED` on PostgreSQL) keep them from sending the
 /// same delivery at once.
-pub fn spawn_worker(store: Store, shutdown: tokio::sync::watch::Receiver<bool>) {
-    let config = WorkerConfig::from_env();
+pub fn spawn_worker(
+    store: Store,
+    config: WorkerConfig,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
     let spawned = std::thread::Builder::new()
         .name("webhooks".into())
         .spawn(move || {
             let agent = agent(&config);
             while !*shutdown.borrow() {
                 if let Err(e) = deliver_due(&store, &agent, &config) {
-                    tracing::warn!(error = %e, "could not claim webhook deliveries");
+                    tracing::warn!(error = %crate::telemetry::Chain(&e), "could not claim webhook deliveries");
                 }
                 std::thread::sleep(config.poll);
             }
         });
     if let Err(e) = spawned {
-        tracing::error!(error = %e, "cannot start the webhook worker");
+        tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start the webhook worker");
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -639,6 +615,7 @@ mod tests {
         let config = WorkerConfig {
             backoff: Duration::from_secs(1),
             timeout: Duration::from_secs(10),
+            targets: Targets::default(),
             poll: Duration::from_millis(200),
             batch: 16,
         };
@@ -670,14 +647,21 @@ mod tests {
 
     #[test]
     fn only_absolute_http_urls_with_a_host_are_accepted() {
+        let dev = Targets {
+            allow_loopback: true,
+        };
         for ok in [
             "http://127.0.0.1:8080/hook",
-            "https://example.org",
-            "https://example.org/a/b?c=d",
+            "https://93.184.215.14",
+            "https://93.184.215.14/a/b?c=d",
             "http://[::1]:9000/",
         ] {
-            assert!(validate_url(ok).is_ok(), "{ok}");
+            assert!(validate_url(ok, dev).is_ok(), "{ok}");
         }
+        assert_eq!(
+            validate_url("https://93.184.215.14", dev).unwrap(),
+            "https://93.184.215.14/"
+        );
         for bad in [
             "",
             "ftp://example.org/",
@@ -689,7 +673,14 @@ mod tests {
             "https://exa mple.org/",
             "mailto:someone@example.org",
         ] {
-            assert!(validate_url(bad).is_err(), "{bad}");
+            assert!(
+                matches!(validate_url(bad, dev), Err(WebhookError::InvalidUrl(_))),
+                "{bad}"
+            );
         }
+        assert!(matches!(
+            validate_url("http://127.0.0.1:8080/hook", Targets::default()),
+            Err(WebhookError::NotAllowed(_))
+        ));
     }
 }

@@ -11,9 +11,7 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::game_id;
 use super::{AppState, blocking};
-use crate::analytics::{self, AnalyticsError};
-use crate::store::StoredEvent;
-use crate::upcast::upcast;
+use crate::analytics::{AnalyticsError, ReadEvent};
 
 impl From<AnalyticsError> for ApiError {
     fn from(e: AnalyticsError) -> Self {
@@ -98,13 +96,13 @@ pub struct ArchivePage {
     pub items: Vec<ArchivedEvent>,
 }
 
-fn item(e: StoredEvent) -> FeedItem {
+fn item(e: ReadEvent) -> FeedItem {
     FeedItem {
         position: e.position,
         game_id: e.game_id,
         seq: e.seq,
         at: e.recorded_at.and_utc().to_rfc3339(),
-        data: upcast(&e.event_type, e.schema_version, e.data.0),
+        data: e.data,
         type_: e.event_type,
     }
 }
@@ -140,7 +138,9 @@ pub async fn feed(
     }
     let st = state.clone();
     blocking(move || {
-        analytics::require_analyst(st.service.store(), &caller.id).map_err(ApiError::from)
+        st.analytics
+            .require_analyst(&caller.id)
+            .map_err(ApiError::from)
     })
     .await?;
     let ndjson = req
@@ -153,10 +153,9 @@ pub async fn feed(
             let state = state.clone();
             async move {
                 let after = cursor?;
-                let page = blocking(move || {
-                    analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
-                })
-                .await;
+                let page =
+                    blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from))
+                        .await;
                 match page {
                     Ok(rows) if rows.is_empty() => None,
                     Ok(rows) => {
@@ -173,7 +172,7 @@ pub async fn feed(
                         ))
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "feed export stopped");
+                        tracing::warn!(error = %crate::telemetry::Chain(&e), "feed export stopped");
                         None
                     }
                 }
@@ -183,10 +182,7 @@ pub async fn feed(
             .content_type("application/x-ndjson")
             .streaming(body));
     }
-    let rows = blocking(move || {
-        analytics::feed(state.service.store(), after, limit).map_err(ApiError::from)
-    })
-    .await?;
+    let rows = blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from)).await?;
     let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
     let items: Vec<FeedItem> = rows.into_iter().map(item).collect();
     let next_cursor = items
@@ -217,9 +213,8 @@ pub async fn archive(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let rows = blocking(move || {
-        let store = state.service.store();
-        analytics::require_analyst(store, &caller.id)?;
-        Ok(analytics::archive(store, &id)?)
+        state.analytics.require_analyst(&caller.id)?;
+        Ok(state.analytics.archive(&id)?)
     })
     .await?;
     let items = rows
@@ -227,9 +222,9 @@ pub async fn archive(
         .map(|e| ArchivedEvent {
             seq: e.seq,
             at: e.recorded_at.and_utc().to_rfc3339(),
-            data: upcast(&e.event_type, e.schema_version, e.data.0),
+            data: e.data,
             audience: e.audience,
-            schema_version: e.schema_version,
+            schema_version: e.stored_schema_version,
             type_: e.event_type,
         })
         .collect();

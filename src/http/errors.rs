@@ -8,6 +8,9 @@ use serde::Serialize;
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
+/// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.
+pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
+
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Problem {
@@ -70,6 +73,9 @@ pub enum ApiError {
     /// A rule refuses the command.
     #[error(transparent)]
     Rule(rules::RuleError),
+    /// A score pad refuses the command.
+    #[error(transparent)]
+    Pad(rules::pad::PadError),
     /// A well-formed request with invalid content.
     #[error("{0}")]
     Validation(String),
@@ -108,8 +114,8 @@ pub enum ApiError {
         /// Seconds.
         retry_after: u64,
     },
-    /// The database is unreachable.
-    #[error("the service is unavailable")]
+    /// The database is unreachable, or the connection broke mid-query.
+    #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
     /// The path exists, but not for this method.
     #[error("this resource answers {allow} only")]
@@ -137,11 +143,12 @@ impl ApiError {
             Self::VersionConflict { .. } => "version_conflict",
             Self::Busy => "busy",
             Self::Rule(e) => e.code(),
+            Self::Pad(e) => e.code(),
             Self::Validation(_) => "validation_failed",
             Self::PayloadTooLarge => "payload_too_large",
             Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::Unavailable => "unavailable",
+            Self::Unavailable => "database_unavailable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
         }
@@ -160,7 +167,7 @@ impl ResponseError for ApiError {
                 StatusCode::CONFLICT
             }
             Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Rule(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
+            Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             Self::BadRequest { .. } => StatusCode::BAD_REQUEST,
@@ -203,6 +210,9 @@ impl ResponseError for ApiError {
                 if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
                     response.insert_header((header::RETRY_AFTER, v));
                 }
+            }
+            Self::Unavailable => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE));
             }
             Self::MethodNotAllowed { allow } => {
                 if let Ok(v) = HeaderValue::from_str(allow) {
@@ -292,11 +302,28 @@ impl From<ServiceError> for ApiError {
             ServiceError::Busy => Self::Busy,
             ServiceError::Store(store) => store.into(),
             ServiceError::Limited(limit) => limit.into(),
+            ServiceError::InvalidCursor => Self::Validation("invalid cursor".into()),
             ServiceError::IdempotencyKeyReused => Self::Unprocessable {
                 code: "idempotency_key_reused",
                 detail: "this Idempotency-Key was used for another request within 24 hours".into(),
             },
-            other @ ServiceError::Corrupt { .. } => Self::Internal(anyhow::Error::new(other)),
+            other @ (ServiceError::Corrupt { .. } | ServiceError::Encode(_)) => {
+                Self::Internal(anyhow::Error::new(other))
+            }
+        }
+    }
+}
+
+impl From<crate::pads::PadServiceError> for ApiError {
+    fn from(e: crate::pads::PadServiceError) -> Self {
+        use crate::pads::PadServiceError as P;
+        match e {
+            P::NotFound => Self::NotFound("score pad"),
+            P::Pad(refusal) => Self::Pad(refusal),
+            P::VersionConflict { current } => Self::VersionConflict { current },
+            P::Busy => Self::Busy,
+            P::Store(store) => store.into(),
+            other @ (P::Corrupt { .. } | P::Encode(_)) => Self::Internal(anyhow::Error::new(other)),
         }
     }
 }
@@ -334,13 +361,15 @@ impl From<crate::accounts::AccountError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
+    /// The one mapping of storage failures: an outage or a broken connection
+    /// ([`StoreError::is_unavailable`], by error kind) is `503 database_unavailable`, logged
+    /// as one warning line; anything else is a 500 with its cause chain in the log.
     fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Pool(_) | StoreError::Connect(_) => {
-                tracing::error!(error = ?e, "database unavailable");
-                Self::Unavailable
-            }
-            other => Self::Internal(anyhow::Error::new(other)),
+        if e.is_unavailable() {
+            tracing::warn!(error = %crate::telemetry::Chain(&e), "database unavailable");
+            Self::Unavailable
+        } else {
+            Self::Internal(anyhow::Error::new(e))
         }
     }
 }

@@ -2,8 +2,6 @@
 
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpRequest, HttpResponse, get, patch, post, web};
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -13,8 +11,10 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::service::{CommandOutcome, CommandRequest, CreateRequest, GameBody, ServiceError};
-use crate::store::{GameSummaryRow, ListQuery};
+use crate::service::{
+    CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, ServiceError,
+};
+use crate::store::GameSummaryRow;
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -45,9 +45,6 @@ pub struct CreateGame {
     /// join with the game's `invite_code`).
     pub public: Option<bool>,
 }
-
-/// The inbox is sorted in memory from at most this many games.
-const MAX_INBOX: i64 = 2_000;
 
 /// The longest move deadline: 30 days.
 pub const MAX_MOVE_DEADLINE_SECONDS: u32 = 30 * 24 * 3600;
@@ -295,69 +292,30 @@ pub async fn list_games(
             "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
         ));
     }
-    // The inbox is ordered by deadline and paged by position; other lists by id.
-    let inbox = p.awaiting.is_some();
-    let cursor = match p.cursor.as_deref() {
-        None => None,
-        Some(c) => Some(
-            URL_SAFE_NO_PAD
-                .decode(c)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| ApiError::Validation("invalid cursor".into()))?,
-        ),
-    };
-    let offset: usize = match (&cursor, inbox) {
-        (Some(c), true) => c
-            .parse()
-            .map_err(|_| ApiError::Validation("invalid cursor".into()))?,
-        _ => 0,
-    };
-    let before = cursor.filter(|_| !inbox);
-    let (items, more) = blocking(move || {
-        let q = ListQuery {
-            account: &caller.id,
-            mine: p.mine.unwrap_or(false),
-            awaiting: inbox,
-            status: p.status.as_deref(),
-            ruleset: p.ruleset.as_deref(),
-            before_id: before.as_deref(),
-            limit: if inbox { MAX_INBOX } else { limit },
-        };
-        let rows = state
+    let page = blocking(move || {
+        state
             .service
-            .store()
-            .read(|tx| tx.list_games(&q).map_err(ApiError::from))?;
-        let mut items: Vec<GameSummary> =
-            rows.into_iter().map(|r| summary(r, &caller.id)).collect();
-        if !inbox {
-            let more = i64::try_from(items.len()).unwrap_or(i64::MAX) == limit;
-            return Ok((items, more));
-        }
-        // Earliest deadline first; games without a deadline after them, newest first.
-        items.sort_by(|a, b| match (&a.deadline_at, &b.deadline_at) {
-            (Some(x), Some(y)) => x.cmp(y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => b.id.cmp(&a.id),
-        });
-        let page: Vec<GameSummary> = items
-            .drain(..)
-            .skip(offset)
-            .take(usize::try_from(limit).unwrap_or(usize::MAX))
-            .collect();
-        let more = page.len() == usize::try_from(limit).unwrap_or(usize::MAX);
-        Ok((page, more))
+            .list_games(&ListRequest {
+                account: &caller.id,
+                mine: p.mine.unwrap_or(false),
+                inbox: p.awaiting.is_some(),
+                status: p.status.as_deref(),
+                ruleset: p.ruleset.as_deref(),
+                cursor: p.cursor.as_deref(),
+                limit,
+            })
+            .map(|page| {
+                let items = page
+                    .games
+                    .into_iter()
+                    .map(|r| summary(r, &caller.id))
+                    .collect();
+                (items, page.next_cursor)
+            })
+            .map_err(ApiError::from)
     })
     .await?;
-    let next_cursor = if !more {
-        None
-    } else if inbox {
-        Some(URL_SAFE_NO_PAD.encode((offset + items.len()).to_string()))
-    } else {
-        items.last().map(|g| URL_SAFE_NO_PAD.encode(&g.id))
-    };
+    let (items, next_cursor) = page;
     Ok(HttpResponse::Ok().json(GamePage { items, next_cursor }))
 }
 
@@ -528,7 +486,7 @@ pub async fn list_events(
         .map(|e| EventItem {
             seq: e.seq,
             at: e.recorded_at.and_utc().to_rfc3339(),
-            data: crate::upcast::upcast(&e.event_type, e.schema_version, e.data.0),
+            data: e.data,
             type_: e.event_type,
         })
         .collect();

@@ -33,6 +33,10 @@ pub struct AppState {
     pub service: Service,
     /// Accounts, guests, logins, tokens.
     pub accounts: Accounts,
+    /// Score pads.
+    pub pads: crate::pads::Pads,
+    /// The analysts' feed and archive.
+    pub analytics: crate::analytics::Analytics,
     /// Rate limits.
     pub limits: Limits,
     /// Take the client address from `Forwarded`/`X-Forwarded-For` (behind a proxy).
@@ -47,6 +51,8 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
+    /// Which addresses webhooks may be registered for.
+    pub webhook_targets: crate::webhooks::Targets,
 }
 
 #[derive(OpenApi)]

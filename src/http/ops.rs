@@ -2,8 +2,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::time::Duration;
+
 use actix_web::{HttpResponse, get, web};
 
+use super::errors::{ApiError, Problem};
 use super::{AppState, blocking};
 
 /// Counters exported at `/metrics`.
@@ -31,30 +34,28 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({ "status": "ok" }))
 }
 
-/// Readiness: the database answers.
+/// The longest `/readyz` takes: a database that has not answered by then is not ready.
+const READY_WITHIN: Duration = Duration::from_secs(1);
+
+/// Readiness: the database answers within a second (503 `database_unavailable` with
+/// `Retry-After` otherwise).
 #[utoipa::path(
     operation_id = "readyz",
     tag = "operations",
     security(()),
-    responses((status = 200, description = "ready"), (status = 503, description = "database unreachable"))
+    responses(
+        (status = 200, description = "ready"),
+        (status = 503, description = "`database_unavailable`: the database did not answer within 1 s", body = Problem, content_type = "application/problem+json")
+    )
 )]
 #[get("/readyz")]
-pub async fn readyz(state: web::Data<AppState>) -> HttpResponse {
-    let ok = blocking(move || Ok(state.service.store().ping()))
-        .await
-        .unwrap_or(false);
-    if ok {
-        HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))
-    } else {
-        HttpResponse::ServiceUnavailable()
-            .content_type("application/problem+json")
-            .json(serde_json::json!({
-                "type": "https://stammtisch.example/problems/unavailable",
-                "title": "Service Unavailable",
-                "status": 503,
-                "detail": "the database does not answer",
-                "code": "unavailable"
-            }))
+pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    // The ping waits at most 800 ms for a connection; the timeout also bounds a query that
+    // hangs on a dead network (the blocking thread finishes on its own).
+    let ping = blocking(move || Ok(state.service.store().ping()));
+    match tokio::time::timeout(READY_WITHIN, ping).await {
+        Ok(Ok(true)) => Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))),
+        _ => Err(ApiError::Unavailable),
     }
 }
 

@@ -2,19 +2,19 @@
 //! last round back. A pad is its creator's: to every other account it does not exist (404).
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{self, HeaderMap};
-use actix_web::{HttpRequest, HttpResponse, ResponseError, delete, get, post, web};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use rules::EndCondition;
 use rules::Ruleset;
-use rules::pad::{NewPad, PadCommand, PadError};
+use rules::pad::{NewPad, PadCommand};
 
 use super::caller::Caller;
 use super::errors::{ApiError, Problem};
-use super::{AppState, Body};
-use crate::pads::{self, PadBody, PadServiceError};
+use super::{AppState, Body, blocking};
+use crate::pads::PadBody;
 
 /// A new score pad.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -36,89 +36,17 @@ pub struct CreatePad {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RecordRound {
-    /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
-    /// sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
-    /// minus chips.
+    /// 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more), bounded by
+    /// the cards in play for the number of players (e.g. 6-nimmt with 2 players: the round
+    /// adds up to 4 ..= 79). nimm-oder-schieb: each player's score, card points minus chips
+    /// (at most 323, at least 3 minus all chips), with one split of the 24 cards and the
+    /// chips behind all entries. A round outside the bounds is `impossible_round`.
     #[schema(min_items = 2, max_items = 10)]
     pub scores: Vec<i32>,
 }
 
-/// A score-pad handler's failure: an [`ApiError`], or a command the pad refuses
-/// (`422` with the refusal's code).
-#[derive(Debug, thiserror::Error)]
-pub enum PadApiError {
-    /// Authentication, lookup, conflicts, storage.
-    #[error(transparent)]
-    Api(#[from] ApiError),
-    /// The pad refuses the command.
-    #[error(transparent)]
-    Refused(PadError),
-}
-
-impl From<PadServiceError> for PadApiError {
-    fn from(e: PadServiceError) -> Self {
-        match e {
-            PadServiceError::NotFound => Self::Api(ApiError::NotFound("score pad")),
-            PadServiceError::Pad(refusal) => Self::Refused(refusal),
-            PadServiceError::VersionConflict { current } => {
-                Self::Api(ApiError::VersionConflict { current })
-            }
-            PadServiceError::Busy => Self::Api(ApiError::Busy),
-            PadServiceError::Store(store) => Self::Api(store.into()),
-            other @ PadServiceError::Corrupt { .. } => {
-                Self::Api(ApiError::Internal(anyhow::Error::new(other)))
-            }
-        }
-    }
-}
-
-impl ResponseError for PadApiError {
-    fn status_code(&self) -> StatusCode {
-        match self {
-            Self::Api(e) => e.status_code(),
-            Self::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        }
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        let refusal = match self {
-            Self::Api(e) => return e.error_response(),
-            Self::Refused(refusal) => refusal,
-        };
-        let status = StatusCode::UNPROCESSABLE_ENTITY;
-        let code = refusal.code();
-        let problem = Problem {
-            type_: format!(
-                "https://stammtisch.example/problems/{}",
-                code.replace('_', "-")
-            ),
-            title: status.canonical_reason().unwrap_or("Error").to_owned(),
-            status: status.as_u16(),
-            detail: refusal.to_string(),
-            code: code.to_owned(),
-            current_version: None,
-        };
-        HttpResponse::build(status)
-            .insert_header((header::CONTENT_TYPE, "application/problem+json"))
-            .body(serde_json::to_string(&problem).unwrap_or_default())
-    }
-}
-
-/// Runs a blocking use case on the thread pool.
-async fn blocking<T, F>(f: F) -> Result<T, PadApiError>
-where
-    F: FnOnce() -> Result<T, PadServiceError> + Send + 'static,
-    T: Send + 'static,
-{
-    Ok(web::block(f).await.map_err(ApiError::from)??)
-}
-
-fn pad_id(raw: &str) -> Result<String, PadApiError> {
-    Ok(super::parse_id(raw, "score pad")?)
-}
-
-fn if_match(headers: &HeaderMap) -> Result<Option<i32>, PadApiError> {
-    Ok(super::if_match(headers)?)
+fn pad_id(raw: &str) -> Result<String, ApiError> {
+    super::parse_id(raw, "score pad")
 }
 
 fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
@@ -144,15 +72,14 @@ pub async fn create_scorepad(
     state: web::Data<AppState>,
     caller: Caller,
     body: Body<CreatePad>,
-) -> Result<HttpResponse, PadApiError> {
+) -> Result<HttpResponse, ApiError> {
     let req = body.0;
     let new = NewPad {
         ruleset: req.ruleset,
         players: req.players,
         end: req.end,
     };
-    let store = state.service.store().clone();
-    let body = blocking(move || pads::create(&store, &caller.id, new)).await?;
+    let body = blocking(move || state.pads.create(&caller.id, new).map_err(ApiError::from)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/scorepads/{}", body.id)))
         .insert_header(super::etag(body.version))
@@ -175,10 +102,9 @@ pub async fn get_scorepad(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<String>,
-) -> Result<HttpResponse, PadApiError> {
+) -> Result<HttpResponse, ApiError> {
     let id = pad_id(&path)?;
-    let store = state.service.store().clone();
-    let body = blocking(move || pads::view(&store, &id, &caller.id)).await?;
+    let body = blocking(move || state.pads.view(&id, &caller.id).map_err(ApiError::from)).await?;
     Ok(pad_response(StatusCode::OK, &body))
 }
 
@@ -208,14 +134,19 @@ pub async fn record_round(
     path: web::Path<String>,
     req: HttpRequest,
     body: Body<RecordRound>,
-) -> Result<HttpResponse, PadApiError> {
+) -> Result<HttpResponse, ApiError> {
     let id = pad_id(&path)?;
-    let expected = if_match(req.headers())?;
+    let expected = super::if_match(req.headers())?;
     let command = PadCommand::RecordRound {
         scores: body.0.scores,
     };
-    let store = state.service.store().clone();
-    let body = blocking(move || pads::execute(&store, &id, &caller.id, &command, expected)).await?;
+    let body = blocking(move || {
+        state
+            .pads
+            .execute(&id, &caller.id, &command, expected)
+            .map_err(ApiError::from)
+    })
+    .await?;
     Ok(pad_response(StatusCode::OK, &body))
 }
 
@@ -242,18 +173,14 @@ pub async fn take_back_round(
     caller: Caller,
     path: web::Path<String>,
     req: HttpRequest,
-) -> Result<HttpResponse, PadApiError> {
+) -> Result<HttpResponse, ApiError> {
     let id = pad_id(&path)?;
-    let expected = if_match(req.headers())?;
-    let store = state.service.store().clone();
+    let expected = super::if_match(req.headers())?;
     let body = blocking(move || {
-        pads::execute(
-            &store,
-            &id,
-            &caller.id,
-            &PadCommand::TakeBackLastRound,
-            expected,
-        )
+        state
+            .pads
+            .execute(&id, &caller.id, &PadCommand::TakeBackLastRound, expected)
+            .map_err(ApiError::from)
     })
     .await?;
     Ok(pad_response(StatusCode::OK, &body))

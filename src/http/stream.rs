@@ -197,7 +197,7 @@ impl Lease {
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn_blocking(move || {
                 if let Err(e) = limits.renew_stream(&id) {
-                    tracing::warn!(error = %e, "could not renew a stream lease");
+                    tracing::warn!(error = %crate::telemetry::Chain(&e), "could not renew a stream lease");
                 }
             });
         }
@@ -209,7 +209,7 @@ impl Drop for Lease {
         let (limits, id) = (self.limits.clone(), std::mem::take(&mut self.id));
         let close = move || {
             if let Err(e) = limits.close_stream(&id) {
-                tracing::warn!(error = %e, "could not give back a stream lease");
+                tracing::warn!(error = %crate::telemetry::Chain(&e), "could not give back a stream lease");
             }
         };
         match tokio::runtime::Handle::try_current() {
@@ -249,7 +249,7 @@ impl Live {
                 Ok(true) => continue,
                 Ok(false) => {}
                 Err(e) => {
-                    tracing::warn!(error = %e, game = %self.game, "ending a stream after a read error");
+                    tracing::warn!(error = %crate::telemetry::Chain(&e), game = %self.game, "ending a stream after a read error");
                     return None;
                 }
             }
@@ -283,11 +283,7 @@ impl Live {
                 seq: row.seq,
                 type_: row.event_type.clone(),
                 at: row.recorded_at.and_utc().to_rfc3339(),
-                data: crate::upcast::upcast(
-                    &row.event_type,
-                    row.schema_version,
-                    row.data.0.clone(),
-                ),
+                data: row.data.clone(),
             };
             let json = serde_json::to_string(&item).map_err(|e| ApiError::Internal(e.into()))?;
             self.queue.push_back(Bytes::from(format!(

@@ -17,7 +17,9 @@ use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
     /// An absolute `http://` or `https://` URL (at most 2048 characters, no credentials or
-    /// fragment) to which the server POSTs the caller's notifications.
+    /// fragment) to which the server POSTs the caller's notifications. It may not name, or
+    /// resolve to, a private, loopback, link-local, unique-local, multicast, metadata or
+    /// other internal address (`webhook_url_not_allowed`); it is stored normalised (WHATWG).
     #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: String,
 }
@@ -41,7 +43,7 @@ pub enum WebhookApiError {
     /// A refused registration.
     #[error("{detail}")]
     Refused {
-        /// `invalid_url` or `too_many_webhooks`.
+        /// `invalid_url`, `webhook_url_not_allowed` or `too_many_webhooks`.
         code: &'static str,
         /// What is wrong.
         detail: String,
@@ -53,6 +55,10 @@ impl From<WebhookError> for WebhookApiError {
         match e {
             WebhookError::InvalidUrl(detail) => Self::Refused {
                 code: "invalid_url",
+                detail,
+            },
+            WebhookError::NotAllowed(detail) => Self::Refused {
+                code: "webhook_url_not_allowed",
                 detail,
             },
             too_many @ WebhookError::TooMany => Self::Refused {
@@ -118,7 +124,7 @@ where
         (status = 201, body = CreatedWebhook, headers(("Location" = String))),
         (status = 400, description = "malformed body", body = Problem),
         (status = 401, description = "`unauthorized`", body = Problem),
-        (status = 422, description = "`validation_failed`, `invalid_url`, `too_many_webhooks` (at most 10 per account)", body = Problem)
+        (status = 422, description = "`validation_failed`, `invalid_url`, `webhook_url_not_allowed` (a private, loopback, link-local, metadata or other internal address, or a name resolving to one), `too_many_webhooks` (at most 10 per account)", body = Problem)
     )
 )]
 #[post("/v1/webhooks")]
@@ -129,7 +135,8 @@ pub async fn create_webhook(
 ) -> Result<HttpResponse, WebhookApiError> {
     let url = body.0.url;
     let store = state.service.store().clone();
-    let created = blocking(move || webhooks::register(&store, &caller.id, &url)).await?;
+    let targets = state.webhook_targets;
+    let created = blocking(move || webhooks::register(&store, &caller.id, &url, targets)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/webhooks/{}", created.id)))
         .json(&created))

@@ -8,15 +8,18 @@ mod counters;
 pub mod json;
 mod ops;
 mod pads;
-pub mod pads_schema;
 pub mod schema;
 mod webhooks;
 
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
+use diesel::connection::{Instrumentation, InstrumentationEvent};
 use diesel::pg::PgConnection;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel::r2d2::{
+    ConnectionManager, CustomizeConnection, ManageConnection, Pool, PooledConnection,
+    R2D2Connection,
+};
 use diesel::sqlite::SqliteConnection;
 use diesel::{Connection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -59,6 +62,62 @@ pub enum StoreError {
     UnsupportedUrl,
 }
 
+/// A transaction's failure: the caller's own error, or the database's (BEGIN, COMMIT,
+/// ROLLBACK), which diesel's transaction API hands back through `From`.
+enum TxError<E> {
+    Inner(E),
+    Database(diesel::result::Error),
+}
+
+impl<E> From<diesel::result::Error> for TxError<E> {
+    fn from(e: diesel::result::Error) -> Self {
+        Self::Database(e)
+    }
+}
+
+impl StoreError {
+    /// Whether the database could not be reached or the connection broke: no connection
+    /// within the pool wait, a connection that cannot be established, or a query that failed
+    /// because its connection is gone ([`connection_lost`]). Such a failure is the outage's,
+    /// not the request's (HTTP: `503 database_unavailable`).
+    #[must_use]
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            Self::Pool(_) | Self::Connect(_) => true,
+            Self::Query(e) => connection_lost(e),
+            Self::Conflict | Self::Duplicate | Self::Migration(_) | Self::UnsupportedUrl => false,
+        }
+    }
+}
+
+/// Whether a query failed because its connection is gone, judged by the error's kind (never
+/// its message): diesel reports a connection that closed (`ClosedConnection`, also for the
+/// SQLSTATE classes of connection failures) or a query that could not be sent
+/// (`UnableToSendCommand`, e.g. "no connection to the server"), and a transaction manager
+/// left broken by such a failure. The pool discards a connection that failed so (the
+/// store's r2d2 manager watches every query) instead of handing it to the next request.
+#[must_use]
+pub fn connection_lost(e: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    match e {
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        )
+        | Error::BrokenTransactionManager => true,
+        Error::RollbackErrorOnCommit {
+            rollback_error,
+            commit_error,
+        } => connection_lost(rollback_error) || connection_lost(commit_error),
+        _ => false,
+    }
+}
+
+/// How long a request waits for a connection by default (`DATABASE_POOL_TIMEOUT_MS`).
+pub const DEFAULT_POOL_TIMEOUT: Duration = Duration::from_secs(2);
+/// The longest `/readyz` waits for a connection.
+const PING_TIMEOUT: Duration = Duration::from_millis(800);
+
 /// Which database the server talks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -70,8 +129,69 @@ pub enum Backend {
 
 #[derive(Clone)]
 enum Pools {
-    Pg(Pool<ConnectionManager<PgConnection>>),
-    Sqlite(Pool<ConnectionManager<SqliteConnection>>),
+    Pg(Pool<Manager<PgConnection>>),
+    Sqlite(Pool<Manager<SqliteConnection>>),
+}
+
+/// Notes on its connection that a query failed because the connection is gone
+/// ([`connection_lost`]).
+#[derive(Debug, Default)]
+struct Watch {
+    lost: bool,
+}
+
+impl Instrumentation for Watch {
+    fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+        if let InstrumentationEvent::FinishQuery { error: Some(e), .. } = event
+            && connection_lost(e)
+        {
+            self.lost = true;
+        }
+    }
+}
+
+/// diesel's r2d2 connection manager, which also discards a connection once one of its
+/// queries failed for a connection-level reason: every connection carries a [`Watch`], and
+/// `has_broken` (asked when a connection comes back to the pool) reads it. So a broken
+/// connection is dropped when it fails, not handed to the next request; correctness does
+/// not depend on r2d2's test query at checkout.
+#[derive(Debug)]
+struct Manager<C: 'static> {
+    inner: ConnectionManager<C>,
+}
+
+impl<C> Manager<C> {
+    fn new(url: &str) -> Self {
+        Self {
+            inner: ConnectionManager::new(url),
+        }
+    }
+}
+
+impl<C> ManageConnection for Manager<C>
+where
+    C: R2D2Connection + Send + 'static,
+{
+    type Connection = C;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<C, Self::Error> {
+        let mut conn = self.inner.connect()?;
+        conn.set_instrumentation(Watch::default());
+        Ok(conn)
+    }
+
+    fn is_valid(&self, conn: &mut C) -> Result<(), Self::Error> {
+        self.inner.is_valid(conn)
+    }
+
+    fn has_broken(&self, conn: &mut C) -> bool {
+        let lost = conn
+            .instrumentation()
+            .downcast_ref::<Watch>()
+            .is_some_and(|w| w.lost);
+        lost || self.inner.has_broken(conn)
+    }
 }
 
 /// A pool of connections to one database.
@@ -102,14 +222,26 @@ impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragma
 }
 
 /// How to open a store.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct StoreOptions {
     /// SQLite's `synchronous` pragma (ignored on PostgreSQL).
     pub sqlite_synchronous: crate::config::SqliteSynchronous,
+    /// How long a request waits for a connection (`DATABASE_POOL_TIMEOUT_MS`).
+    pub pool_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            sqlite_synchronous: crate::config::SqliteSynchronous::default(),
+            pool_timeout: DEFAULT_POOL_TIMEOUT,
+        }
+    }
 }
 
 impl Store {
-    /// Connects to `url` (`postgres://…`, `postgresql://…`, `sqlite://PATH` or a plain path).
+    /// Connects to `url` (`postgres://…`, `postgresql://…`, `sqlite://PATH` or a plain path)
+    /// with the default options (pool wait [`DEFAULT_POOL_TIMEOUT`]).
     ///
     /// # Errors
     /// An unsupported URL or a database that cannot be reached.
@@ -117,19 +249,26 @@ impl Store {
         Self::connect_with(url, StoreOptions::default())
     }
 
-    /// Connects to `url` with `options`.
+    /// Connects to `url` with `options`; a request waits at most `options.pool_timeout` for
+    /// a connection before it fails with [`StoreError::Pool`] (so requests fail fast
+    /// during an outage).
     ///
     /// # Errors
     /// An unsupported URL or a database that cannot be reached.
     pub fn connect_with(url: &str, options: StoreOptions) -> Result<Self, StoreError> {
-        let timeout = Duration::from_secs(10);
+        let timeout = options.pool_timeout;
         let pools = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let manager = ConnectionManager::<PgConnection>::new(url);
+            let manager = Manager::<PgConnection>::new(url);
             // Fail fast with the real error instead of r2d2's generic timeout.
             PgConnection::establish(url)?;
+            // Connections are opened when needed (no idle minimum): a short pool wait never
+            // turns a slow start into a failed one, and no connection is being opened in the
+            // background when a short command (`migrate`, `grant-role`) exits (libpq's TLS
+            // teardown at exit crashes a thread that is still connecting).
             Pools::Pg(
                 Pool::builder()
                     .max_size(16)
+                    .min_idle(Some(0))
                     .connection_timeout(timeout)
                     .build(manager)?,
             )
@@ -137,7 +276,7 @@ impl Store {
             return Err(StoreError::UnsupportedUrl);
         } else {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
-            let manager = ConnectionManager::<SqliteConnection>::new(path);
+            let manager = Manager::<SqliteConnection>::new(path);
             Pools::Sqlite(
                 Pool::builder()
                     .max_size(8)
@@ -204,24 +343,31 @@ impl Store {
     }
 
     /// Runs `f` in one write transaction (SQLite: `BEGIN IMMEDIATE`, so writers queue for the
-    /// lock instead of failing on upgrade). Rolls back when `f` fails.
+    /// lock instead of failing on upgrade). Rolls back when `f` fails. The one entry point
+    /// for writes: games, score pads ([`Tx::pads`]) and webhooks ([`Tx::webhooks`]) all go
+    /// through it.
     ///
     /// # Errors
-    /// Whatever `f` returns, or a store error converted into `E`.
+    /// Whatever `f` returns, or a store error (no connection, BEGIN or COMMIT failed)
+    /// converted into `E`.
     pub fn write<T, E>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T, E>) -> Result<T, E>
     where
-        E: From<StoreError> + From<diesel::result::Error>,
+        E: From<StoreError>,
     {
-        match &self.pools {
+        let outcome = match &self.pools {
             Pools::Pg(p) => {
                 let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).transaction(|c| f(c))
+                (*conn).transaction(|c| f(c).map_err(TxError::Inner))
             }
             Pools::Sqlite(p) => {
                 let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).immediate_transaction(|c| f(c))
+                (*conn).immediate_transaction(|c| f(c).map_err(TxError::Inner))
             }
-        }
+        };
+        outcome.map_err(|e| match e {
+            TxError::Inner(e) => e,
+            TxError::Database(e) => StoreError::from(e).into(),
+        })
     }
 
     /// Runs `f` on a connection, without a transaction of its own (single reads).
@@ -270,23 +416,69 @@ impl Store {
         }
     }
 
-    /// Whether the database answers a trivial query.
+    /// Whether the database answers a trivial query, waiting at most 800 ms for a
+    /// connection (or the pool wait, when shorter).
     #[must_use]
     pub fn ping(&self) -> bool {
+        let wait = |timeout: Duration| timeout.min(PING_TIMEOUT);
         let result: Result<(), StoreError> = match &self.pools {
-            Pools::Pg(p) => p.get().map_err(Into::into).and_then(|mut c| {
-                diesel::sql_query("SELECT 1")
-                    .execute(&mut c)
-                    .map(|_| ())
-                    .map_err(Into::into)
-            }),
-            Pools::Sqlite(p) => p.get().map_err(Into::into).and_then(|mut c| {
-                diesel::sql_query("SELECT 1")
-                    .execute(&mut c)
-                    .map(|_| ())
-                    .map_err(Into::into)
-            }),
+            Pools::Pg(p) => p
+                .get_timeout(wait(p.connection_timeout()))
+                .map_err(Into::into)
+                .and_then(|mut c| {
+                    diesel::sql_query("SELECT 1")
+                        .execute(&mut c)
+                        .map(|_| ())
+                        .map_err(Into::into)
+                }),
+            Pools::Sqlite(p) => p
+                .get_timeout(wait(p.connection_timeout()))
+                .map_err(Into::into)
+                .and_then(|mut c| {
+                    diesel::sql_query("SELECT 1")
+                        .execute(&mut c)
+                        .map(|_| ())
+                        .map_err(Into::into)
+                }),
         };
         result.is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    use super::{StoreError, connection_lost};
+
+    fn db(kind: DatabaseErrorKind) -> Error {
+        Error::DatabaseError(kind, Box::new("message text is never read".to_owned()))
+    }
+
+    #[test]
+    fn connection_failures_are_told_by_kind() {
+        assert!(connection_lost(&db(DatabaseErrorKind::ClosedConnection)));
+        assert!(connection_lost(&db(DatabaseErrorKind::UnableToSendCommand)));
+        assert!(connection_lost(&Error::BrokenTransactionManager));
+        assert!(connection_lost(&Error::RollbackErrorOnCommit {
+            rollback_error: Box::new(db(DatabaseErrorKind::ClosedConnection)),
+            commit_error: Box::new(Error::NotFound),
+        }));
+        for not_lost in [
+            db(DatabaseErrorKind::UniqueViolation),
+            db(DatabaseErrorKind::SerializationFailure),
+            db(DatabaseErrorKind::Unknown),
+            Error::NotFound,
+            Error::RollbackTransaction,
+        ] {
+            assert!(!connection_lost(&not_lost), "{not_lost:?}");
+        }
+        assert!(StoreError::Query(db(DatabaseErrorKind::ClosedConnection)).is_unavailable());
+        assert!(!StoreError::Query(Error::NotFound).is_unavailable());
+        assert!(!StoreError::Conflict.is_unavailable());
+        assert!(
+            StoreError::Connect(diesel::ConnectionError::BadConnection("down".into()))
+                .is_unavailable()
+        );
     }
 }

@@ -305,6 +305,8 @@ pub trait Tx {
     /// The webhook operations on the same transaction (the outbox is written beside the
     /// events that cause a notification).
     fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
+    /// The score-pad operations on the same connection.
+    fn pads(&mut self) -> &mut dyn super::pads::PadTx;
     /// How many games `account` hosts that are still in the lobby.
     ///
     /// # Errors
@@ -681,6 +683,10 @@ macro_rules! impl_tx {
             }
 
             fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx {
+                self
+            }
+
+            fn pads(&mut self) -> &mut dyn super::pads::PadTx {
                 self
             }
 

@@ -7,13 +7,12 @@
 use chrono::NaiveDateTime;
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::r2d2::PooledConnection;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::sqlite::SqliteConnection;
 
+use super::StoreError;
 use super::json::JsonValue;
-use super::pads_schema::{scorepad_events, scorepads};
-use super::{Pools, Store, StoreError};
+use super::schema::{scorepad_events, scorepads};
 
 /// A pad's index row.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -197,46 +196,3 @@ macro_rules! impl_pad_tx {
 
 impl_pad_tx!(PgConnection);
 impl_pad_tx!(SqliteConnection);
-
-impl Store {
-    /// Runs `f` in one write transaction over the score-pad tables (SQLite:
-    /// `BEGIN IMMEDIATE`, as [`Store::write`]). Rolls back when `f` fails.
-    ///
-    /// # Errors
-    /// Whatever `f` returns, or a store error converted into `E`.
-    pub fn write_pads<T, E>(&self, f: impl FnOnce(&mut dyn PadTx) -> Result<T, E>) -> Result<T, E>
-    where
-        E: From<StoreError> + From<diesel::result::Error>,
-    {
-        match &self.pools {
-            Pools::Pg(p) => {
-                let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).transaction(|c| f(c))
-            }
-            Pools::Sqlite(p) => {
-                let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).immediate_transaction(|c| f(c))
-            }
-        }
-    }
-
-    /// Runs `f` on a connection without a transaction of its own (single reads).
-    ///
-    /// # Errors
-    /// Whatever `f` returns, or a pool error converted into `E`.
-    pub fn read_pads<T, E>(&self, f: impl FnOnce(&mut dyn PadTx) -> Result<T, E>) -> Result<T, E>
-    where
-        E: From<StoreError>,
-    {
-        match &self.pools {
-            Pools::Pg(p) => {
-                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
-            }
-            Pools::Sqlite(p) => {
-                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
-            }
-        }
-    }
-}

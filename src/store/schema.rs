@@ -128,6 +128,34 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+
+    scorepads (id) {
+        id -> Text,
+        owner -> Text,
+        ruleset -> Text,
+        version -> Integer,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Json;
+
+    scorepad_events (position) {
+        position -> BigInt,
+        pad_id -> Text,
+        seq -> Integer,
+        event_type -> Text,
+        schema_version -> Integer,
+        data -> Json,
+        recorded_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(scorepad_events -> scorepads (pad_id));
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(events -> games (game_id));
 diesel::allow_tables_to_appear_in_same_query!(
@@ -139,5 +167,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency_keys,
     webhooks,
     webhook_deliveries,
-    stream_tickets
+    stream_tickets,
+    scorepads,
+    scorepad_events
 );

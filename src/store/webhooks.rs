@@ -10,12 +10,11 @@
 use chrono::NaiveDateTime;
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::r2d2::PooledConnection;
 use diesel::sqlite::SqliteConnection;
 
+use super::StoreError;
 use super::json::JsonValue;
 use super::schema::{accounts, game_seats, games, webhook_deliveries, webhooks};
-use super::{Pools, Store, StoreError};
 
 /// A delivery that waits to be sent (or sent again).
 pub const PENDING: &str = "pending";
@@ -413,52 +412,3 @@ macro_rules! impl_webhook_tx {
 
 impl_webhook_tx!(PgConnection, lock: [.for_update()], claim: [.for_update().skip_locked()]);
 impl_webhook_tx!(SqliteConnection, lock: [], claim: []);
-
-impl Store {
-    /// Runs `f` in one write transaction over the webhook tables (SQLite: `BEGIN
-    /// IMMEDIATE`, as [`Store::write`]). Rolls back when `f` fails.
-    ///
-    /// # Errors
-    /// Whatever `f` returns, or a store error converted into `E`.
-    pub fn write_webhooks<T, E>(
-        &self,
-        f: impl FnOnce(&mut dyn WebhookTx) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<StoreError> + From<diesel::result::Error>,
-    {
-        match &self.pools {
-            Pools::Pg(p) => {
-                let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).transaction(|c| f(c))
-            }
-            Pools::Sqlite(p) => {
-                let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).immediate_transaction(|c| f(c))
-            }
-        }
-    }
-
-    /// Runs `f` on a connection without a transaction of its own (single reads).
-    ///
-    /// # Errors
-    /// Whatever `f` returns, or a pool error converted into `E`.
-    pub fn read_webhooks<T, E>(
-        &self,
-        f: impl FnOnce(&mut dyn WebhookTx) -> Result<T, E>,
-    ) -> Result<T, E>
-    where
-        E: From<StoreError>,
-    {
-        match &self.pools {
-            Pools::Pg(p) => {
-                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
-            }
-            Pools::Sqlite(p) => {
-                let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
-            }
-        }
-    }
-}

@@ -397,6 +397,10 @@ fn bad_configuration_refuses_to_start_with_a_clear_message() {
             "LIMIT_COMMANDS_PER_MINUTE",
         ),
         ("TRUST_FORWARDED_FOR", "maybe", "TRUST_FORWARDED_FOR"),
+        ("WEBHOOK_ALLOW_LOOPBACK", "yes", "WEBHOOK_ALLOW_LOOPBACK"),
+        ("WEBHOOK_TIMEOUT_MS", "50", "at least 100"),
+        ("WEBHOOK_BACKOFF_MS", "soon", "WEBHOOK_BACKOFF_MS"),
+        ("DATABASE_POOL_TIMEOUT_MS", "0", "DATABASE_POOL_TIMEOUT_MS"),
         ("DATABASE_URL", "mysql://localhost/db", "DATABASE_URL"),
         (
             "DATABASE_URL",

@@ -11,6 +11,7 @@ mod auth;
 mod bad_input;
 mod browser;
 mod concurrency;
+mod faults;
 mod games;
 mod hardening;
 mod hidden;

@@ -298,16 +298,16 @@ fn six_nimmt_pad_to_points(backend: Backend) {
             { "place": 3, "player": 2, "name": "Carla", "total": 22 }
         ])
     );
-    // Zero is an entry: a round in which nobody took anything is still a round.
-    let s = ok_round(&api, &p, &id, &json!([0, 0, 0]));
+    // Zero is an entry. (With 3 players at least 14 of the 34 cards in play are taken.)
+    let s = ok_round(&api, &p, &id, &json!([0, 14, 0]));
     assert_eq!(s["rounds"].as_array().unwrap().len(), 2);
-    assert_eq!(s["totals"], json!([10, 0, 22]));
+    assert_eq!(s["totals"], json!([10, 14, 22]));
     let s = ok_round(&api, &p, &id, &json!([12, 5, 10]));
-    assert_eq!(s["totals"], json!([22, 5, 32]));
+    assert_eq!(s["totals"], json!([22, 19, 32]));
     assert_eq!(s["finished"], false, "32 is below 33");
-    let s = ok_round(&api, &p, &id, &json!([0, 3, 1]));
-    assert_eq!(s["totals"], json!([22, 8, 33]));
-    assert_eq!(s["finished"], true, "Carla reached 33");
+    let s = ok_round(&api, &p, &id, &json!([1, 2, 11]));
+    assert_eq!(s["totals"], json!([23, 21, 43]));
+    assert_eq!(s["finished"], true, "Carla passed 33");
     assert_eq!(s["winners"], json!([1]));
     assert_eq!(s["version"], 5);
     assert_eq!(get(&api, &p, &id), s);
@@ -323,10 +323,10 @@ fn six_nimmt_pad_to_points(backend: Backend) {
         "taking the last round back reopens"
     );
     assert_eq!(r.body["winners"], Value::Null);
-    assert_eq!(r.body["totals"], json!([22, 5, 32]));
+    assert_eq!(r.body["totals"], json!([22, 19, 32]));
     assert_eq!(r.body["rounds"].as_array().unwrap().len(), 3);
     let s = ok_round(&api, &p, &id, &json!([0, 30, 0]));
-    assert_eq!(s["totals"], json!([22, 35, 32]));
+    assert_eq!(s["totals"], json!([22, 49, 32]));
     assert_eq!(s["finished"], true);
     assert_eq!(s["winners"], json!([0]));
     assert_eq!(get(&api, &p, &id), s);
@@ -409,12 +409,16 @@ fn six_nimmt_refusals(backend: Backend) {
         "{}",
         r.text
     );
-    let r = refused_round(&api, &p, &id, &json!([100, 72]), "impossible_round");
+    // 2 players: 24 cards in play, of which 4 to 20 are taken (at most the 20 with the
+    // most bullheads, 79).
+    let r = refused_round(&api, &p, &id, &json!([37, 43]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("171"),
+        r.body["detail"].as_str().unwrap().contains("4 ..= 79"),
         "{}",
         r.text
     );
+    refused_round(&api, &p, &id, &json!([80, 0]), "impossible_round");
+    refused_round(&api, &p, &id, &json!([0, 0]), "impossible_round");
     refused_round(&api, &p, &id, &json!([5]), "wrong_number_of_scores");
     refused_round(&api, &p, &id, &json!([5, 5, 5]), "wrong_number_of_scores");
     refused_round(&api, &p, &id, &json!([]), "wrong_number_of_scores");
@@ -433,9 +437,9 @@ fn six_nimmt_refusals(backend: Backend) {
     );
     extra.assert_problem(422, "validation_failed");
     assert_eq!(get(&api, &p, &id)["version"], 1, "refusals change nothing");
-    // The bound itself is possible.
-    let s = ok_round(&api, &p, &id, &json!([100, 71]));
-    assert_eq!(s["totals"], json!([100, 71]));
+    // The bound itself is possible (played in crates/rules/tests/pad_bounds.rs).
+    let s = ok_round(&api, &p, &id, &json!([79, 0]));
+    assert_eq!(s["totals"], json!([79, 0]));
     assert_eq!(s["finished"], true, "66 reached");
     assert_eq!(s["winners"], json!([1]));
 }
@@ -478,9 +482,9 @@ fn eleven_nimmt_pad(backend: Backend) {
         &json!({ "ruleset": "11-nimmt", "players": ["Anna", "Ben"], "end": { "points": 40 } }),
     );
     let id = id_of(&pad);
-    let r = refused_round(&api, &p, &id, &json!([100, 66]), "impossible_round");
+    let r = refused_round(&api, &p, &id, &json!([70, 8]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("165"),
+        r.body["detail"].as_str().unwrap().contains("4 ..= 77"),
         "{}",
         r.text
     );
@@ -491,13 +495,13 @@ fn eleven_nimmt_pad(backend: Backend) {
     assert_eq!(s["totals"], json!([42, 45]));
     assert_eq!(s["finished"], true);
     assert_eq!(s["winners"], json!([0]));
-    // The deck's total is a possible round.
+    // The bound is accepted: the 20 cards with the most bullheads of 1–100.
     let pad = create(
         &api,
         &p,
         &json!({ "ruleset": "11-nimmt", "players": ["Anna", "Ben"], "end": { "rounds": 1 } }),
     );
-    let s = ok_round(&api, &p, &id_of(&pad), &json!([100, 65]));
+    let s = ok_round(&api, &p, &id_of(&pad), &json!([70, 7]));
     assert_eq!((&s["finished"], &s["winners"]), (&json!(true), &json!([1])));
 }
 
@@ -530,15 +534,17 @@ fn x_nimmt_pad(backend: Backend) {
     );
     assert_eq!(pad["end"], json!({ "rounds": 2 }), "two deals by default");
     let id = id_of(&pad);
-    // The X stack counts twice: a round scores at most 2 × 167.
-    let r = refused_round(&api, &p, &id, &json!([200, 135]), "impossible_round");
+    // 2 players: 19 cards in play, at most 16 off the table, the X stack counted twice:
+    // a round scores at most twice the 16 highest bullhead values, 136.
+    let r = refused_round(&api, &p, &id, &json!([300, 0]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("334"),
+        r.body["detail"].as_str().unwrap().contains("0 ..= 136"),
         "{}",
         r.text
     );
+    refused_round(&api, &p, &id, &json!([100, 37]), "impossible_round");
     refused_round(&api, &p, &id, &json!([-1, 0]), "impossible_round");
-    ok_round(&api, &p, &id, &json!([200, 134]));
+    ok_round(&api, &p, &id, &json!([100, 36]));
     let s = ok_round(&api, &p, &id, &json!([0, 0]));
     assert_eq!(s["finished"], true, "after two rounds");
     assert_eq!(s["winners"], json!([1]));
@@ -598,7 +604,7 @@ fn nimm_oder_schieb_pad(backend: Backend) {
         &json!({ "ruleset": "nimm-oder-schieb", "players": ["Anna", "Ben", "Carla"], "end": { "rounds": 2 } }),
     );
     let id = id_of(&pad);
-    // 3 players hold 33 chips together: an entry lies within −33 ..= 564, a round's sum
+    // 3 players hold 33 chips together: an entry lies within 3 − 33 ..= 323, a round's sum
     // within 3 − 33 ..= 564 − 33.
     refused_round(&api, &p, &id, &json!([-34, 40, 40]), "impossible_round");
     refused_round(&api, &p, &id, &json!([565, -33, 0]), "impossible_round");
@@ -609,12 +615,21 @@ fn nimm_oder_schieb_pad(backend: Backend) {
         r.text
     );
     refused_round(&api, &p, &id, &json!([400, 100, 32]), "impossible_round");
+    refused_round(&api, &p, &id, &json!([324, 37, -1]), "impossible_round");
+    // Entries within the bounds that no split of the cards and chips gives at once: two
+    // players with 11 chips each beside a hand of 300 points.
+    let r = refused_round(&api, &p, &id, &json!([-11, -11, 300]), "impossible_round");
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("no split"),
+        "{}",
+        r.text
+    );
     refused_round(&api, &p, &id, &json!([77, 60]), "wrong_number_of_scores");
     // The seed's hand (77) beside two others; negative entries are normal here.
     let s = ok_round(&api, &p, &id, &json!([77, 60, -5]));
     assert_eq!(s["finished"], false);
-    let s = ok_round(&api, &p, &id, &json!([-33, 3, 0]));
-    assert_eq!(s["totals"], json!([44, 63, -5]));
+    let s = ok_round(&api, &p, &id, &json!([-30, 0, 0]));
+    assert_eq!(s["totals"], json!([47, 60, -5]));
     assert_eq!(s["finished"], true);
     assert_eq!(s["winners"], json!([2]));
     let r = take_back(&api, &p, &id);
@@ -623,8 +638,9 @@ fn nimm_oder_schieb_pad(backend: Backend) {
         (&r.body["finished"], &r.body["totals"]),
         (&json!(false), &json!([77, 60, -5]))
     );
-    let s = ok_round(&api, &p, &id, &json!([400, 100, 31]));
-    assert_eq!(s["totals"], json!([477, 160, 26]));
+    // The extremes played in crates/rules/tests/pad_bounds.rs.
+    let s = ok_round(&api, &p, &id, &json!([323, 38, -1]));
+    assert_eq!(s["totals"], json!([400, 98, -6]));
 
     // One game by default; a shared win; seven players hold 49 chips.
     let pad = create(
@@ -656,10 +672,18 @@ fn nimm_oder_schieb_pad(backend: Backend) {
         &api,
         &p,
         &id,
-        &json!([-49, 0, 0, 0, 0, 0, 2]),
+        &json!([-49, 0, 0, 0, 0, 0, 3]),
         "impossible_round",
     );
-    let s = ok_round(&api, &p, &id, &json!([-49, 0, 0, 0, 0, 0, 3]));
+    refused_round(
+        &api,
+        &p,
+        &id,
+        &json!([-47, 0, 0, 0, 0, 0, 1]),
+        "impossible_round",
+    );
+    // One player with all 49 chips and one run from 3: 3 − 49.
+    let s = ok_round(&api, &p, &id, &json!([-46, 0, 0, 0, 0, 0, 0]));
     assert_eq!(s["winners"], json!([0]));
 }
 
@@ -674,7 +698,7 @@ fn pads_belong_to_their_creator(backend: Backend) {
         &json!({ "ruleset": "6-nimmt", "players": ["Anna", "Ben"] }),
     );
     let id = id_of(&pad);
-    ok_round(&api, &owner, &id, &json!([1, 2]));
+    ok_round(&api, &owner, &id, &json!([1, 3]));
     let unknown = uuid::Uuid::new_v4().to_string();
     let missing = api.get(&format!("/v1/scorepads/{unknown}"), Some(&other.token));
     missing.assert_problem(404, "not_found");
@@ -684,7 +708,7 @@ fn pads_belong_to_their_creator(backend: Backend) {
         foreign.body, missing.body,
         "another's pad looks exactly like no pad"
     );
-    round(&api, &other, &id, &json!([1, 2])).assert_problem(404, "not_found");
+    round(&api, &other, &id, &json!([1, 3])).assert_problem(404, "not_found");
     take_back(&api, &other, &id).assert_problem(404, "not_found");
     api.get("/v1/scorepads/not-a-uuid", Some(&owner.token))
         .assert_problem(404, "not_found");
@@ -709,19 +733,19 @@ fn pads_belong_to_their_creator(backend: Backend) {
                 ..owner.clone()
             },
             &id,
-            &json!([1, 2]),
+            &json!([1, 3]),
         ),
         api.post(
             &format!("/v1/scorepads/{id}/rounds"),
             None,
-            &json!({ "scores": [1, 2] }),
+            &json!({ "scores": [1, 3] }),
         ),
         delete(&api, &format!("/v1/scorepads/{id}/rounds/last"), None, &[]),
     ] {
         r.assert_problem(401, "unauthorized");
         assert!(r.header("www-authenticate").is_some());
     }
-    assert_eq!(get(&api, &owner, &id)["rounds"], json!([[1, 2]]));
+    assert_eq!(get(&api, &owner, &id)["rounds"], json!([[1, 3]]));
 }
 
 fn if_match_pins_the_version(backend: Backend) {
@@ -737,14 +761,14 @@ fn if_match_pins_the_version(backend: Backend) {
     let r = api.post_with(
         &path,
         Some(&p.token),
-        &json!({ "scores": [1, 2] }),
+        &json!({ "scores": [1, 3] }),
         &[("If-Match", "\"1\"")],
     );
     assert_eq!(r.status, 200, "{}", r.text);
     let stale = api.post_with(
         &path,
         Some(&p.token),
-        &json!({ "scores": [1, 2] }),
+        &json!({ "scores": [1, 3] }),
         &[("If-Match", "\"1\"")],
     );
     stale.assert_problem(409, "version_conflict");
@@ -752,7 +776,7 @@ fn if_match_pins_the_version(backend: Backend) {
     let bad = api.post_with(
         &path,
         Some(&p.token),
-        &json!({ "scores": [1, 2] }),
+        &json!({ "scores": [1, 3] }),
         &[("If-Match", "soon")],
     );
     bad.assert_problem(400, "invalid_if_match");
@@ -783,7 +807,7 @@ fn concurrent_rounds_are_all_recorded(backend: Backend) {
             let (api, p, id, barrier) = (api.clone(), p.clone(), id.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                round(&api, &p, &id, &json!([i, 1]))
+                round(&api, &p, &id, &json!([i, 4]))
             })
         })
         .collect();
@@ -801,7 +825,7 @@ fn concurrent_rounds_are_all_recorded(backend: Backend) {
         .collect();
     firsts.sort_unstable();
     assert_eq!(firsts, (0..n as u64).collect::<Vec<_>>(), "no round lost");
-    assert_eq!(pad["totals"][1], n);
+    assert_eq!(pad["totals"][1], 4 * n);
 }
 
 #[derive(diesel::QueryableByName)]
@@ -844,7 +868,7 @@ fn corrections_are_events_and_events_are_append_only(backend: Backend) {
         &p,
         &json!({ "ruleset": "6-nimmt", "players": ["Anna", "Ben"] }),
     ));
-    ok_round(&api, &p, &id, &json!([1, 2]));
+    ok_round(&api, &p, &id, &json!([1, 3]));
     assert_eq!(take_back(&api, &p, &id).status, 200);
     let url = server.db.url.clone();
     assert_eq!(

@@ -118,14 +118,12 @@ fn readiness_reports_an_unreachable_database() {
         .execute(&mut conn)
         .unwrap();
     let r = api.get("/readyz", None);
-    assert_eq!(r.status, 503, "{}", r.text);
-    assert_eq!(r.body["code"], "unavailable");
+    r.assert_problem(503, "database_unavailable");
+    assert!(r.header("retry-after").is_some());
+    // A database outage is a 503 with Retry-After, not a 500.
     let guest = api.post("/v1/guests", None, &json!({ "name": "late" }));
-    assert!(
-        guest.status == 503,
-        "a database outage is a 503, not a 500: {}",
-        guest.text
-    );
+    guest.assert_problem(503, "database_unavailable");
+    assert_eq!(guest.header("retry-after").as_deref(), Some("2"));
 }
 
 #[test]

@@ -89,6 +89,21 @@ impl TestDb {
     }
 }
 
+impl TestDb {
+    /// A database the test made elsewhere (e.g. on a PostgreSQL cluster of its own), at
+    /// `url`; nothing is dropped afterwards but the temporary directory for the logs.
+    pub fn at(url: &str) -> Self {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let dir = std::env::temp_dir().join(format!("stammtisch-test-{id}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        Self {
+            url: url.to_owned(),
+            pg_name: None,
+            dir,
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         if let Some(name) = &self.pg_name
@@ -108,6 +123,8 @@ pub struct TestServer {
     child: Child,
     pub log: PathBuf,
     pub db: TestDb,
+    /// The extra environment it was started with (kept across `restart`).
+    env: Vec<(String, String)>,
 }
 
 impl TestServer {
@@ -131,21 +148,38 @@ impl TestServer {
             child,
             log,
             db,
+            env: env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
         }
     }
 
-    /// Stops the process and starts a new one on the same database.
-    pub fn restart(mut self) -> Self {
+    /// Stops the process and starts a new one on the same database, with the same extra
+    /// environment.
+    pub fn restart(self) -> Self {
+        let env = self.env.clone();
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        self.restart_with_env(&env)
+    }
+
+    /// Stops the process (kill -9) and starts a new one on the same database with `env`
+    /// as its extra environment.
+    pub fn restart_with_env(mut self, env: &[(&str, &str)]) -> Self {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let log = self
             .db
             .dir
             .join(format!("server-{}.log", uuid::Uuid::new_v4().simple()));
-        let (child, base) = spawn(&self.db.url, &log, &[]);
+        let (child, base) = spawn(&self.db.url, &log, env);
         self.child = child;
         self.base = base;
         self.log = log;
+        self.env = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         self
     }
 

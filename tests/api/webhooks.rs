@@ -3,7 +3,10 @@
 //! a move the game no longer asks for, and payloads without hidden information.
 //!
 //! A local receiver (a `TcpListener` on 127.0.0.1 with a thread per connection) answers each
-//! request according to a script and records method, path, headers, body and its answer.
+//! request according to a script and records method, path, headers, body and its answer; the
+//! servers that call it run with `WEBHOOK_ALLOW_LOOPBACK=true`. Without that setting,
+//! loopback, private, link-local, metadata and other internal targets are refused at
+//! registration and again when a delivery connects.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -17,6 +20,16 @@ use serde_json::{Value, json};
 
 use crate::both;
 use crate::support::{Api, Backend, Player, TestDb, TestServer};
+
+/// The setting that lets webhooks reach the local receiver.
+const LOOPBACK: (&str, &str) = ("WEBHOOK_ALLOW_LOOPBACK", "true");
+
+/// A server whose webhooks may reach loopback addresses.
+fn dev_server(backend: Backend, env: &[(&str, &str)]) -> TestServer {
+    let mut env = env.to_vec();
+    env.push(LOOPBACK);
+    TestServer::start_with_env(TestDb::new(backend), backend, &env)
+}
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
@@ -352,7 +365,7 @@ fn play_waiting_for_turns(
 }
 
 fn registration_listing_and_deletion(backend: Backend) {
-    let server = TestServer::start(backend);
+    let server = dev_server(backend, &[]);
     let api = server.client();
     let anna = api.guest("anna");
     let bert = api.guest("bert");
@@ -488,7 +501,7 @@ fn refused_registrations(backend: Backend) {
 }
 
 fn turns_and_the_end_are_notified_signed(backend: Backend) {
-    let server = TestServer::start(backend);
+    let server = dev_server(backend, &[]);
     let api = server.client();
     let receiver = Receiver::start(|_| (200, Duration::ZERO));
     let anna = api.guest("anna");
@@ -549,11 +562,7 @@ fn turns_and_the_end_are_notified_signed(backend: Backend) {
 }
 
 fn a_failed_delivery_is_retried_with_the_same_id(backend: Backend) {
-    let server = TestServer::start_with_env(
-        TestDb::new(backend),
-        backend,
-        &[("WEBHOOK_BACKOFF_MS", "300")],
-    );
+    let server = dev_server(backend, &[("WEBHOOK_BACKOFF_MS", "300")]);
     let api = server.client();
     let receiver = Receiver::start(|nth| (if nth == 1 { 500 } else { 204 }, Duration::ZERO));
     let anna = api.guest("anna");
@@ -592,8 +601,7 @@ fn a_failed_delivery_is_retried_with_the_same_id(backend: Backend) {
 fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
     // The first attempt of every delivery is held for a second and then answered 500; the
     // server is killed while it waits for that answer.
-    let server = TestServer::start_with_env(
-        TestDb::new(backend),
+    let server = dev_server(
         backend,
         &[
             ("WEBHOOK_BACKOFF_MS", "200"),
@@ -660,11 +668,7 @@ fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
 }
 
 fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
-    let server = TestServer::start_with_env(
-        TestDb::new(backend),
-        backend,
-        &[("WEBHOOK_BACKOFF_MS", "1500")],
-    );
+    let server = dev_server(backend, &[("WEBHOOK_BACKOFF_MS", "1500")]);
     let url = server.db.url.clone();
     let api = server.client();
     let receiver = Receiver::start(|nth| (if nth == 1 { 503 } else { 200 }, Duration::ZERO));
@@ -736,7 +740,7 @@ fn numbers(v: &Value, key: &str, out: &mut Vec<(String, u64)>) {
 }
 
 fn payloads_hold_no_hidden_information(backend: Backend) {
-    let server = TestServer::start(backend);
+    let server = dev_server(backend, &[]);
     let api = server.client();
     let receiver = Receiver::start(|_| (200, Duration::ZERO));
     let anna = api.guest("anna");
@@ -811,7 +815,134 @@ fn payloads_hold_no_hidden_information(backend: Backend) {
     }
 }
 
+/// Without `WEBHOOK_ALLOW_LOOPBACK`, every internal target is refused at registration with
+/// `422 webhook_url_not_allowed`: address literals in any notation (WHATWG reads
+/// `http://2852039166/` as 169.254.169.254), IPv4 inside IPv6, and names that resolve there
+/// (`localhost`). A public address is accepted, normalised; with the setting, loopback (and
+/// only loopback) is accepted.
+fn internal_targets_are_refused_at_registration(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    for url in [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost:8080/hook",
+        "http://LocalHost:8080/hook",
+        "http://[::1]/",
+        "http://0.0.0.0/",
+        "http://10.0.0.1/",
+        "http://172.16.0.1/",
+        "http://192.168.1.1/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://100.64.0.1/",
+        "http://224.0.0.1/",
+        "http://255.255.255.255/",
+        "http://[fd00:ec2::254]/",
+        "http://[fe80::1]/",
+        "http://[ff02::1]/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://[::ffff:0:a9fe:a9fe]/",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://2852039166/",
+        "http://0xA9FEA9FE/",
+        "http://0251.0376.0251.0376/",
+        "http://169.254.43518/",
+    ] {
+        let r = api.post("/v1/webhooks", Some(&anna.token), &json!({ "url": url }));
+        r.assert_problem(422, "webhook_url_not_allowed");
+        assert!(
+            r.body["detail"].as_str().unwrap().contains("not allowed"),
+            "{url}: {}",
+            r.text
+        );
+    }
+    let r = api.post(
+        "/v1/webhooks",
+        Some(&anna.token),
+        &json!({ "url": "http://0x5DB8D70E:8080/hook" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_eq!(
+        r.body["url"], "http://93.184.215.14:8080/hook",
+        "stored normalised"
+    );
+    assert_eq!(
+        api.get("/v1/webhooks", Some(&anna.token)).body["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "nothing refused was stored"
+    );
+
+    let dev = dev_server(backend, &[]);
+    let api = dev.client();
+    let bert = api.guest("bert");
+    for url in [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost:8080/hook",
+        "http://[::1]/",
+    ] {
+        register(&api, &bert, url);
+    }
+    for url in [
+        "http://10.0.0.1/",
+        "http://169.254.169.254/",
+        "http://[fd00:ec2::254]/",
+    ] {
+        api.post("/v1/webhooks", Some(&bert.token), &json!({ "url": url }))
+            .assert_problem(422, "webhook_url_not_allowed");
+    }
+}
+
+/// A delivery checks the resolved address again when it connects: a webhook registered
+/// while loopback was allowed (`localhost`, a name) is not called after a restart without
+/// the setting; the attempt fails with the reason, and nothing reaches the receiver.
+fn internal_targets_are_refused_at_connect_time(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let port = receiver
+        .url("/")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_owned();
+    let (hook, _) = register(&api, &anna, &format!("http://localhost:{port}/anna"));
+    let server = server.restart_with_env(&[("WEBHOOK_BACKOFF_MS", "200")]);
+    let api = server.client();
+    lobby(&api, &anna, &bert, None);
+    let start = Instant::now();
+    let error = loop {
+        let rows = outbox(backend, &server.db.url);
+        if let Some((_, attempts, Some(error))) = rows.values().next()
+            && *attempts >= 2
+        {
+            break error.clone();
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no failed attempt recorded: {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        error.contains("localhost resolves to") && error.contains("not allowed (loopback)"),
+        "{error}"
+    );
+    assert!(receiver.requests().is_empty(), "the receiver was called");
+    assert_eq!(
+        api.get("/v1/webhooks", Some(&anna.token)).body["items"][0]["id"],
+        hook.as_str()
+    );
+}
+
 both!(
+    internal_targets_are_refused_at_registration,
+    internal_targets_are_refused_at_connect_time,
     registration_listing_and_deletion,
     refused_registrations,
     turns_and_the_end_are_notified_signed,

@@ -11,6 +11,7 @@
 //! Seats and the lobby are in [`lobby`], dealing in [`deal`]. [`board`] says how to add a
 //! ruleset.
 
+pub mod asks;
 pub mod board;
 pub mod bots;
 pub mod card;
@@ -24,8 +25,10 @@ pub mod options;
 pub mod pad;
 pub mod rows;
 pub mod take_or_pass;
+pub mod upcast;
 pub mod view;
 
+pub use asks::PersonAsk;
 pub use board::{Board, Progress};
 pub use card::{Card, CardSet, ScoreTable};
 pub use deal::deal_from_order;

@@ -207,8 +207,42 @@ pub struct SeatDeadline {
     pub seat: u8,
     /// The command asked of it.
     pub action: String,
-    /// UTC time, RFC 3339.
-    pub at: String,
+    /// The instant (UTC; RFC 3339 with milliseconds on the wire).
+    #[serde(with = "rfc3339_millis")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+/// An instant on the wire: RFC 3339 in UTC with milliseconds (`2026-12-01T10:00:00.000Z`),
+/// the form deadline events have always been stored in.
+pub mod rfc3339_millis {
+    use chrono::{DateTime, SecondsFormat, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// The wire form of an instant.
+    #[must_use]
+    pub fn format(at: &DateTime<Utc>) -> String {
+        at.to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    /// Serialises an instant.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(at: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format(at))
+    }
+
+    /// Parses an RFC 3339 instant (any offset) into UTC.
+    ///
+    /// # Errors
+    /// A string that is not RFC 3339.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let text = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 /// Commands, as clients send them (`{"type": "play_card", "card": 17}`).

@@ -9,8 +9,11 @@
 //! A round has one entry per player (zero is an explicit entry) and is refused when it
 //! cannot happen in the ruleset (see [`Ruleset::check_round`]).
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
+use crate::card::Card;
 use crate::nos_cards::{self, HIGHEST, LOWEST};
 use crate::options::{EndCondition, Ruleset};
 
@@ -23,14 +26,11 @@ pub const SIX_NIMMT_POINT_LIMITS: [u16; 3] = [33, 66, 100];
 /// Highest point limit of 11 nimmt!.
 pub const MAX_POINT_LIMIT: u16 = 999;
 
-/// Bullheads of the whole 6 nimmt! deck (1–104, 6-nimmt column).
-pub const SIX_NIMMT_DECK_BULLHEADS: i64 = 171;
-/// Bullheads of the 11 nimmt! deck (1–100, 11-nimmt column).
-pub const ELEVEN_NIMMT_DECK_BULLHEADS: i64 = 165;
-/// Bullheads of the X nimmt! deck (1–100, 6-nimmt column).
-pub const X_NIMMT_DECK_BULLHEADS: i64 = 167;
 /// Cards of a Nimm oder schieb game that are taken (33 minus the 9 removed unseen).
 pub const NOS_CARDS_IN_PLAY: u8 = 24;
+/// The most card points one Nimm oder schieb hand can score: the lowest values of its runs
+/// are never adjacent, so at best they are 3, 5, …, 35, which add up to 323.
+pub const NOS_MOST_HAND_POINTS: i64 = 323;
 
 /// Pad rules of each ruleset (the rulesets are the games' own: [`Ruleset`]).
 impl Ruleset {
@@ -71,58 +71,111 @@ impl Ruleset {
         }
     }
 
+    /// The bounds of one round's entries at a table of `players`; see [`RoundBounds`] for
+    /// their derivation.
+    #[must_use]
+    pub fn round_bounds(self, players: usize) -> RoundBounds {
+        match self {
+            Self::SixNimmt | Self::ElevenNimmt => RoundBounds::ten_card_rows(self, players),
+            Self::XNimmt => RoundBounds::x_nimmt(players),
+            Self::NimmOderSchieb => RoundBounds::nimm_oder_schieb(players),
+        }
+    }
+
     /// Checks that a round with these entries (one per player, as many as `scores`) can
-    /// happen in this ruleset.
+    /// happen in this ruleset at a table of that many players: every entry and their sum
+    /// within [`Ruleset::round_bounds`], and for Nimm oder schieb also one split of the cards
+    /// and chips that gives every player their entry at once ([`nos_split_exists`]).
     ///
     /// # Errors
     /// [`PadError::ImpossibleRound`] naming the bound that is broken.
     pub fn check_round(self, scores: &[i32]) -> Result<(), PadError> {
-        let sum: i64 = scores.iter().map(|s| i64::from(*s)).sum();
-        match self {
-            Self::SixNimmt => check_bullheads(self, scores, sum, SIX_NIMMT_DECK_BULLHEADS),
-            Self::ElevenNimmt => check_bullheads(self, scores, sum, ELEVEN_NIMMT_DECK_BULLHEADS),
-            // X nimmt! counts the X stack twice, so a round can at most score the deck twice.
-            Self::XNimmt => check_bullheads(self, scores, sum, 2 * X_NIMMT_DECK_BULLHEADS),
-            Self::NimmOderSchieb => check_nimm_oder_schieb(scores, sum),
+        let players = scores.len();
+        let (min, max) = self.players();
+        if !(usize::from(min)..=usize::from(max)).contains(&players) {
+            return Err(PadError::ImpossibleRound(format!(
+                "{} is played by {min} to {max} players, not {players}",
+                self.name()
+            )));
         }
+        let b = self.round_bounds(players);
+        let name = self.name();
+        if let Some((player, score)) = scores
+            .iter()
+            .enumerate()
+            .find(|(_, s)| !(b.entry_min..=b.entry_max).contains(&i64::from(**s)))
+        {
+            let why = if b.entry_min == 0 && *score < 0 {
+                format!("{name} entries are bullheads and cannot be negative")
+            } else {
+                format!(
+                    "with {players} players an entry of {name} lies within {} ..= {}",
+                    b.entry_min, b.entry_max
+                )
+            };
+            return Err(PadError::ImpossibleRound(format!(
+                "player {player} has {score}, but {why}"
+            )));
+        }
+        let sum: i64 = scores.iter().map(|s| i64::from(*s)).sum();
+        if !(b.sum_min..=b.sum_max).contains(&sum) {
+            return Err(PadError::ImpossibleRound(format!(
+                "the entries add up to {sum}, but with {players} players a round of {name} adds \
+                 up to {} ..= {}",
+                b.sum_min, b.sum_max
+            )));
+        }
+        if self == Self::NimmOderSchieb
+            && let Some(player) = (0..players).find(|x| !nos_split_exists(scores, *x))
+        {
+            let chips = nos_all_chips(players);
+            return Err(PadError::ImpossibleRound(format!(
+                "player {player} cannot have {} beside the other entries: no split of the \
+                 {NOS_CARDS_IN_PLAY} cards in play and the {chips} chips gives them all",
+                scores.get(player).copied().unwrap_or_default()
+            )));
+        }
+        Ok(())
     }
 }
 
-/// Row games: bullheads are counted, so no entry is negative, and together the players
-/// cannot take more than the deck carries.
-fn check_bullheads(ruleset: Ruleset, scores: &[i32], sum: i64, most: i64) -> Result<(), PadError> {
-    if let Some((player, score)) = scores.iter().enumerate().find(|(_, s)| **s < 0) {
-        return Err(PadError::ImpossibleRound(format!(
-            "player {player} has {score}: {} entries cannot be negative",
-            ruleset.name()
-        )));
-    }
-    if sum > most {
-        return Err(PadError::ImpossibleRound(format!(
-            "the entries add up to {sum}, but a round of {} scores at most {most}",
-            ruleset.name()
-        )));
-    }
-    Ok(())
-}
-
-/// The bounds of a Nimm oder schieb round, for `players` players.
+/// The bounds of one round's entries (one entry per player) for a ruleset and a number of
+/// players, derived from the cards in play:
 ///
-/// Derivation: 24 of the 33 cards (values 3–35) are in play, and each is taken by someone.
-/// A player's entry is `card_points − chips`, where `card_points` is the sum of the lowest
-/// values of the runs in their cards.
-/// - Card points of one player lie in 0 ..= 564: no card scores 0, and runs only lower the
-///   sum, so no hand scores more than the 24 highest values, 12 + 13 + … + 35 = 564.
-/// - Chips are conserved: the `players × starting_chips(players)` chips handed out at the
-///   start are all still in the players' hands at the end (chips on the last card go to
-///   whoever takes it). So one player ends with 0 ..= `players × chips`.
-/// - Entry: `−(players × chips) ..= 564`.
-/// - Round sum: all card points minus all chips. All 24 cards are taken, so the card points
-///   of everyone together are at least 3 (the lowest value a run can start at) and at most
-///   564; the chips add up to exactly `players × chips`. Sum: `3 − players × chips ..=
-///   564 − players × chips`.
+/// **6 nimmt! and 11 nimmt!** (`n` players, 10 hand cards each, 4 rows; a row holds at most
+/// 5 cards, the 6th takes them): `10n + 4` cards are in play, any of the deck (1–104 with
+/// the 6-nimmt bullheads, 1–100 with the 11-nimmt ones; the tactical deck 1 … `10n + 4` is
+/// one such choice, and no other option changes the counts).
+/// - At the end of the round each of the 4 rows holds 1 to 5 cards, so the players took
+///   `10n + 4 − 20 = 10n − 16` to `10n` cards together: the round adds up to at least the
+///   `10n − 16` lowest and at most the `10n` highest bullhead values of the deck.
+/// - A player takes at most one row of at most 5 cards with each of their 10 cards, so
+///   takes at most 50 cards: an entry is at most the `min(50, 10n)` highest values.
+/// - No entry is negative.
+///
+/// **X nimmt!** (`n` players, 8 hand cards each, 3 rows; deck 1–100, 6-nimmt bullheads):
+/// `8n + 3` cards are in play; at the end each row still holds at least one card, so at
+/// most `8n` cards lie anywhere else (hands, X rows, X stacks). The score is the hand plus
+/// twice the X stack, so each of those cards counts at most twice: the round, and so each
+/// entry, is at most twice the `8n` highest bullhead values. No entry is negative.
+///
+/// **Nimm oder schieb** (`n` players, `c` = [`nos_cards::starting_chips`] each, `C = n·c`
+/// chips in all; 24 of the 33 values 3–35 are in play and every one of them is taken): a
+/// player's entry is `points − chips`, where `points` is the sum of the lowest values of
+/// the runs in their cards.
+/// - Chips are conserved: at the end the players hold exactly the `C` chips handed out.
+/// - A player's points are 0 (no card) or 3 ..= [`NOS_MOST_HAND_POINTS`] (323).
+/// - Entry: at most 323 (no chips left); at least `3 − C`: a player who took no card only
+///   ever paid chips, so holds at most `c` and scores at least `−c`; one who took a card
+///   has at least 3 points and at most all `C` chips.
+/// - Round sum: all points minus `C`. One player holding 3, 4, …, 26 scores 3 points for
+///   all 24 cards; no card scores more than its value, so all points together are at most
+///   the 24 highest values, 12 + 13 + … + 35 = 564. Sum: `3 − C ..= 564 − C`.
+///
+/// These bounds are checked one entry at a time and on the sum; Nimm oder schieb also asks
+/// for one split of cards and chips behind all entries at once ([`nos_split_exists`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NosRoundBounds {
+pub struct RoundBounds {
     /// Lowest entry of one player.
     pub entry_min: i64,
     /// Highest entry of one player.
@@ -133,48 +186,245 @@ pub struct NosRoundBounds {
     pub sum_max: i64,
 }
 
-impl NosRoundBounds {
-    /// The bounds for a table of `players`.
-    #[must_use]
-    pub fn for_players(players: usize) -> Self {
-        let chips_each = nos_cards::starting_chips(u8::try_from(players).unwrap_or(u8::MAX));
-        let all_chips = i64::try_from(players).unwrap_or(i64::MAX) * i64::from(chips_each);
+/// The bullhead values of a ruleset's full deck, highest first.
+fn deck_values(ruleset: Ruleset) -> Vec<i64> {
+    let table = ruleset.score_table();
+    let mut values: Vec<i64> = (1..=ruleset.deck_max())
+        .filter_map(Card::new)
+        .map(|card| i64::from(table.bullheads(card)))
+        .collect();
+    values.sort_unstable_by(|a, b| b.cmp(a));
+    values
+}
+
+/// The sum of the `k` highest of `values` (sorted highest first).
+fn highest(values: &[i64], k: usize) -> i64 {
+    values.iter().take(k).sum()
+}
+
+/// The sum of the `k` lowest of `values` (sorted highest first).
+fn lowest(values: &[i64], k: usize) -> i64 {
+    values.iter().rev().take(k).sum()
+}
+
+/// All chips of a Nimm oder schieb table of `players`.
+fn nos_all_chips(players: usize) -> i64 {
+    let each = nos_cards::starting_chips(u8::try_from(players).unwrap_or(u8::MAX));
+    i64::try_from(players).unwrap_or(i64::MAX) * i64::from(each)
+}
+
+impl RoundBounds {
+    /// 6 nimmt! and 11 nimmt!: 10 hand cards, 4 rows of at most 5.
+    fn ten_card_rows(ruleset: Ruleset, players: usize) -> Self {
+        const HAND: usize = 10;
+        const ROWS: usize = 4;
+        const ROW_HOLDS: usize = 5;
+        let deck = deck_values(ruleset);
+        let in_play = (HAND * players + ROWS).min(deck.len());
+        let taken_most = in_play.saturating_sub(ROWS);
+        let taken_least = in_play.saturating_sub(ROWS * ROW_HOLDS);
+        Self {
+            entry_min: 0,
+            entry_max: highest(&deck, (HAND * ROW_HOLDS).min(taken_most)),
+            sum_min: lowest(&deck, taken_least),
+            sum_max: highest(&deck, taken_most),
+        }
+    }
+
+    /// X nimmt!: 8 hand cards, 3 rows, the X stack counts twice.
+    fn x_nimmt(players: usize) -> Self {
+        const HAND: usize = 8;
+        let deck = deck_values(Ruleset::XNimmt);
+        let off_table = (HAND * players).min(deck.len());
+        let most = 2 * highest(&deck, off_table);
+        Self {
+            entry_min: 0,
+            entry_max: most,
+            sum_min: 0,
+            sum_max: most,
+        }
+    }
+
+    /// Nimm oder schieb: chips conserved, 24 cards in play.
+    fn nimm_oder_schieb(players: usize) -> Self {
+        let all_chips = nos_all_chips(players);
         let in_play = i64::from(NOS_CARDS_IN_PLAY);
         // 12 + … + 35: the 24 highest values.
         let most_points = (i64::from(HIGHEST) - in_play + 1..=i64::from(HIGHEST)).sum::<i64>();
         let least_points = i64::from(LOWEST);
         Self {
-            entry_min: -all_chips,
-            entry_max: most_points,
+            entry_min: least_points - all_chips,
+            entry_max: NOS_MOST_HAND_POINTS,
             sum_min: least_points - all_chips,
             sum_max: most_points - all_chips,
         }
     }
 }
 
-fn check_nimm_oder_schieb(scores: &[i32], sum: i64) -> Result<(), PadError> {
-    let b = NosRoundBounds::for_players(scores.len());
-    if let Some((player, score)) = scores
-        .iter()
-        .enumerate()
-        .find(|(_, s)| !(b.entry_min..=b.entry_max).contains(&i64::from(**s)))
-    {
-        return Err(PadError::ImpossibleRound(format!(
-            "player {player} has {score}, but with {} players an entry lies within {} ..= {}",
-            scores.len(),
-            b.entry_min,
-            b.entry_max
-        )));
+/// Card points one player can reach (0 ..= 323), in words of the bit set of [`NosSplits`].
+const NOS_POINTS: usize = 324;
+/// Words of a bit set over the points of the others together (0 ..= 564).
+const NOS_REST_WORDS: usize = 9;
+
+/// Which pairs (card points of one player, card points of all others together) one end of
+/// a Nimm oder schieb game can give: `pairs[a]` is the bit set of the others' points `b`.
+struct NosSplits {
+    pairs: Vec<[u64; NOS_REST_WORDS]>,
+}
+
+impl NosSplits {
+    /// Walks the 33 values upwards; each is removed (exactly 9 are), held by the one player
+    /// (it scores its value unless the one player also holds the value below it), or held
+    /// by one of the others. An other's card scores its value unless the value below is
+    /// held by the same other player; since the others' cards may be split among them in
+    /// any way, a card of the others right above another card of the others scores either
+    /// 0 or its value. Every real end of a game is one of these walks, so a pair that no
+    /// walk reaches cannot happen (the converse need not hold).
+    fn compute() -> Self {
+        const REMOVED: usize = 9;
+        type Bits = [u64; NOS_REST_WORDS];
+        // Index: (holder of the value below: 0 nobody, 1 the player, 2 the others, removed
+        // so far, the player's points).
+        let index = |prev: usize, removed: usize, a: usize| {
+            (prev * (REMOVED + 1) + removed) * NOS_POINTS + a
+        };
+        let size = 3 * (REMOVED + 1) * NOS_POINTS;
+        let shifted = |bits: &Bits, by: usize| -> Bits {
+            let (words, offset) = (by / 64, by % 64);
+            let mut out = [0u64; NOS_REST_WORDS];
+            for i in (words..NOS_REST_WORDS).rev() {
+                let src = i - words;
+                let mut w = bits.get(src).copied().unwrap_or(0) << offset;
+                if offset > 0 && src > 0 {
+                    w |= bits.get(src - 1).copied().unwrap_or(0) >> (64 - offset);
+                }
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = w;
+                }
+            }
+            out
+        };
+        let or_into = |states: &mut Vec<Bits>, at: usize, bits: &Bits| {
+            if let Some(slot) = states.get_mut(at) {
+                for (s, b) in slot.iter_mut().zip(bits) {
+                    *s |= b;
+                }
+            }
+        };
+        let mut states: Vec<Bits> = vec![[0; NOS_REST_WORDS]; size];
+        if let Some(start) = states.get_mut(index(0, 0, 0)) {
+            start[0] = 1;
+        }
+        for value in LOWEST..=HIGHEST {
+            let v = usize::from(value);
+            let mut next: Vec<Bits> = vec![[0; NOS_REST_WORDS]; size];
+            for prev in 0..3 {
+                for removed in 0..=REMOVED {
+                    for a in 0..NOS_POINTS {
+                        let Some(bits) = states.get(index(prev, removed, a)).copied() else {
+                            continue;
+                        };
+                        if bits.iter().all(|w| *w == 0) {
+                            continue;
+                        }
+                        if removed < REMOVED {
+                            or_into(&mut next, index(0, removed + 1, a), &bits);
+                        }
+                        let mine = if prev == 1 { a } else { a + v };
+                        if mine < NOS_POINTS {
+                            or_into(&mut next, index(1, removed, mine), &bits);
+                        }
+                        let others = index(2, removed, a);
+                        or_into(&mut next, others, &shifted(&bits, v));
+                        if prev == 2 {
+                            or_into(&mut next, others, &bits);
+                        }
+                    }
+                }
+            }
+            states = next;
+        }
+        let mut pairs = vec![[0u64; NOS_REST_WORDS]; NOS_POINTS];
+        for (a, pair) in pairs.iter_mut().enumerate() {
+            for prev in 0..3 {
+                if let Some(bits) = states.get(index(prev, REMOVED, a)) {
+                    for (p, b) in pair.iter_mut().zip(bits) {
+                        *p |= b;
+                    }
+                }
+            }
+        }
+        Self { pairs }
     }
-    if !(b.sum_min..=b.sum_max).contains(&sum) {
-        return Err(PadError::ImpossibleRound(format!(
-            "the entries add up to {sum}, but with {} players a round adds up to {} ..= {}",
-            scores.len(),
-            b.sum_min,
-            b.sum_max
-        )));
+
+    /// The splits, computed once per process.
+    fn get() -> &'static Self {
+        static SPLITS: OnceLock<NosSplits> = OnceLock::new();
+        SPLITS.get_or_init(Self::compute)
     }
-    Ok(())
+
+    /// Whether one player can hold `mine` card points while the others hold `others`.
+    fn possible(&self, mine: i64, others: i64) -> bool {
+        let (Ok(a), Ok(b)) = (usize::try_from(mine), usize::try_from(others)) else {
+            return false;
+        };
+        self.pairs
+            .get(a)
+            .and_then(|bits| bits.get(b / 64))
+            .is_some_and(|word| word >> (b % 64) & 1 == 1)
+    }
+}
+
+/// Whether the entries of a Nimm oder schieb round can all be true at once, seen from
+/// `player`: there are chips `h_i ≥ 0` for every player, adding up to all `C` chips, such
+/// that every player's card points `e_i + h_i` are possible on their own (0 with at most
+/// the `c` starting chips, since chips only come with cards, or 3 ..= 323), and `player`'s
+/// points beside the others' points together are a pair some split of 24 cards gives
+/// (walked over the 33 values once per process). A real round passes this for every player.
+#[must_use]
+pub fn nos_split_exists(scores: &[i32], player: usize) -> bool {
+    let players = scores.len();
+    let all_chips = nos_all_chips(players);
+    let each = all_chips / i64::try_from(players.max(1)).unwrap_or(1);
+    // Chip counts fit a u64 bit set (at most 5 × 11 = 55 chips).
+    if !(0..63).contains(&all_chips) {
+        return false;
+    }
+    let full: u64 = (1u64 << (all_chips + 1)).wrapping_sub(1);
+    // Bit h: the player may end with h chips.
+    let chips_of = |entry: i64| -> u64 {
+        (0..=all_chips)
+            .filter(|h| {
+                let points = entry + h;
+                (points == 0 && *h <= each)
+                    || (i64::from(LOWEST)..=NOS_MOST_HAND_POINTS).contains(&points)
+            })
+            .fold(0u64, |bits, h| bits | 1 << h)
+    };
+    let entries: Vec<i64> = scores.iter().map(|s| i64::from(*s)).collect();
+    let mut others: u64 = 1;
+    for (i, entry) in entries.iter().enumerate() {
+        if i == player {
+            continue;
+        }
+        let mine = chips_of(*entry);
+        let mut sums = 0u64;
+        for h in (0..=all_chips).filter(|h| mine >> h & 1 == 1) {
+            sums |= others << h;
+        }
+        others = sums & full;
+    }
+    let Some(entry) = entries.get(player).copied() else {
+        return false;
+    };
+    let all_points = entries.iter().sum::<i64>() + all_chips;
+    let splits = NosSplits::get();
+    let mine = chips_of(entry);
+    (0..=all_chips).any(|h| {
+        mine >> h & 1 == 1
+            && others >> (all_chips - h) & 1 == 1
+            && splits.possible(entry + h, all_points - entry - h)
+    })
 }
 
 /// Why the pad refuses a new pad or a command. Each variant has a stable [`PadError::code`].
@@ -702,63 +952,133 @@ mod tests {
     }
 
     #[test]
-    fn six_nimmt_rounds_are_non_negative_and_at_most_171() {
+    fn six_nimmt_rounds_are_bounded_by_the_cards_in_play() {
+        // 3 players: 34 cards in play, 14 to 30 of them taken.
+        let b = Ruleset::SixNimmt.round_bounds(3);
+        assert_eq!(
+            b,
+            RoundBounds {
+                entry_min: 0,
+                entry_max: 97,
+                sum_min: 14,
+                sum_max: 97
+            }
+        );
         let mut p = pad(Ruleset::SixNimmt, 3, Some(EndCondition::Points(100)));
-        assert_eq!(code(record(&mut p, &[-1, 5, 5])), "impossible_round");
-        assert_eq!(code(record(&mut p, &[100, 72, 0])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[-1, 5, 10])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[60, 38, 0])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[0, 0, 0])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[13, 0, 0])), "impossible_round");
         assert!(p.rounds().is_empty(), "a refused round changes nothing");
-        record(&mut p, &[0, 0, 0]).unwrap();
-        record(&mut p, &[99, 72, 0]).unwrap();
-        assert_eq!(p.totals(), vec![99, 72, 0]);
+        record(&mut p, &[14, 0, 0]).unwrap();
+        record(&mut p, &[60, 37, 0]).unwrap();
+        assert_eq!(p.totals(), vec![74, 37, 0]);
+        // 2 players: 24 cards, 4 to 20 taken; 10 players: the whole deck, 84 to 100 taken,
+        // one player at most 50 of them.
+        assert_eq!(
+            Ruleset::SixNimmt.round_bounds(2),
+            RoundBounds {
+                entry_min: 0,
+                entry_max: 79,
+                sum_min: 4,
+                sum_max: 79
+            }
+        );
+        assert_eq!(
+            Ruleset::SixNimmt.round_bounds(10),
+            RoundBounds {
+                entry_min: 0,
+                entry_max: 117,
+                sum_min: 92,
+                sum_max: 171 - 4
+            }
+        );
     }
 
     #[test]
     fn eleven_and_x_nimmt_bounds() {
+        assert_eq!(
+            Ruleset::ElevenNimmt.round_bounds(2),
+            RoundBounds {
+                entry_min: 0,
+                entry_max: 77,
+                sum_min: 4,
+                sum_max: 77
+            }
+        );
+        assert_eq!(Ruleset::ElevenNimmt.round_bounds(9).sum_min, 76);
         let mut p = pad(Ruleset::ElevenNimmt, 2, Some(EndCondition::Rounds(5)));
-        assert_eq!(code(record(&mut p, &[100, 66])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[70, 8])), "impossible_round");
         assert_eq!(code(record(&mut p, &[-3, 6])), "impossible_round");
-        record(&mut p, &[100, 65]).unwrap();
+        assert_eq!(code(record(&mut p, &[3, 0])), "impossible_round");
+        record(&mut p, &[70, 7]).unwrap();
+        record(&mut p, &[0, 4]).unwrap();
+        // X nimmt!: 8 of 19 cards at most off the table with 2 players, each counted twice.
+        assert_eq!(Ruleset::XNimmt.round_bounds(2).sum_max, 136);
+        assert_eq!(Ruleset::XNimmt.round_bounds(4).sum_max, 198);
         let mut x = pad(Ruleset::XNimmt, 2, None);
-        assert_eq!(code(record(&mut x, &[200, 135])), "impossible_round");
+        assert_eq!(code(record(&mut x, &[300, 0])), "impossible_round");
+        assert_eq!(code(record(&mut x, &[100, 37])), "impossible_round");
         assert_eq!(code(record(&mut x, &[0, -1])), "impossible_round");
-        record(&mut x, &[200, 134]).unwrap();
+        record(&mut x, &[100, 36]).unwrap();
+        record(&mut x, &[0, 0]).unwrap();
     }
 
     #[test]
     fn nimm_oder_schieb_bounds_follow_chips_and_cards() {
         // 3 players × 11 chips = 33; 7 players × 7 chips = 49; 6 × 9 = 54; 5 × 11 = 55.
-        let b3 = NosRoundBounds::for_players(3);
         assert_eq!(
-            b3,
-            NosRoundBounds {
-                entry_min: -33,
-                entry_max: 564,
+            Ruleset::NimmOderSchieb.round_bounds(3),
+            RoundBounds {
+                entry_min: 3 - 33,
+                entry_max: 323,
                 sum_min: 3 - 33,
                 sum_max: 564 - 33
             }
         );
-        assert_eq!(NosRoundBounds::for_players(7).entry_min, -49);
-        assert_eq!(NosRoundBounds::for_players(6).entry_min, -54);
-        assert_eq!(NosRoundBounds::for_players(5).sum_max, 564 - 55);
+        assert_eq!(Ruleset::NimmOderSchieb.round_bounds(7).entry_min, 3 - 49);
+        assert_eq!(Ruleset::NimmOderSchieb.round_bounds(6).entry_min, 3 - 54);
+        assert_eq!(Ruleset::NimmOderSchieb.round_bounds(5).sum_max, 564 - 55);
         let mut p = pad(Ruleset::NimmOderSchieb, 3, Some(EndCondition::Rounds(3)));
-        assert_eq!(code(record(&mut p, &[-34, 40, 40])), "impossible_round");
-        assert_eq!(code(record(&mut p, &[565, -33, 0])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[-31, 40, 40])), "impossible_round");
+        assert_eq!(code(record(&mut p, &[324, -30, 0])), "impossible_round");
         assert_eq!(
-            code(record(&mut p, &[-33, 0, 0])),
+            code(record(&mut p, &[-30, -1, 0])),
             "impossible_round",
-            "sum −33 < −30"
+            "sum −31 < −30"
         );
-        assert_eq!(
-            code(record(&mut p, &[400, 100, 32])),
-            "impossible_round",
-            "sum 532 > 531"
-        );
-        record(&mut p, &[-33, 3, 0]).unwrap();
-        record(&mut p, &[400, 100, 31]).unwrap();
+        // The issue's example: two players with 11 chips each beside 300 points.
+        assert_eq!(code(record(&mut p, &[-11, -11, 300])), "impossible_round");
+        record(&mut p, &[-11, 0, 40]).unwrap();
         // The seed's example hand (77) beside two others.
         record(&mut p, &[77, 60, -5]).unwrap();
-        assert_eq!(p.totals(), vec![444, 163, 26]);
+        record(&mut p, &[-30, 0, 0]).unwrap();
+        assert_eq!(p.totals(), vec![36, 60, 35]);
         assert_eq!(p.winners(), Some(vec![2]));
+    }
+
+    #[test]
+    fn the_nimm_oder_schieb_splits_reach_323_points_for_one_hand() {
+        let splits = NosSplits::get();
+        let best = (0..NOS_POINTS)
+            .rev()
+            .find(|a| splits.pairs[*a].iter().any(|w| *w != 0))
+            .unwrap();
+        assert_eq!(i64::try_from(best).unwrap(), NOS_MOST_HAND_POINTS);
+        // 3, 5, …, 35 for one player, seven of the even values for the others.
+        assert!(splits.possible(323, 4 + 6 + 8 + 10 + 12 + 14 + 16));
+        assert!(
+            !splits.possible(323, 69),
+            "the others' seven even cards score at least 4 + 6 + … + 16"
+        );
+        assert!(!splits.possible(323, 3), "3 is the player's");
+        // One player holding 3 … 26, nobody else anything.
+        assert!(splits.possible(3, 0));
+        assert!(!splits.possible(0, 2));
+        assert!(
+            !splits.possible(300, 11),
+            "a 300-point hand leaves the others more"
+        );
     }
 
     #[test]
@@ -787,7 +1107,7 @@ mod tests {
         record(&mut p, &[12, 5, 10]).unwrap();
         assert_eq!(p.totals(), vec![22, 5, 32]);
         assert!(!p.finished(), "32 is below 33");
-        record(&mut p, &[0, 3, 1]).unwrap();
+        record(&mut p, &[0, 3, 11]).unwrap();
         assert!(p.finished(), "33 reached");
         assert_eq!(p.winners(), Some(vec![1]));
         assert_eq!(code(record(&mut p, &[0, 0, 0])), "pad_finished");
@@ -834,7 +1154,7 @@ mod tests {
         .unwrap();
         let mut p = Pad::from_events(&events).unwrap();
         for cmd in [
-            PadCommand::RecordRound { scores: vec![1, 2] },
+            PadCommand::RecordRound { scores: vec![1, 3] },
             PadCommand::RecordRound { scores: vec![3, 4] },
             PadCommand::TakeBackLastRound,
             PadCommand::RecordRound { scores: vec![0, 9] },
@@ -860,7 +1180,7 @@ mod tests {
         let decoded: Vec<PadEvent> = serde_json::from_value(json).unwrap();
         let replayed = Pad::from_events(&decoded).unwrap();
         assert_eq!(replayed, p);
-        assert_eq!(replayed.rounds(), [vec![1, 2], vec![0, 9]]);
+        assert_eq!(replayed.rounds(), [vec![1, 3], vec![0, 9]]);
         assert_eq!(
             Pad::from_events(&decoded[1..]),
             None,

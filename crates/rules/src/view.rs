@@ -231,8 +231,9 @@ impl Game {
                         .deadlines
                         .iter()
                         .filter(|d| usize::from(d.seat) == i)
-                        .map(|d| d.at.clone())
-                        .min(),
+                        .map(|d| d.at)
+                        .min()
+                        .map(|at| crate::model::rfc3339_millis::format(&at)),
                 }
             })
             .collect();

@@ -45,8 +45,18 @@ fn events_of(name: &str, file: &Value) -> Vec<Event> {
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            serde_json::from_value(e.clone())
-                .unwrap_or_else(|err| panic!("{name}: event {i} no longer deserialises: {err}"))
+            // Through the same upcasters as the server's reads; a file's events carry no
+            // schema version and were written with version 1.
+            let version = e["schema_version"]
+                .as_i64()
+                .and_then(|v| i32::try_from(v).ok())
+                .unwrap_or(1);
+            stammtisch_rules::upcast::decode(
+                e["type"].as_str().unwrap_or_default(),
+                version,
+                e["data"].clone(),
+            )
+            .unwrap_or_else(|err| panic!("{name}: event {i} no longer deserialises: {err}"))
         })
         .collect()
 }
