@@ -338,7 +338,7 @@ describe("the web client", () => {
     assert.match(error, /cannot happen/);
     assert.doesNotMatch(error, /[{}]/);
     // A correction: record a round, take it back.
-    await enter([1, 1, 1]);
+    await enter([10, 2, 3]);
     await until(async () => (await p.locator(".pad-table tbody tr:not(.entry)").count()) === 2, 10_000, "round 2");
     await p.locator(".pad-actions button[type=button]").click();
     await until(async () => (await p.locator(".pad-table tbody tr:not(.entry)").count()) === 1, 10_000, "the correction");

@@ -42,7 +42,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers. */
+        /**
+         * Readiness: the database answers within a second (503 `database_unavailable` with
+         *     `Retry-After` otherwise).
+         */
         get: operations["readyz"];
         put?: never;
         post?: never;
@@ -756,7 +759,9 @@ export interface components {
         CreateWebhook: {
             /**
              * @description An absolute `http://` or `https://` URL (at most 2048 characters, no credentials or
-             *     fragment) to which the server POSTs the caller's notifications.
+             *     fragment) to which the server POSTs the caller's notifications. It may not name, or
+             *     resolve to, a private, loopback, link-local, unique-local, multicast, metadata or
+             *     other internal address (`webhook_url_not_allowed`); it is stored normalised (WHATWG).
              */
             url: string;
         };
@@ -1525,9 +1530,11 @@ export interface components {
         /** @description A round: one entry per player, in player order. Zero is an entry. */
         RecordRound: {
             /**
-             * @description 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more; the round's
-             *     sum at most 171, 165 and 334). nimm-oder-schieb: each player's score, card points
-             *     minus chips.
+             * @description 6-nimmt, 11-nimmt, x-nimmt: the bullheads each player took (0 or more), bounded by
+             *     the cards in play for the number of players (e.g. 6-nimmt with 2 players: the round
+             *     adds up to 4 ..= 79). nimm-oder-schieb: each player's score, card points minus chips
+             *     (at most 323, at least 3 minus all chips), with one split of the 24 cards and the
+             *     chips behind all entries. A round outside the bounds is `impossible_round`.
              */
             scores: number[];
         };
@@ -1682,7 +1689,10 @@ export interface components {
         SeatDeadline: {
             /** @description The command asked of it. */
             action: string;
-            /** @description UTC time, RFC 3339. */
+            /**
+             * Format: date-time
+             * @description The instant (UTC; RFC 3339 with milliseconds on the wire).
+             */
             at: string;
             /**
              * Format: int32
@@ -2057,7 +2067,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description database unreachable */
+            /** @description `database_unavailable`: the database did not answer within 1 s */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,7 +3701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed`, `invalid_url`, `too_many_webhooks` (at most 10 per account) */
+            /** @description `validation_failed`, `invalid_url`, `webhook_url_not_allowed` (a private, loopback, link-local, metadata or other internal address, or a name resolving to one), `too_many_webhooks` (at most 10 per account) */
             422: {
                 headers: {
                     [name: string]: unknown;
