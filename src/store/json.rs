@@ -1,4 +1,9 @@
 //! A JSON column that is `jsonb` on PostgreSQL and `TEXT` on SQLite.
+//!
+//! The SQL type is named [`Jsonb`] on purpose: `diesel print-schema` reads the PostgreSQL
+//! schema and writes `data -> Jsonb`; `diesel.toml` imports this type after
+//! `diesel::sql_types::*`, and an explicit import shadows the glob, so the generated
+//! `schema.rs` uses this portable type with no patch.
 
 use std::io::Write;
 
@@ -13,17 +18,17 @@ use diesel::sqlite::{Sqlite, SqliteValue};
 #[derive(Debug, Clone, Copy, Default, SqlType, diesel::query_builder::QueryId)]
 #[diesel(postgres_type(oid = 3802, array_oid = 3807))]
 #[diesel(sqlite_type(name = "Text"))]
-pub struct Json;
+pub struct Jsonb;
 
-/// A JSON value stored in a [`Json`] column.
+/// A JSON value stored in a [`Jsonb`] column.
 #[derive(Debug, Clone, PartialEq, AsExpression, FromSqlRow)]
-#[diesel(sql_type = Json)]
+#[diesel(sql_type = Jsonb)]
 pub struct JsonValue(pub serde_json::Value);
 
 /// The version byte that prefixes jsonb in PostgreSQL's binary protocol.
 const JSONB_VERSION: u8 = 1;
 
-impl ToSql<Json, Pg> for JsonValue {
+impl ToSql<Jsonb, Pg> for JsonValue {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
         out.write_all(&[JSONB_VERSION])?;
         serde_json::to_writer(out, &self.0)?;
@@ -31,7 +36,7 @@ impl ToSql<Json, Pg> for JsonValue {
     }
 }
 
-impl FromSql<Json, Pg> for JsonValue {
+impl FromSql<Jsonb, Pg> for JsonValue {
     fn from_sql(value: PgValue<'_>) -> deserialize::Result<Self> {
         match value.as_bytes().split_first() {
             Some((&JSONB_VERSION, rest)) => Ok(Self(serde_json::from_slice(rest)?)),
@@ -40,14 +45,14 @@ impl FromSql<Json, Pg> for JsonValue {
     }
 }
 
-impl ToSql<Json, Sqlite> for JsonValue {
+impl ToSql<Jsonb, Sqlite> for JsonValue {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
         out.set_value(serde_json::to_string(&self.0)?);
         Ok(IsNull::No)
     }
 }
 
-impl FromSql<Json, Sqlite> for JsonValue {
+impl FromSql<Jsonb, Sqlite> for JsonValue {
     fn from_sql(value: SqliteValue<'_, '_, '_>) -> deserialize::Result<Self> {
         let text = <String as FromSql<Text, Sqlite>>::from_sql(value)?;
         Ok(Self(serde_json::from_str(&text)?))

@@ -1,7 +1,8 @@
-//! Table definitions for both backends (see `diesel.toml`).
+// @generated automatically by Diesel CLI.
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
     accounts (id) {
         id -> Text,
@@ -15,36 +16,38 @@ diesel::table! {
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
-    settings (key) {
-        key -> Text,
-        value -> Text,
+    event_counter (id) {
+        id -> Int4,
+        last -> Int8,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
-    games (id) {
-        id -> Text,
-        ruleset -> Text,
-        name -> Nullable<Text>,
-        status -> Text,
-        host_account -> Text,
-        version -> Integer,
-        created_at -> Timestamp,
-        updated_at -> Timestamp,
-        public -> Bool,
-        invite_code -> Nullable<Text>,
+    events (position) {
+        position -> Int8,
+        event_id -> Text,
+        game_id -> Text,
+        seq -> Int4,
+        event_type -> Text,
+        schema_version -> Int4,
+        audience -> Text,
+        data -> Jsonb,
+        recorded_at -> Timestamp,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
     game_seats (game_id, seat) {
         game_id -> Text,
-        seat -> Integer,
+        seat -> Int4,
         account_id -> Nullable<Text>,
         awaiting -> Bool,
         action -> Nullable<Text>,
@@ -54,31 +57,32 @@ diesel::table! {
 
 diesel::table! {
     use diesel::sql_types::*;
-    use crate::store::json::Json;
+    use crate::store::json::Jsonb;
 
-    events (position) {
-        position -> BigInt,
-        event_id -> Text,
-        game_id -> Text,
-        seq -> Integer,
-        event_type -> Text,
-        schema_version -> Integer,
-        audience -> Text,
-        data -> Json,
-        recorded_at -> Timestamp,
+    games (id) {
+        id -> Text,
+        ruleset -> Text,
+        name -> Nullable<Text>,
+        status -> Text,
+        host_account -> Text,
+        version -> Int4,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        public -> Bool,
+        invite_code -> Nullable<Text>,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
-    use crate::store::json::Json;
+    use crate::store::json::Jsonb;
 
     idempotency_keys (game_id, account_id, key) {
         game_id -> Text,
         account_id -> Text,
         key -> Text,
-        status -> Integer,
-        response -> Json,
+        status -> Int4,
+        response -> Jsonb,
         created_at -> Timestamp,
         request_hash -> Nullable<Text>,
     }
@@ -86,39 +90,67 @@ diesel::table! {
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
-    webhooks (id) {
+    rate_counters (key, window_start) {
+        key -> Text,
+        window_start -> Int8,
+        count -> Int4,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    scorepad_events (position) {
+        position -> Int8,
+        pad_id -> Text,
+        seq -> Int4,
+        event_type -> Text,
+        schema_version -> Int4,
+        data -> Jsonb,
+        recorded_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    scorepads (id) {
         id -> Text,
-        account_id -> Text,
-        url -> Text,
-        secret -> Text,
+        owner -> Text,
+        ruleset -> Text,
+        version -> Int4,
         created_at -> Timestamp,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
-    use crate::store::json::Json;
+    use crate::store::json::Jsonb;
 
-    webhook_deliveries (id) {
-        id -> Text,
-        webhook_id -> Text,
-        account_id -> Text,
-        game_id -> Text,
-        kind -> Text,
-        game_version -> Integer,
-        payload -> Json,
-        status -> Text,
-        attempts -> Integer,
-        next_attempt_at -> Timestamp,
-        last_error -> Nullable<Text>,
-        created_at -> Timestamp,
-        finished_at -> Nullable<Timestamp>,
+    settings (key) {
+        key -> Text,
+        value -> Text,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    stream_leases (id) {
+        id -> Text,
+        account_id -> Text,
+        expires_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
     stream_tickets (ticket_hash) {
         ticket_hash -> Text,
@@ -130,44 +162,59 @@ diesel::table! {
 
 diesel::table! {
     use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
 
-    scorepads (id) {
+    webhook_deliveries (id) {
         id -> Text,
-        owner -> Text,
-        ruleset -> Text,
-        version -> Integer,
+        webhook_id -> Text,
+        account_id -> Text,
+        game_id -> Text,
+        kind -> Text,
+        game_version -> Int4,
+        payload -> Jsonb,
+        status -> Text,
+        attempts -> Int4,
+        next_attempt_at -> Timestamp,
+        last_error -> Nullable<Text>,
         created_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
     }
 }
 
 diesel::table! {
     use diesel::sql_types::*;
-    use crate::store::json::Json;
+    use crate::store::json::Jsonb;
 
-    scorepad_events (position) {
-        position -> BigInt,
-        pad_id -> Text,
-        seq -> Integer,
-        event_type -> Text,
-        schema_version -> Integer,
-        data -> Json,
-        recorded_at -> Timestamp,
+    webhooks (id) {
+        id -> Text,
+        account_id -> Text,
+        url -> Text,
+        secret -> Text,
+        created_at -> Timestamp,
     }
 }
 
-diesel::joinable!(scorepad_events -> scorepads (pad_id));
-diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(events -> games (game_id));
+diesel::joinable!(game_seats -> games (game_id));
+diesel::joinable!(idempotency_keys -> games (game_id));
+diesel::joinable!(scorepad_events -> scorepads (pad_id));
+diesel::joinable!(scorepads -> accounts (owner));
+diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
+diesel::joinable!(webhooks -> accounts (account_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
-    settings,
-    games,
-    game_seats,
+    event_counter,
     events,
+    game_seats,
+    games,
     idempotency_keys,
-    webhooks,
-    webhook_deliveries,
-    stream_tickets,
+    rate_counters,
+    scorepad_events,
     scorepads,
-    scorepad_events
+    settings,
+    stream_leases,
+    stream_tickets,
+    webhook_deliveries,
+    webhooks,
 );
