@@ -118,6 +118,17 @@ export async function startStaticServer() {
 }
 
 export async function launch() {
+  // A browser that dies while starting (a busy shared machine) gets one more start; a test
+  // itself is never retried.
+  try {
+    return await startChromium();
+  } catch (e) {
+    console.error(`Chromium did not start (${String(e).split("\n")[0]}); starting it once more`);
+    return startChromium();
+  }
+}
+
+function startChromium() {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
