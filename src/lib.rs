@@ -13,6 +13,7 @@ pub mod http;
 pub mod limits;
 pub mod notify;
 pub mod pads;
+pub mod ratings;
 pub mod service;
 pub mod store;
 pub mod telemetry;

@@ -44,6 +44,9 @@ enum Cmd {
     },
     /// Print the OpenAPI document (the source of `openapi/openapi.json`).
     Openapi,
+    /// Forget every rating, result and profile figure and compute them again from the
+    /// event log (they come out exactly the same).
+    RebuildRatings,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -74,6 +77,11 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Cmd::GrantRole { name, role } => grant_role(&store, &name, &role),
+        Cmd::RebuildRatings => {
+            let events = stammtisch::ratings::Ratings::new(store).rebuild()?;
+            println!("ratings rebuilt from {events} public events");
+            Ok(())
+        }
         Cmd::Openapi => Ok(()),
     }
 }
@@ -160,6 +168,26 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
     }
 }
 
+/// Keeps the ratings, results and profiles up with the event log (`stammtisch::ratings`),
+/// every 500 ms, until shutdown. Every replica runs one; they take turns on the
+/// projection's checkpoint.
+fn project_ratings(
+    ratings: stammtisch::ratings::Ratings,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let spawned = std::thread::Builder::new().name("ratings".into()).spawn(move || {
+        while !*shutdown.borrow() {
+            if let Err(e) = ratings.catch_up() {
+                tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not update the ratings");
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the ratings projection");
+    }
+}
+
 async fn wait_for_signal() {
     #[cfg(unix)]
     {
@@ -199,6 +227,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let accounts = Accounts::new(store.clone(), tokens, limits.clone());
     let pads = stammtisch::pads::Pads::new(store.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
+    let ratings = stammtisch::ratings::Ratings::new(store.clone());
+    project_ratings(ratings.clone(), shutdown_rx.clone());
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_limits(limits.clone());
@@ -213,6 +243,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         accounts,
         pads,
         analytics,
+        ratings,
         limits: limits.clone(),
         trust_forwarded_for: config.trust_forwarded_for,
         body_timeout: config.body_timeout,

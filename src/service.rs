@@ -44,6 +44,9 @@ pub enum ServiceError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// No such player (account).
+    #[error("player not found")]
+    PlayerNotFound,
     /// A list cursor this server did not hand out.
     #[error("invalid cursor")]
     InvalidCursor,
@@ -159,6 +162,8 @@ pub struct ListRequest<'a> {
     pub status: Option<&'a str>,
     /// A ruleset name.
     pub ruleset: Option<&'a str>,
+    /// Only games with at least this many free seats (lobbies with room).
+    pub min_free_seats: Option<i32>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<&'a str>,
     /// Page size.
@@ -278,6 +283,9 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
         .collect();
     GameIndex {
         status: status_text(game.status()).to_owned(),
+        public: game.public,
+        free_seats: i32::try_from(game.seats.iter().filter(|s| s.occupant.is_none()).count())
+            .unwrap_or(i32::MAX),
         seats,
     }
 }
@@ -470,6 +478,7 @@ impl Service {
         if let Some(seconds) = req.move_deadline_seconds {
             events.push(Event::MoveDeadlineSet { seconds });
         }
+        events.push(Event::VisibilitySet { public: req.public });
         let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
         let id = uuid::Uuid::now_v7().to_string();
         let encoded = encode_all(&events)?;
@@ -485,8 +494,13 @@ impl Service {
             updated_at: now,
             public: req.public,
             invite_code: (!req.public).then(new_invite_code),
+            free_seats: 0,
         };
         let index = index_of(&game, &id);
+        let row = GameRow {
+            free_seats: index.free_seats,
+            ..row
+        };
         self.store.write(|tx| {
             tx.create_game(&row, &index, &encoded)
                 .map_err(ServiceError::from)
@@ -515,19 +529,44 @@ impl Service {
         account: &str,
         public: bool,
     ) -> Result<GameBody, ServiceError> {
-        let result = self.store.write(|tx| {
-            let (mut row, version, game) = self.visible(tx, game_id, account)?;
-            if game.seat_of(account) != Some(game.host_seat) {
-                return Err(ServiceError::Rule(rules::RuleError::NotHost));
+        for _ in 0..MAX_ATTEMPTS {
+            let mut committed = None;
+            let result = self.store.write(|tx| {
+                let (mut row, version, mut game) = self.visible(tx, game_id, account)?;
+                if game.seat_of(account) != Some(game.host_seat) {
+                    return Err(ServiceError::Rule(rules::RuleError::NotHost));
+                }
+                if row.public == public {
+                    return Ok(body(&game, &row, version, account));
+                }
+                // Recorded in the log (ratings and profiles read visibility from it).
+                let event = Event::VisibilitySet { public };
+                game.apply(&event);
+                let new_version = version + 1;
+                tx.append(
+                    game_id,
+                    version,
+                    &index_of(&game, game_id),
+                    &encode_all(&[event])?,
+                )?;
+                row.public = public;
+                let response = body(&game, &row, new_version, account);
+                committed = Some((new_version, game));
+                Ok(response)
+            });
+            match result {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(response) => {
+                    if let Some((version, game)) = committed {
+                        self.cache.put(game_id, version, game);
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(response);
+                }
+                Err(e) => return Err(e),
             }
-            tx.set_public(game_id, public)?;
-            row.public = public;
-            Ok(body(&game, &row, version, account))
-        });
-        if result.is_ok() {
-            self.notifier.notify(game_id);
         }
-        result
+        Err(ServiceError::Busy)
     }
 
     /// Runs a command: decide, let bots answer, append; retried on a lost race when the
@@ -786,6 +825,7 @@ impl Service {
             status: req.status,
             ruleset: req.ruleset,
             before_id: before.as_deref(),
+            min_free_seats: req.min_free_seats,
             limit: if req.inbox { MAX_INBOX } else { req.limit },
         };
         let mut games = self.store.read(|tx| tx.list_games(&query))?;

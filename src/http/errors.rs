@@ -303,6 +303,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Store(store) => store.into(),
             ServiceError::Limited(limit) => limit.into(),
             ServiceError::InvalidCursor => Self::Validation("invalid cursor".into()),
+            ServiceError::PlayerNotFound => Self::NotFound("player"),
             ServiceError::IdempotencyKeyReused => Self::Unprocessable {
                 code: "idempotency_key_reused",
                 detail: "this Idempotency-Key was used for another request within 24 hours".into(),

@@ -66,6 +66,8 @@ pub struct GameSummary {
     pub players: usize,
     /// Seats taken by people (bots not counted).
     pub people: usize,
+    /// Seats nobody holds yet (lobbies).
+    pub free_seats: i32,
     /// The caller's seat, if any.
     pub your_seat: Option<i32>,
     /// The caller must act now.
@@ -104,6 +106,9 @@ pub struct ListParams {
     /// `me`: the inbox, games in which the caller must act now.
     #[param(pattern = "^me$")]
     pub awaiting: Option<String>,
+    /// Only games with at least this many free seats, e.g. `1` for lobbies with room.
+    #[param(minimum = 1, maximum = 10)]
+    pub free_seats: Option<i32>,
     /// Page size, 1–500 (default 50).
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
@@ -242,6 +247,7 @@ fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
             .map(|t| t.and_utc().to_rfc3339()),
         players: row.seats.len(),
         people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
+        free_seats: row.game.free_seats,
         id: row.game.id,
         ruleset: row.game.ruleset,
         name: row.game.name,
@@ -284,6 +290,9 @@ pub async fn list_games(
             "status must be lobby, active or finished".into(),
         ));
     }
+    if p.free_seats.is_some_and(|f| !(1..=10).contains(&f)) {
+        return Err(ApiError::Validation("free_seats must be 1 to 10".into()));
+    }
     if p.ruleset
         .as_deref()
         .is_some_and(|r| Ruleset::from_name(r).is_none())
@@ -301,6 +310,7 @@ pub async fn list_games(
                 inbox: p.awaiting.is_some(),
                 status: p.status.as_deref(),
                 ruleset: p.ruleset.as_deref(),
+                min_free_seats: p.free_seats,
                 cursor: p.cursor.as_deref(),
                 limit,
             })

@@ -9,6 +9,7 @@ pub mod client;
 pub mod errors;
 pub mod games;
 pub mod ops;
+pub mod players;
 pub mod rulesets;
 pub mod schema;
 pub mod scorepads;
@@ -37,6 +38,8 @@ pub struct AppState {
     pub pads: crate::pads::Pads,
     /// The analysts' feed and archive.
     pub analytics: crate::analytics::Analytics,
+    /// Ratings, leaderboards, profiles.
+    pub ratings: crate::ratings::Ratings,
     /// Rate limits.
     pub limits: Limits,
     /// Take the client address from `Forwarded`/`X-Forwarded-For` (behind a proxy).
@@ -111,6 +114,9 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(webhooks::delete_webhook)
         .service(analytics::feed)
         .service(analytics::archive)
+        .service(players::leaderboard)
+        .service(players::player)
+        .service(players::player_games)
         .service(ops::healthz)
         .service(ops::readyz)
         .service(ops::metrics);

@@ -347,6 +347,7 @@ mod audience {
             ("round_ended", p, json!({"round": 1, "scores": []})),
             ("game_finished", p, json!({"winners": [], "seed": "00"})),
             ("seat_resigned", p, json!({"seat": 2})),
+            ("visibility_set", p, json!({"public": true})),
         ];
         let doc = serde_json::to_value(crate::http::openapi()).unwrap();
         let mut known: Vec<&str> =

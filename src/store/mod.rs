@@ -8,6 +8,7 @@ mod counters;
 pub mod json;
 mod ops;
 mod pads;
+mod platform;
 pub mod schema;
 mod webhooks;
 
@@ -29,6 +30,7 @@ pub use ops::{
     StoredEvent, Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
+pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
 pub use webhooks::{
     DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, SeatAsk, WebhookRow, WebhookTx,
 };

@@ -52,6 +52,8 @@ pub struct GameRow {
     pub public: bool,
     /// The code that lets an account join a private game.
     pub invite_code: Option<String>,
+    /// Seats nobody (person or bot) holds.
+    pub free_seats: i32,
 }
 
 /// A seat of the index: who sits there and whether they must act.
@@ -77,6 +79,10 @@ pub struct SeatRow {
 pub struct GameIndex {
     /// New status.
     pub status: String,
+    /// New visibility, when the game's log records it.
+    pub public: Option<bool>,
+    /// Seats nobody holds.
+    pub free_seats: i32,
     /// Seats.
     pub seats: Vec<SeatRow>,
 }
@@ -101,6 +107,17 @@ pub struct IdempotentRow {
     pub request_hash: Option<String>,
     /// When it was stored.
     pub created_at: NaiveDateTime,
+}
+
+/// What an append changes in a game's index row (`public` only when the log says).
+#[derive(AsChangeset)]
+#[diesel(table_name = games)]
+struct IndexChange<'a> {
+    version: i32,
+    status: &'a str,
+    updated_at: NaiveDateTime,
+    public: Option<bool>,
+    free_seats: i32,
 }
 
 /// An event to append.
@@ -287,11 +304,6 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn feed_page(&mut self, after: i64, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
-    /// Makes a game public or private.
-    ///
-    /// # Errors
-    /// Database failure.
-    fn set_public(&mut self, game: &str, public: bool) -> Result<(), StoreError>;
     /// Games in which some seat's move deadline is at or before `now`.
     ///
     /// # Errors
@@ -307,6 +319,8 @@ pub trait Tx {
     fn webhooks(&mut self) -> &mut dyn super::webhooks::WebhookTx;
     /// The score-pad operations on the same connection.
     fn pads(&mut self) -> &mut dyn super::pads::PadTx;
+    /// The player-platform operations (results, ratings) on the same connection.
+    fn platform(&mut self) -> &mut dyn super::platform::PlatformTx;
     /// How many games `account` hosts that are still in the lobby.
     ///
     /// # Errors
@@ -351,6 +365,8 @@ pub struct ListQuery<'a> {
     pub ruleset: Option<&'a str>,
     /// Only ids below this (newest first).
     pub before_id: Option<&'a str>,
+    /// Only games with at least this many free seats.
+    pub min_free_seats: Option<i32>,
     /// Page size.
     pub limit: i64,
 }
@@ -512,11 +528,13 @@ macro_rules! impl_tx {
                 // found before any event (or global position) is written.
                 let updated =
                     diesel::update(games::table.find(game).filter(games::version.eq(expected)))
-                        .set((
-                            games::version.eq(new_version),
-                            games::status.eq(&index.status),
-                            games::updated_at.eq(now()),
-                        ))
+                        .set(IndexChange {
+                            version: new_version,
+                            status: &index.status,
+                            updated_at: now(),
+                            public: index.public,
+                            free_seats: index.free_seats,
+                        })
                         .execute(self)?;
                 if updated != 1 {
                     return Err(StoreError::Conflict);
@@ -611,13 +629,6 @@ macro_rules! impl_tx {
                     .load(self)?)
             }
 
-            fn set_public(&mut self, game: &str, public: bool) -> Result<(), StoreError> {
-                diesel::update(games::table.find(game))
-                    .set(games::public.eq(public))
-                    .execute(self)?;
-                Ok(())
-            }
-
             fn expired_games(
                 &mut self,
                 now: NaiveDateTime,
@@ -659,6 +670,9 @@ macro_rules! impl_tx {
                 if let Some(ruleset) = q.ruleset {
                     query = query.filter(games::ruleset.eq(ruleset.to_owned()));
                 }
+                if let Some(free) = q.min_free_seats {
+                    query = query.filter(games::free_seats.ge(free));
+                }
                 if let Some(before) = q.before_id {
                     query = query.filter(games::id.lt(before.to_owned()));
                 }
@@ -687,6 +701,10 @@ macro_rules! impl_tx {
             }
 
             fn pads(&mut self) -> &mut dyn super::pads::PadTx {
+                self
+            }
+
+            fn platform(&mut self) -> &mut dyn super::platform::PlatformTx {
                 self
             }
 

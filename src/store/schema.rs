@@ -70,6 +70,7 @@ diesel::table! {
         updated_at -> Timestamp,
         public -> Bool,
         invite_code -> Nullable<Text>,
+        free_seats -> Int4,
     }
 }
 
@@ -92,10 +93,56 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::store::json::Jsonb;
 
+    player_results (game_id, account_id) {
+        game_id -> Text,
+        account_id -> Text,
+        ruleset -> Text,
+        seat -> Int4,
+        place -> Int4,
+        players -> Int4,
+        total -> Int4,
+        rounds -> Int4,
+        won -> Bool,
+        resigned -> Bool,
+        public -> Bool,
+        rated -> Bool,
+        rating_after -> Nullable<Float8>,
+        finished_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    projections (name) {
+        name -> Text,
+        checkpoint -> Text,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
     rate_counters (key, window_start) {
         key -> Text,
         window_start -> Int8,
         count -> Int4,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    ratings (account_id, ruleset) {
+        account_id -> Text,
+        ruleset -> Text,
+        rating -> Float8,
+        uncertainty -> Float8,
+        score -> Float8,
+        games -> Int4,
     }
 }
 
@@ -209,7 +256,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_seats,
     games,
     idempotency_keys,
+    player_results,
+    projections,
     rate_counters,
+    ratings,
     scorepad_events,
     scorepads,
     settings,

@@ -6,11 +6,10 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use diesel::{Connection, RunQueryDsl};
 use serde_json::json;
 
 use crate::both;
-use crate::support::{Backend, EventStream, TestDb, TestServer, cards, seated_game};
+use crate::support::{Backend, EventStream, TestDb, TestServer, cards, seated_game, sql};
 
 fn stale_if_match_to_a_private_game_is_not_found_for_outsiders(backend: Backend) {
     let server = TestServer::start(backend);
@@ -286,21 +285,6 @@ fn sqlite_syncs_every_commit_by_default_and_the_setting_is_checked() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("SQLITE_SYNCHRONOUS"));
-}
-
-/// Runs one SQL statement on the test's database directly.
-fn sql(server: &TestServer, statement: &str) {
-    match server.backend {
-        Backend::Sqlite => {
-            let path = server.db.url.trim_start_matches("sqlite://");
-            let mut c = diesel::SqliteConnection::establish(path).unwrap();
-            diesel::sql_query(statement).execute(&mut c).unwrap();
-        }
-        Backend::Postgres => {
-            let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();
-            diesel::sql_query(statement).execute(&mut c).unwrap();
-        }
-    }
 }
 
 fn idempotency_keys_refuse_another_request_and_expire_after_a_day(backend: Backend) {

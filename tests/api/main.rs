@@ -18,6 +18,7 @@ mod hidden;
 mod idempotency;
 mod nimm_oder_schieb;
 mod openapi;
+mod platform;
 mod play_by_mail;
 mod rulesets;
 mod scenarios;

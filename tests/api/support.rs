@@ -394,6 +394,29 @@ impl Api {
         }
     }
 
+    /// Registers an account (password `password-of-<name>`) and logs it in.
+    pub fn account(&self, name: &str) -> Player {
+        let password = format!("password-of-{name}");
+        let r = self.post(
+            "/v1/accounts",
+            None,
+            &json!({ "name": name, "password": password }),
+        );
+        assert_eq!(r.status, 201, "{}", r.text);
+        let id = r.body["id"].as_str().unwrap().to_owned();
+        let r = self.post(
+            "/v1/tokens",
+            None,
+            &json!({ "name": name, "password": password }),
+        );
+        assert_eq!(r.status, 200, "{}", r.text);
+        Player {
+            id,
+            name: name.into(),
+            token: r.body["access_token"].as_str().unwrap().into(),
+        }
+    }
+
     /// Creates a game; returns its view.
     pub fn create_game(&self, host: &Player, body: &Value) -> Value {
         let r = self.post("/v1/games", Some(&host.token), body);
@@ -737,6 +760,21 @@ pub fn play_turns(api: &Api, me: &Player, game: &str, turns: u64) {
             .find(|c| c["type"] == "take_row")
         {
             api.ok(me, game, &take.clone());
+        }
+    }
+}
+
+/// Runs one SQL statement on the test's database directly.
+pub fn sql(server: &TestServer, statement: &str) {
+    match server.backend {
+        Backend::Sqlite => {
+            let path = server.db.url.trim_start_matches("sqlite://");
+            let mut c = diesel::SqliteConnection::establish(path).unwrap();
+            diesel::sql_query(statement).execute(&mut c).unwrap();
+        }
+        Backend::Postgres => {
+            let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();
+            diesel::sql_query(statement).execute(&mut c).unwrap();
         }
     }
 }

@@ -57,6 +57,9 @@ pub struct Game {
     pub scores: Vec<Vec<i32>>,
     /// Winning seats once finished.
     pub winners: Vec<u8>,
+    /// Listed and open to spectators, from the last `visibility_set` (`None` for a game
+    /// recorded before visibility was an event: its visibility lives only in the index).
+    pub public: Option<bool>,
 }
 
 /// Parameters of a new game.
@@ -170,6 +173,7 @@ impl Game {
             deadlines: Vec::new(),
             scores: Vec::new(),
             winners: Vec::new(),
+            public: None,
         })
     }
 
@@ -514,6 +518,7 @@ impl Game {
                     s.resigned = true;
                 }
             }
+            Event::VisibilitySet { public } => self.public = Some(*public),
             _ => {}
         }
     }

@@ -563,6 +563,12 @@ pub enum Event {
         /// Seat.
         seat: u8,
     },
+    /// The game became public (listed, open to spectators) or private (players and the
+    /// invited only). Written at creation and whenever the host changes it.
+    VisibilitySet {
+        /// Public.
+        public: bool,
+    },
 }
 
 impl Event {
@@ -598,6 +604,7 @@ impl Event {
             Self::RoundEnded { .. } => "round_ended",
             Self::GameFinished { .. } => "game_finished",
             Self::SeatResigned { .. } => "seat_resigned",
+            Self::VisibilitySet { .. } => "visibility_set",
         }
     }
 
@@ -655,7 +662,8 @@ impl Event {
             | Self::CardKept { .. }
             | Self::RoundEnded { .. }
             | Self::GameFinished { .. }
-            | Self::SeatResigned { .. } => Audience::Public,
+            | Self::SeatResigned { .. }
+            | Self::VisibilitySet { .. } => Audience::Public,
         }
     }
 }

@@ -405,6 +405,7 @@ impl Family for RowBoard {
             | Event::SeatRemoved { .. }
             | Event::SelectionMade { .. }
             | Event::SeatResigned { .. }
+            | Event::VisibilitySet { .. }
             | Event::GameStarted {}
             | Event::RoundEnded { .. }
             | Event::GameFinished { .. }

@@ -172,6 +172,7 @@ impl Family for TakeOrPassBoard {
             | Event::BotAdded { .. }
             | Event::SeatRemoved { .. }
             | Event::SeatResigned { .. }
+            | Event::VisibilitySet { .. }
             | Event::GameStarted {}
             | Event::GameFinished { .. }
             | Event::RoundStarted { .. }

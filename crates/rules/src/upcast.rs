@@ -29,7 +29,7 @@ impl Event {
             | "selection_made" | "cards_revealed" | "draft_started" | "card_drafted"
             | "card_kept" | "nos_game_started" | "draw_pile_set" | "card_revealed" | "passed"
             | "card_taken" | "nos_game_ended" | "round_ended" | "game_finished"
-            | "seat_resigned" => 1,
+            | "seat_resigned" | "visibility_set" => 1,
             _ => return None,
         })
     }

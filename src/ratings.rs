@@ -1,0 +1,386 @@
+//! Ratings, results and profiles: a projection of the event log.
+//!
+//! The projection follows the analysts' feed (the commit-ordered global order of public
+//! events) from a checkpoint kept in the same transaction as what it writes. At every
+//! `game_finished` it folds that game's log up to the end and records each person's
+//! result; when the game is rated it updates the Weng-Lin ratings (the `skillratings`
+//! crate) of the registered people at the table. Because the order and the input come from
+//! the log alone, `rebuild` (the `stammtisch rebuild-ratings` command) arrives at exactly
+//! the same numbers as the running projection.
+//!
+//! A game is rated when it was public when it finished (private games leave no trace
+//! outside their table), had no prepared deal (its creator knew the cards), and at least two
+//! registered people sat in it. Bots and guests are not rated but hold their places. Equal
+//! totals share a place (nimm-oder-schieb: the winners' chip tiebreak decides first
+//! place); a seat whose person resigned places last.
+//!
+//! Knows no HTTP. Blocking: call from `web::block` or a thread of its own.
+
+use chrono::NaiveDateTime;
+use skillratings::MultiTeamOutcome;
+use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+
+use rules::Game;
+
+use crate::service::{ServiceError, decode};
+use crate::store::{BoardRow, RatingRow, ResultRow, StatsRow, Store, Tx};
+
+/// A rating counts as provisional until this many rated games.
+pub const PROVISIONAL_GAMES: i32 = 10;
+/// The projection's name (its checkpoint row).
+const PROJECTION: &str = "ratings";
+/// Feed events read per transaction.
+const PAGE: i64 = 500;
+
+/// The ratings service.
+#[derive(Clone)]
+pub struct Ratings {
+    store: Store,
+}
+
+/// A person's result, from a finished game.
+struct Seated {
+    seat: u8,
+    account: String,
+    place: i32,
+    won: bool,
+    resigned: bool,
+}
+
+/// Places of every seat: 1 = best; equal totals share; resigned seats share the last place.
+fn places(game: &Game) -> Vec<i32> {
+    let totals = game.totals();
+    let resigned: Vec<bool> = game.seats.iter().map(|s| s.resigned).collect();
+    let playing = resigned.iter().filter(|r| !**r).count();
+    let winner = |s: usize| u8::try_from(s).is_ok_and(|s| game.winners.contains(&s));
+    (0..totals.len())
+        .map(|i| {
+            if resigned[i] {
+                return i32::try_from(playing).unwrap_or(i32::MAX) + 1;
+            }
+            if winner(i) {
+                return 1;
+            }
+            let ahead = (0..totals.len())
+                .filter(|&j| !resigned[j])
+                .filter(|&j| totals[j] < totals[i] || (totals[j] == totals[i] && winner(j)))
+                .count();
+            i32::try_from(ahead).unwrap_or(i32::MAX) + 1
+        })
+        .collect()
+}
+
+/// The people (seats with an account) of a finished game, with their places.
+fn people(game: &Game) -> Vec<Seated> {
+    let places = places(game);
+    game.seats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, seat)| {
+            let account = seat.account()?;
+            let seat_no = u8::try_from(i).ok()?;
+            Some(Seated {
+                seat: seat_no,
+                account: account.to_owned(),
+                place: places.get(i).copied().unwrap_or(1),
+                won: game.winners.contains(&seat_no) && !seat.resigned,
+                resigned: seat.resigned,
+            })
+        })
+        .collect()
+}
+
+fn conservative(r: &WengLinRating) -> f64 {
+    r.rating - 3.0 * r.uncertainty
+}
+
+/// Folds one finished game into the projection: results for everyone, ratings when rated.
+fn project_game(
+    tx: &mut dyn Tx,
+    game_id: &str,
+    finished_at: NaiveDateTime,
+) -> Result<(), ServiceError> {
+    let stored = tx.load_events(game_id)?;
+    // Up to the end only: later events (a visibility change, a rematch link) do not change
+    // what the game was when it finished.
+    let end = stored
+        .iter()
+        .position(|e| e.event_type == "game_finished")
+        .map_or(stored.len(), |i| i + 1);
+    let events = stored[..end]
+        .iter()
+        .map(decode)
+        .collect::<Result<Vec<_>, _>>()?;
+    let Some(game) = Game::from_events(&events) else {
+        return Ok(());
+    };
+    let ruleset = game.setup.ruleset.name();
+    let seated = people(&game);
+    let public = game.public == Some(true);
+    let mut registered = Vec::new();
+    for person in &seated {
+        let account = tx.account_by_id(&person.account)?;
+        if account.is_some_and(|a| !a.guest) {
+            registered.push(person);
+        }
+    }
+    let rated = public && !game.prepared_deal && registered.len() >= 2;
+    let mut after: Vec<(String, f64)> = Vec::new();
+    if rated {
+        let mut before = Vec::new();
+        for person in &registered {
+            let row = tx.platform().rating(&person.account, ruleset)?;
+            before.push((
+                row.as_ref()
+                    .map_or_else(WengLinRating::new, |r| WengLinRating {
+                        rating: r.rating,
+                        uncertainty: r.uncertainty,
+                    }),
+                row.map_or(0, |r| r.games),
+            ));
+        }
+        let teams: Vec<[WengLinRating; 1]> = before.iter().map(|(r, _)| [*r]).collect();
+        let outcome: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&registered)
+            .map(|(team, p)| {
+                (
+                    team.as_slice(),
+                    MultiTeamOutcome::new(usize::try_from(p.place).unwrap_or(1)),
+                )
+            })
+            .collect();
+        let updated = weng_lin_multi_team(&outcome, &WengLinConfig::new());
+        for ((person, (_, games)), team) in registered.iter().zip(&before).zip(updated) {
+            let Some(new) = team.first() else { continue };
+            tx.platform().put_rating(&RatingRow {
+                account_id: person.account.clone(),
+                ruleset: ruleset.to_owned(),
+                rating: new.rating,
+                uncertainty: new.uncertainty,
+                score: conservative(new),
+                games: games + 1,
+            })?;
+            after.push((person.account.clone(), conservative(new)));
+        }
+    }
+    for person in &seated {
+        tx.platform().insert_result(&ResultRow {
+            game_id: game_id.to_owned(),
+            account_id: person.account.clone(),
+            ruleset: ruleset.to_owned(),
+            seat: i32::from(person.seat),
+            place: person.place,
+            players: i32::from(game.setup.players),
+            total: game
+                .totals()
+                .get(usize::from(person.seat))
+                .copied()
+                .unwrap_or(0),
+            rounds: i32::try_from(game.scores.len()).unwrap_or(i32::MAX),
+            won: person.won,
+            resigned: person.resigned,
+            public,
+            rated: rated && after.iter().any(|(a, _)| *a == person.account),
+            rating_after: after
+                .iter()
+                .find(|(a, _)| *a == person.account)
+                .map(|(_, r)| *r),
+            finished_at,
+        })?;
+    }
+    Ok(())
+}
+
+/// A page of the leaderboard.
+pub struct Board {
+    /// Lines with their rank (1-based).
+    pub lines: Vec<(i64, BoardRow)>,
+    /// The next page's cursor.
+    pub next_cursor: Option<String>,
+}
+
+/// A player's profile.
+pub struct Profile {
+    /// Account id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// A guest account.
+    pub guest: bool,
+    /// When the account was made.
+    pub member_since: NaiveDateTime,
+    /// Figures per ruleset of the finished games the viewer may know of.
+    pub stats: Vec<StatsRow>,
+    /// Ratings per ruleset.
+    pub ratings: Vec<RatingRow>,
+}
+
+/// A page of a player's finished games.
+pub struct History {
+    /// Results, newest first.
+    pub results: Vec<ResultRow>,
+    /// The next page's cursor.
+    pub next_cursor: Option<String>,
+}
+
+fn encode_cursor(text: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
+}
+
+fn decode_cursor(cursor: &str) -> Result<String, ServiceError> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .filter(|c| !c.is_empty())
+        .ok_or(ServiceError::InvalidCursor)
+}
+
+impl Ratings {
+    /// The service over a store.
+    #[must_use]
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    /// Reads the feed from the checkpoint and folds every finished game in it; returns
+    /// how many events it read. Safe with any number of replicas: each page is one
+    /// transaction that holds the projection's row lock.
+    ///
+    /// # Errors
+    /// Storage failure, an unreadable event.
+    pub fn catch_up(&self) -> Result<usize, ServiceError> {
+        let mut read = 0;
+        loop {
+            let n = self.store.write(|tx| {
+                let checkpoint = tx.platform().lock_projection(PROJECTION, "0")?;
+                let after: i64 = checkpoint.parse().unwrap_or(0);
+                let page = tx.feed_page(after, PAGE)?;
+                for event in &page {
+                    if event.event_type == "game_finished" {
+                        project_game(tx, &event.game_id, event.recorded_at)?;
+                    }
+                }
+                if let Some(last) = page.last() {
+                    tx.platform()
+                        .set_checkpoint(PROJECTION, &last.position.to_string())?;
+                }
+                Ok::<_, ServiceError>(page.len())
+            })?;
+            read += n;
+            if i64::try_from(n).unwrap_or(i64::MAX) < PAGE {
+                return Ok(read);
+            }
+        }
+    }
+
+    /// Forgets every result and rating and builds them again from the event log.
+    ///
+    /// # Errors
+    /// Storage failure, an unreadable event.
+    pub fn rebuild(&self) -> Result<usize, ServiceError> {
+        self.store.write(|tx| {
+            tx.platform().lock_projection(PROJECTION, "0")?;
+            tx.platform().clear_platform().map_err(ServiceError::from)
+        })?;
+        self.catch_up()
+    }
+
+    /// The leaderboard of a ruleset, best conservative rating first.
+    ///
+    /// # Errors
+    /// A cursor this board did not hand out, storage failure.
+    pub fn leaderboard(
+        &self,
+        ruleset: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<Board, ServiceError> {
+        let offset: i64 = match cursor {
+            None => 0,
+            Some(c) => decode_cursor(c)?
+                .parse()
+                .map_err(|_| ServiceError::InvalidCursor)?,
+        };
+        let rows = self
+            .store
+            .read(|tx| tx.platform().leaderboard(ruleset, offset, limit))?;
+        let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
+        let lines: Vec<(i64, BoardRow)> = rows
+            .into_iter()
+            .zip(offset + 1..)
+            .map(|(row, rank)| (rank, row))
+            .collect();
+        Ok(Board {
+            next_cursor: full.then(|| encode_cursor(&(offset + limit).to_string())),
+            lines,
+        })
+    }
+
+    /// A player's profile as `viewer` may see it: figures from public games, and from all
+    /// of them for the player themself.
+    ///
+    /// # Errors
+    /// No such account, storage failure.
+    pub fn profile(&self, player: &str, viewer: &str) -> Result<Profile, ServiceError> {
+        self.store.read(|tx| {
+            let account = tx
+                .account_by_id(player)?
+                .ok_or(ServiceError::PlayerNotFound)?;
+            Ok(Profile {
+                stats: tx.platform().stats_of(player, player == viewer)?,
+                ratings: tx.platform().ratings_of(player)?,
+                id: account.id,
+                name: account.name,
+                guest: account.guest,
+                member_since: account.created_at,
+            })
+        })
+    }
+
+    /// A player's finished games, newest first: public ones, and all for the player
+    /// themself.
+    ///
+    /// # Errors
+    /// No such account, a cursor this list did not hand out, storage failure.
+    pub fn history(
+        &self,
+        player: &str,
+        viewer: &str,
+        cursor: Option<&str>,
+        limit: i64,
+    ) -> Result<History, ServiceError> {
+        let before = match cursor {
+            None => None,
+            Some(c) => {
+                let text = decode_cursor(c)?;
+                let (at, game) = text.split_once('|').ok_or(ServiceError::InvalidCursor)?;
+                let at = NaiveDateTime::parse_from_str(at, "%Y-%m-%dT%H:%M:%S%.f")
+                    .map_err(|_| ServiceError::InvalidCursor)?;
+                Some((at, game.to_owned()))
+            }
+        };
+        self.store.read(|tx| {
+            tx.account_by_id(player)?
+                .ok_or(ServiceError::PlayerNotFound)?;
+            let results = tx
+                .platform()
+                .results_of(player, player == viewer, before, limit)?;
+            let full = i64::try_from(results.len()).unwrap_or(i64::MAX) == limit;
+            let next_cursor = results.last().filter(|_| full).map(|r| {
+                encode_cursor(&format!(
+                    "{}|{}",
+                    r.finished_at.format("%Y-%m-%dT%H:%M:%S%.f"),
+                    r.game_id
+                ))
+            });
+            Ok(History {
+                results,
+                next_cursor,
+            })
+        })
+    }
+}

@@ -1,0 +1,334 @@
+//! Store operations of the player platform — per-person results of finished games, ratings
+//! per ruleset, projection checkpoints — written once and compiled for both connection
+//! types. These tables are projections of the event log: `ratings::rebuild` empties and
+//! refills them from the log.
+
+use chrono::NaiveDateTime;
+use diesel::pg::PgConnection;
+use diesel::prelude::*;
+use diesel::sqlite::SqliteConnection;
+
+use super::StoreError;
+use super::schema::{accounts, player_results, projections, ratings};
+
+/// A person's result in a finished game.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = player_results)]
+pub struct ResultRow {
+    /// Game.
+    pub game_id: String,
+    /// The person's account.
+    pub account_id: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Their seat.
+    pub seat: i32,
+    /// Their place, 1 = best; equal totals share a place; a resigned seat places last.
+    pub place: i32,
+    /// Seats of the game (bots included).
+    pub players: i32,
+    /// Their total.
+    pub total: i32,
+    /// Rounds played (games of a nimm-oder-schieb match).
+    pub rounds: i32,
+    /// Among the winners.
+    pub won: bool,
+    /// They resigned (a bot finished for them).
+    pub resigned: bool,
+    /// The game was public when it finished.
+    pub public: bool,
+    /// The game changed ratings.
+    pub rated: bool,
+    /// Their rating in this ruleset after the game, when it was rated.
+    pub rating_after: Option<f64>,
+    /// When the game finished.
+    pub finished_at: NaiveDateTime,
+}
+
+/// A rating.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
+#[diesel(table_name = ratings)]
+pub struct RatingRow {
+    /// Account.
+    pub account_id: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Weng-Lin rating (mean).
+    pub rating: f64,
+    /// Its uncertainty (standard deviation).
+    pub uncertainty: f64,
+    /// `rating − 3 × uncertainty`: the conservative estimate boards sort by.
+    pub score: f64,
+    /// Rated games.
+    pub games: i32,
+}
+
+/// A leaderboard line: the rating and the account's name.
+#[derive(Debug, Clone)]
+pub struct BoardRow {
+    /// The rating.
+    pub rating: RatingRow,
+    /// The account's name.
+    pub name: String,
+}
+
+/// Per-ruleset figures of a person's finished games.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatsRow {
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Finished games.
+    pub games: i64,
+    /// Won (shared wins included).
+    pub wins: i64,
+    /// Sum of totals.
+    pub total: i64,
+    /// Sum of rounds.
+    pub rounds: i64,
+    /// Games they resigned.
+    pub resigned: i64,
+}
+
+/// The platform operations of one transaction (or one connection, for reads).
+pub trait PlatformTx {
+    /// Locks projection `name` for this transaction (creating it at `start`) and returns
+    /// its checkpoint.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError>;
+    /// Moves projection `name` to `checkpoint`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn set_checkpoint(&mut self, name: &str, checkpoint: &str) -> Result<(), StoreError>;
+    /// Forgets every result and rating (before a rebuild).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn clear_platform(&mut self) -> Result<(), StoreError>;
+    /// Records a result; an existing one for the same game and account is kept.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError>;
+    /// A rating.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn rating(&mut self, account: &str, ruleset: &str) -> Result<Option<RatingRow>, StoreError>;
+    /// Writes a rating.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError>;
+    /// Every rating of an account.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn ratings_of(&mut self, account: &str) -> Result<Vec<RatingRow>, StoreError>;
+    /// Ratings of a ruleset, best first, after `offset`, at most `limit`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn leaderboard(
+        &mut self,
+        ruleset: &str,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<BoardRow>, StoreError>;
+    /// An account's results, newest first, public games only unless `all`, before
+    /// `(finished_at, game_id)`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn results_of(
+        &mut self,
+        account: &str,
+        all: bool,
+        before: Option<(NaiveDateTime, String)>,
+        limit: i64,
+    ) -> Result<Vec<ResultRow>, StoreError>;
+    /// Figures of an account's finished games per ruleset, public games only unless `all`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError>;
+}
+
+macro_rules! impl_platform_tx {
+    ($conn:ty) => {
+        impl PlatformTx for $conn {
+            fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError> {
+                // An update takes the row lock (PostgreSQL) until the transaction ends, so
+                // replicas take turns; SQLite's write transactions are serialised anyway.
+                let updated = diesel::update(projections::table.find(name))
+                    .set(projections::checkpoint.eq(projections::checkpoint))
+                    .execute(self)?;
+                if updated == 0 {
+                    diesel::insert_into(projections::table)
+                        .values((
+                            projections::name.eq(name),
+                            projections::checkpoint.eq(start),
+                        ))
+                        .execute(self)?;
+                }
+                Ok(projections::table
+                    .find(name)
+                    .select(projections::checkpoint)
+                    .first(self)?)
+            }
+
+            fn set_checkpoint(&mut self, name: &str, checkpoint: &str) -> Result<(), StoreError> {
+                diesel::update(projections::table.find(name))
+                    .set(projections::checkpoint.eq(checkpoint))
+                    .execute(self)?;
+                Ok(())
+            }
+
+            fn clear_platform(&mut self) -> Result<(), StoreError> {
+                diesel::delete(player_results::table).execute(self)?;
+                diesel::delete(ratings::table).execute(self)?;
+                diesel::delete(projections::table).execute(self)?;
+                Ok(())
+            }
+
+            fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError> {
+                let exists = player_results::table
+                    .find((&row.game_id, &row.account_id))
+                    .count()
+                    .get_result::<i64>(self)?;
+                if exists == 0 {
+                    diesel::insert_into(player_results::table)
+                        .values(row.clone())
+                        .execute(self)?;
+                }
+                Ok(())
+            }
+
+            fn rating(
+                &mut self,
+                account: &str,
+                ruleset: &str,
+            ) -> Result<Option<RatingRow>, StoreError> {
+                Ok(ratings::table
+                    .find((account, ruleset))
+                    .select(RatingRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError> {
+                let updated = diesel::update(ratings::table.find((&row.account_id, &row.ruleset)))
+                    .set(row.clone())
+                    .execute(self)?;
+                if updated == 0 {
+                    diesel::insert_into(ratings::table)
+                        .values(row.clone())
+                        .execute(self)?;
+                }
+                Ok(())
+            }
+
+            fn ratings_of(&mut self, account: &str) -> Result<Vec<RatingRow>, StoreError> {
+                Ok(ratings::table
+                    .filter(ratings::account_id.eq(account))
+                    .order(ratings::ruleset.asc())
+                    .select(RatingRow::as_select())
+                    .load(self)?)
+            }
+
+            fn leaderboard(
+                &mut self,
+                ruleset: &str,
+                offset: i64,
+                limit: i64,
+            ) -> Result<Vec<BoardRow>, StoreError> {
+                let rows: Vec<(RatingRow, String)> = ratings::table
+                    .inner_join(accounts::table.on(accounts::id.eq(ratings::account_id)))
+                    .filter(ratings::ruleset.eq(ruleset))
+                    .order((ratings::score.desc(), ratings::account_id.asc()))
+                    .offset(offset)
+                    .limit(limit)
+                    .select((RatingRow::as_select(), accounts::name))
+                    .load(self)?;
+                Ok(rows
+                    .into_iter()
+                    .map(|(rating, name)| BoardRow { rating, name })
+                    .collect())
+            }
+
+            fn results_of(
+                &mut self,
+                account: &str,
+                all: bool,
+                before: Option<(NaiveDateTime, String)>,
+                limit: i64,
+            ) -> Result<Vec<ResultRow>, StoreError> {
+                let mut query = player_results::table
+                    .filter(player_results::account_id.eq(account))
+                    .order((
+                        player_results::finished_at.desc(),
+                        player_results::game_id.desc(),
+                    ))
+                    .limit(limit)
+                    .select(ResultRow::as_select())
+                    .into_boxed();
+                if !all {
+                    query = query.filter(player_results::public.eq(true));
+                }
+                if let Some((at, game)) = before {
+                    query = query.filter(
+                        player_results::finished_at
+                            .lt(at)
+                            .or(player_results::finished_at
+                                .eq(at)
+                                .and(player_results::game_id.lt(game))),
+                    );
+                }
+                Ok(query.load(self)?)
+            }
+
+            fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError> {
+                let mut query = player_results::table
+                    .filter(player_results::account_id.eq(account))
+                    .select((
+                        player_results::ruleset,
+                        player_results::won,
+                        player_results::total,
+                        player_results::rounds,
+                        player_results::resigned,
+                    ))
+                    .into_boxed();
+                if !all {
+                    query = query.filter(player_results::public.eq(true));
+                }
+                let rows: Vec<(String, bool, i32, i32, bool)> = query.load(self)?;
+                let mut stats: Vec<StatsRow> = Vec::new();
+                for (ruleset, won, total, rounds, resigned) in rows {
+                    let at = match stats.iter().position(|s| s.ruleset == ruleset) {
+                        Some(i) => i,
+                        None => {
+                            stats.push(StatsRow {
+                                ruleset: ruleset.clone(),
+                                ..StatsRow::default()
+                            });
+                            stats.len() - 1
+                        }
+                    };
+                    let s = &mut stats[at];
+                    s.games += 1;
+                    s.wins += i64::from(won);
+                    s.total += i64::from(total);
+                    s.rounds += i64::from(rounds);
+                    s.resigned += i64::from(resigned);
+                }
+                stats.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));
+                Ok(stats)
+            }
+        }
+    };
+}
+
+impl_platform_tx!(PgConnection);
+impl_platform_tx!(SqliteConnection);

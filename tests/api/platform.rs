@@ -1,0 +1,275 @@
+//! The player platform: ratings per ruleset as a projection of the event log (rebuilt to
+//! the same numbers), leaderboards, profiles and histories that keep private games private.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::both;
+use crate::support::{Api, Backend, Player, TestServer, play_randomly, sql, start_game};
+
+/// Waits until the ratings projection has folded `games` finished games of `player`
+/// (as the player sees their own history).
+fn wait_for_history(api: &Api, player: &Player, games: usize) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = api.get(
+            &format!("/v1/players/{}/games", player.id),
+            Some(&player.token),
+        );
+        assert_eq!(r.status, 200, "{}", r.text);
+        if r.body["items"].as_array().unwrap().len() >= games {
+            return r.body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the projection did not catch up: {}",
+            r.text
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A finished one-round 6-nimmt game of `people` (and `bots`), public or private.
+fn finished_game(api: &Api, people: &[Player], bots: &[&str], public: bool, seed: u64) -> Value {
+    let players = people.len() + bots.len();
+    let game = start_game(
+        api,
+        people,
+        &json!({ "ruleset": "6-nimmt", "players": players, "public": public,
+                 "options": { "end": { "rounds": 1 } } }),
+        bots,
+    );
+    play_randomly(api, people, &game, seed)
+}
+
+fn places_of(view: &Value) -> Vec<i64> {
+    let totals: Vec<i64> = view["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_i64().unwrap())
+        .collect();
+    totals
+        .iter()
+        .map(|t| 1 + i64::try_from(totals.iter().filter(|o| *o < t).count()).unwrap())
+        .collect()
+}
+
+fn public_games_of_registered_people_are_rated(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.account("anna");
+    let ben = api.account("ben");
+    let view = finished_game(&api, &[anna.clone(), ben.clone()], &["random"], true, 3);
+    let places = places_of(&view);
+    let history = wait_for_history(&api, &anna, 1);
+    let item = &history["items"][0];
+    assert_eq!(item["game_id"], view["id"]);
+    assert_eq!(item["rated"], true);
+    assert_eq!(item["players"], 3, "the bot's seat counts as a place");
+    assert_eq!(item["place"], places[0]);
+    assert_eq!(item["total"], view["totals"][0]);
+
+    let board = api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&anna.token));
+    assert_eq!(board.status, 200, "{}", board.text);
+    let items = board.body["items"].as_array().unwrap();
+    assert_eq!(
+        items.len(),
+        2,
+        "two registered people, no bot: {}",
+        board.text
+    );
+    assert_eq!(items[0]["rank"], 1);
+    for line in items {
+        assert_eq!(line["games"], 1);
+        assert_eq!(line["provisional"], true);
+        let (mu, sigma, rating) = (
+            line["mu"].as_f64().unwrap(),
+            line["sigma"].as_f64().unwrap(),
+            line["rating"].as_f64().unwrap(),
+        );
+        assert!((rating - (mu - 3.0 * sigma)).abs() < 1e-9);
+        assert!(sigma < 25.0 / 3.0, "a rated game lowers the uncertainty");
+    }
+    // The better place has the higher mu (a shared place moves both the same way).
+    let mu_of = |p: &Player| {
+        items
+            .iter()
+            .find(|l| l["player"]["id"] == p.id.as_str())
+            .unwrap()["mu"]
+            .as_f64()
+            .unwrap()
+    };
+    match places[0].cmp(&places[1]) {
+        std::cmp::Ordering::Less => assert!(mu_of(&anna) > mu_of(&ben)),
+        std::cmp::Ordering::Greater => assert!(mu_of(&anna) < mu_of(&ben)),
+        std::cmp::Ordering::Equal => assert!((mu_of(&anna) - mu_of(&ben)).abs() < 1e-9),
+    }
+
+    // The profile: figures from the one game.
+    let profile = api.get(&format!("/v1/players/{}", ben.id), Some(&anna.token));
+    assert_eq!(profile.status, 200, "{}", profile.text);
+    assert_eq!(profile.body["name"], "ben");
+    let six = &profile.body["rulesets"][0];
+    assert_eq!(six["ruleset"], "6-nimmt");
+    assert_eq!(six["games"], 1);
+    assert_eq!(six["finished_share"], 1.0);
+    let won = view["winners"].as_array().unwrap().contains(&json!(1));
+    assert_eq!(six["wins"], i64::from(won));
+    assert_eq!(
+        six["average_penalty_per_round"].as_f64().unwrap(),
+        view["totals"][1].as_f64().unwrap(),
+        "one round"
+    );
+    assert_eq!(six["rating"]["games"], 1);
+    // Unknown players and rulesets.
+    api.get(
+        "/v1/players/0197d6f0-0000-7000-8000-000000000000",
+        Some(&anna.token),
+    )
+    .assert_problem(404, "not_found");
+    api.get("/v1/rulesets/chess/leaderboard", Some(&anna.token))
+        .assert_problem(404, "not_found");
+}
+
+fn private_games_guests_and_resignations(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.account("anna");
+    let ben = api.account("ben");
+    let guest = api.guest("gast");
+    let outsider = api.account("otto");
+    // A private game: recorded for its people, rated nowhere, invisible to others.
+    let private = finished_game(&api, &[anna.clone(), ben.clone()], &[], false, 5);
+    // A public game with one registered person and a guest: not rated (one registered).
+    let with_guest = finished_game(&api, &[anna.clone(), guest.clone()], &[], true, 7);
+    wait_for_history(&api, &anna, 2);
+    let own = api.get(&format!("/v1/players/{}/games", anna.id), Some(&anna.token));
+    let ids: Vec<&Value> = own.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["game_id"])
+        .collect();
+    assert!(ids.contains(&&private["id"]) && ids.contains(&&with_guest["id"]));
+    for item in own.body["items"].as_array().unwrap() {
+        assert_eq!(item["rated"], false, "{item}");
+    }
+    let seen = api.get(
+        &format!("/v1/players/{}/games", anna.id),
+        Some(&outsider.token),
+    );
+    let ids: Vec<&Value> = seen.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["game_id"])
+        .collect();
+    assert_eq!(ids, vec![&with_guest["id"]], "others see public games only");
+    let profile = api.get(&format!("/v1/players/{}", anna.id), Some(&outsider.token));
+    assert_eq!(profile.body["rulesets"][0]["games"], 1, "{}", profile.text);
+    assert!(!profile.text.contains(private["id"].as_str().unwrap()));
+    let mine = api.get(&format!("/v1/players/{}", anna.id), Some(&anna.token));
+    assert_eq!(mine.body["rulesets"][0]["games"], 2);
+    let board = api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&anna.token));
+    assert_eq!(
+        board.body["items"],
+        json!([]),
+        "nothing was rated: {}",
+        board.text
+    );
+    // The guest has a history too (and no rating).
+    let g = api.get(&format!("/v1/players/{}", guest.id), Some(&outsider.token));
+    assert_eq!(g.body["guest"], true);
+    assert!(g.body["rulesets"][0]["rating"].is_null());
+
+    // A person who resigns places last, and the game counts as not finished for them.
+    let cara = api.account("cara");
+    let game = start_game(
+        &api,
+        &[anna.clone(), ben.clone(), cara.clone()],
+        &json!({ "ruleset": "6-nimmt", "players": 3, "public": true,
+                 "options": { "end": { "rounds": 1 } } }),
+        &[],
+    );
+    api.ok(&cara, &game, &json!({ "type": "resign" }));
+    play_randomly(&api, &[anna.clone(), ben.clone()], &game, 11);
+    let history = wait_for_history(&api, &cara, 1);
+    let item = &history["items"][0];
+    assert_eq!(item["resigned"], true);
+    assert_eq!(item["place"], 3);
+    assert_eq!(item["won"], false);
+    assert_eq!(item["rated"], true);
+    let profile = api.get(&format!("/v1/players/{}", cara.id), Some(&cara.token));
+    assert_eq!(profile.body["rulesets"][0]["finished_share"], 0.0);
+}
+
+fn ratings_rebuild_from_the_log_to_the_same_numbers(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people: Vec<Player> = ["anna", "ben", "cara", "dora"]
+        .iter()
+        .map(|n| api.account(n))
+        .collect();
+    // Overlapping tables, so the order of the updates matters.
+    let tables = [[0, 1], [1, 2], [2, 3], [0, 2], [1, 3], [0, 3]];
+    for (i, t) in tables.iter().enumerate() {
+        let at = [people[t[0]].clone(), people[t[1]].clone()];
+        finished_game(&api, &at, &["heuristic"], true, 100 + i as u64);
+    }
+    for p in &people {
+        wait_for_history(&api, p, 3);
+    }
+    let snapshot = |api: &Api| {
+        let board = api
+            .get("/v1/rulesets/6-nimmt/leaderboard", Some(&people[0].token))
+            .body;
+        let profiles: Vec<Value> = people
+            .iter()
+            .map(|p| {
+                api.get(&format!("/v1/players/{}", p.id), Some(&p.token))
+                    .body
+            })
+            .collect();
+        let histories: Vec<Value> = people
+            .iter()
+            .map(|p| {
+                api.get(&format!("/v1/players/{}/games", p.id), Some(&p.token))
+                    .body
+            })
+            .collect();
+        json!({ "board": board, "profiles": profiles, "histories": histories })
+    };
+    let before = snapshot(&api);
+    assert_eq!(before["board"]["items"].as_array().unwrap().len(), 4);
+    // Spoil the projection; the rebuild must compute it again, not keep it.
+    sql(
+        &server,
+        "UPDATE ratings SET rating = 0, uncertainty = 1, score = -3, games = 99",
+    );
+    sql(&server, "DELETE FROM player_results");
+    assert_ne!(snapshot(&api), before);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .arg("rebuild-ratings")
+        .env("DATABASE_URL", &server.db.url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ratings rebuilt"));
+    let after = snapshot(&api);
+    assert_eq!(
+        before, after,
+        "a rebuild from the log gives exactly the same numbers"
+    );
+}
+
+both!(
+    public_games_of_registered_people_are_rated,
+    private_games_guests_and_resignations,
+    ratings_rebuild_from_the_log_to_the_same_numbers,
+);
