@@ -261,6 +261,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's profile: name, member since, and per ruleset games, wins, penalty per
+         *     round, share finished and rating.
+         */
+        get: operations["get_player"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A player's finished games, newest first: the public ones, and all of them for the
+         *     player themself.
+         */
+        get: operations["list_player_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rulesets": {
         parameters: {
             query?: never;
@@ -270,6 +310,23 @@ export interface paths {
         };
         /** Lists the playable rulesets. */
         get: operations["list_rulesets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rulesets/{name}/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The leaderboard of a ruleset: registered players by their conservative rating. */
+        get: operations["get_leaderboard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -491,6 +548,16 @@ export interface components {
              * @description Seat.
              */
             seat: number;
+        };
+        /** @description A line of a leaderboard. */
+        BoardLine: components["schemas"]["RatingBody"] & {
+            /** @description The player. */
+            player: components["schemas"]["PlayerRef"];
+            /**
+             * Format: int64
+             * @description 1 = best.
+             */
+            rank: number;
         };
         /**
          * BotAddedEvent
@@ -898,7 +965,7 @@ export interface components {
             rounds: number;
         };
         /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
-        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"];
+        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"];
         /** @description An event as the caller may see it. */
         EventItem: {
             type: "EventItem";
@@ -1052,6 +1119,11 @@ export interface components {
             created_at: string;
             /** @description When the caller must have acted (games with move deadlines; UTC, RFC 3339). */
             deadline_at?: string | null;
+            /**
+             * Format: int32
+             * @description Seats nobody holds yet (lobbies).
+             */
+            free_seats: number;
             /** @description Id. */
             id: string;
             /** @description Name. */
@@ -1220,6 +1292,15 @@ export interface components {
              * @enum {string}
              */
             type: "keep_card";
+        };
+        /** @description A page of a leaderboard. */
+        Leaderboard: {
+            /** @description Lines, best first. */
+            items: components["schemas"]["BoardLine"][];
+            /** @description Pass as `cursor` for the next page; `null` at the end. */
+            next_cursor?: string | null;
+            /** @description Ruleset. */
+            ruleset: components["schemas"]["Ruleset"];
         };
         /**
          * LeaveCommand
@@ -1488,6 +1569,68 @@ export interface components {
              */
             type: "play_card";
         };
+        /** @description A finished game in a player's history. */
+        PlayedGame: {
+            /** @description When it finished (UTC, RFC 3339). */
+            finished_at: string;
+            /** @description Game id. */
+            game_id: string;
+            /**
+             * Format: int32
+             * @description Their place, 1 = best.
+             */
+            place: number;
+            /**
+             * Format: int32
+             * @description Seats of the game.
+             */
+            players: number;
+            /** @description The game was public. */
+            public: boolean;
+            /** @description The game changed ratings. */
+            rated: boolean;
+            /**
+             * Format: double
+             * @description Their rating after it, when rated.
+             */
+            rating_after?: number | null;
+            /** @description They resigned. */
+            resigned: boolean;
+            /** @description Ruleset. */
+            ruleset: string;
+            /**
+             * Format: int32
+             * @description The player's seat.
+             */
+            seat: number;
+            /**
+             * Format: int32
+             * @description Their total.
+             */
+            total: number;
+            /** @description Among the winners. */
+            won: boolean;
+        };
+        /** @description A page of a player's history. */
+        PlayedGamePage: {
+            /** @description Newest first. */
+            items: components["schemas"]["PlayedGame"][];
+            /** @description Pass as `cursor` for the next page; `null` at the end. */
+            next_cursor?: string | null;
+        };
+        /** @description A player's profile. */
+        PlayerProfile: {
+            /** @description A guest account (guests are not rated). */
+            guest: boolean;
+            /** @description Account id. */
+            id: string;
+            /** @description When the account was made (UTC, RFC 3339). */
+            member_since: string;
+            /** @description Name. */
+            name: string;
+            /** @description Per ruleset; from public games, and from all games for the player themself. */
+            rulesets: components["schemas"]["RulesetRecord"][];
+        };
         /** @description Fewest and most players. */
         PlayerRange: {
             /**
@@ -1500,6 +1643,13 @@ export interface components {
              * @description Fewest.
              */
             min: number;
+        };
+        /** @description A player as lists name them. */
+        PlayerRef: {
+            /** @description Account id. */
+            id: string;
+            /** @description Name. */
+            name: string;
         };
         /**
          * @description The named option sets of the seeds.
@@ -1526,6 +1676,31 @@ export interface components {
             title: string;
             /** @description A URI naming the problem type. */
             type: string;
+        };
+        /** @description A rating in one ruleset (Weng-Lin). */
+        RatingBody: {
+            /**
+             * Format: int32
+             * @description Rated games.
+             */
+            games: number;
+            /**
+             * Format: double
+             * @description The estimate of skill.
+             */
+            mu: number;
+            /** @description Fewer than 10 rated games: the rating still moves a lot. */
+            provisional: boolean;
+            /**
+             * Format: double
+             * @description The conservative estimate `mu − 3·sigma` that boards sort by.
+             */
+            rating: number;
+            /**
+             * Format: double
+             * @description Its uncertainty.
+             */
+            sigma: number;
         };
         /** @description A round: one entry per player, in player order. Zero is an entry. */
         RecordRound: {
@@ -1664,6 +1839,32 @@ export interface components {
         RulesetList: {
             /** @description Rulesets. */
             items: components["schemas"]["RulesetInfo"][];
+        };
+        /** @description Figures of a player in one ruleset. */
+        RulesetRecord: {
+            /**
+             * Format: double
+             * @description Penalty points per round on average (nimm-oder-schieb: per game of a match).
+             */
+            average_penalty_per_round?: number | null;
+            /**
+             * Format: double
+             * @description Share of games played to the end rather than resigned, 0–1.
+             */
+            finished_share?: number | null;
+            /**
+             * Format: int64
+             * @description Finished games.
+             */
+            games: number;
+            rating?: components["schemas"]["RatingBody"] | null;
+            /** @description Ruleset. */
+            ruleset: string;
+            /**
+             * Format: int64
+             * @description Won (shared wins included).
+             */
+            wins: number;
         };
         /** @description A hand to score. */
         ScoreHand: {
@@ -1969,6 +2170,26 @@ export interface components {
             expires_in: number;
             /** @description Always `Bearer`. */
             token_type: string;
+        };
+        /**
+         * VisibilitySetEvent
+         * @description The game became public (listed, open to spectators) or private (players and the
+         *     invited only). Written at creation and whenever the host changes it.
+         */
+        VisibilitySetEvent: {
+            /**
+             * @description The game became public (listed, open to spectators) or private (players and the
+             *     invited only). Written at creation and whenever the host changes it.
+             */
+            data: {
+                /** @description Public. */
+                public: boolean;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visibility_set";
         };
         /** @description A webhook as its owner sees it (the secret is shown only at registration). */
         WebhookBody: {
@@ -2308,6 +2529,8 @@ export interface operations {
                 awaiting?: string | null;
                 /** @description From `next_cursor`. */
                 cursor?: string | null;
+                /** @description Only games with at least this many free seats, e.g. `1` for lobbies with room. */
+                free_seats?: number | null;
                 /** @description Page size, 1–500 (default 50). */
                 limit?: number | null;
                 /** @description Only games the caller sits in. */
@@ -3059,6 +3282,127 @@ export interface operations {
             };
         };
     };
+    get_player: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerProfile"];
+                };
+            };
+            /** @description `unauthorized`: no, a bad or an expired token, or its account is gone */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_player_games: {
+        parameters: {
+            query?: {
+                /** @description From `next_cursor`. */
+                cursor?: string | null;
+                /** @description Page size, 1–500 (default 50). */
+                limit?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description Account id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayedGamePage"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no, a bad or an expired token, or its account is gone */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: a query value out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_rulesets: {
         parameters: {
             query?: never;
@@ -3074,6 +3418,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesetList"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_leaderboard: {
+        parameters: {
+            query?: {
+                /** @description From `next_cursor`. */
+                cursor?: string | null;
+                /** @description Page size, 1–500 (default 50). */
+                limit?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description Ruleset, e.g. `6-nimmt` */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no, a bad or an expired token, or its account is gone */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no such ruleset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: a query value out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
@@ -3828,5 +4244,6 @@ export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
-export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made"] as const;
+export const visibilitySetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["type"]> = ["visibility_set"];
+export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","visibility_set"] as const;
 export const commandTypes = ["add_bot","draft_card","join","keep_card","leave","pass","play_card","remove_seat","resign","start","take","take_row"] as const;
