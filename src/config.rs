@@ -89,6 +89,10 @@ pub struct Config {
     /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
     /// `LIMIT_FAILED_LOGINS` (5 per name in 5 minutes). Per account unless said otherwise.
     pub limits: crate::limits::LimitConfig,
+    /// `STAND_IN_STRATEGY`, default `heuristic`: the bot that plays for a person who
+    /// resigned and moves for a seat whose deadline passed (`random`, `heuristic`,
+    /// `expert`).
+    pub stand_in: rules::BotStrategy,
     /// `TRUST_FORWARDED_FOR`, default `false`: take the client address from
     /// `Forwarded`/`X-Forwarded-For` (only behind a proxy that sets them).
     pub trust_forwarded_for: bool,
@@ -244,6 +248,15 @@ impl Config {
                 allow_loopback: parsed("WEBHOOK_ALLOW_LOOPBACK", false)?,
             },
             limits: limits()?,
+            stand_in: match var("STAND_IN_STRATEGY") {
+                None => rules::BotStrategy::Heuristic,
+                Some(value) => serde_json::from_value(serde_json::Value::String(value.clone()))
+                    .map_err(|_| ConfigError {
+                        name: "STAND_IN_STRATEGY",
+                        value,
+                        reason: "use random, heuristic or expert".into(),
+                    })?,
+            },
             trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
             body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,
             sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,

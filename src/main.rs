@@ -1,4 +1,4 @@
-//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`.
+//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`, `simulate`.
 
 use std::io::Write;
 use std::time::Duration;
@@ -47,6 +47,8 @@ enum Cmd {
     /// Forget every rating, result and profile figure and compute them again from the
     /// event log (they come out exactly the same).
     RebuildRatings,
+    /// Play all-bot games and write a balance report (crates/lab; no database).
+    Simulate(lab::SimulateArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -55,6 +57,9 @@ fn main() -> anyhow::Result<()> {
         let json = http::openapi_json()?;
         std::io::stdout().write_all(json.as_bytes())?;
         return Ok(());
+    }
+    if let Some(Cmd::Simulate(args)) = &cli.command {
+        return lab::cli::run(args);
     }
     stammtisch::telemetry::init();
     let config = Config::from_env().context("reading the configuration")?;
@@ -82,7 +87,7 @@ fn main() -> anyhow::Result<()> {
             println!("ratings rebuilt from {events} public events");
             Ok(())
         }
-        Cmd::Openapi => Ok(()),
+        Cmd::Openapi | Cmd::Simulate(_) => Ok(()),
     }
 }
 
@@ -231,6 +236,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     project_ratings(ratings.clone(), shutdown_rx.clone());
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
+        .with_stand_in(config.stand_in)
         .with_limits(limits.clone());
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     stammtisch::webhooks::spawn_worker(

@@ -342,17 +342,6 @@ pub fn status_text(status: Status) -> &'static str {
     }
 }
 
-fn body(game: &Game, row: &GameRow, version: i32, viewer: &str) -> GameBody {
-    let seated = game.seat_of(viewer).is_some();
-    GameBody {
-        id: row.id.clone(),
-        version,
-        public: row.public,
-        invite_code: row.invite_code.clone().filter(|_| seated),
-        view: game.view_for(Some(viewer)),
-    }
-}
-
 /// A fresh invite code: 10 characters without look-alikes.
 fn new_invite_code() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -370,6 +359,7 @@ pub struct Service {
     cache: crate::cache::StateCache,
     ticket_ttl: std::time::Duration,
     limits: crate::limits::Limits,
+    stand_in: BotStrategy,
 }
 
 impl Service {
@@ -380,6 +370,7 @@ impl Service {
             notifier,
             cache: crate::cache::StateCache::new(),
             ticket_ttl: std::time::Duration::from_secs(30),
+            stand_in: BotStrategy::Heuristic,
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             store,
         }
@@ -389,6 +380,32 @@ impl Service {
     #[must_use]
     pub fn with_limits(mut self, limits: crate::limits::Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// A game as `viewer` sees it. A resigned seat shows the strategy that stands in for it.
+    fn body(&self, game: &Game, row: &GameRow, version: i32, viewer: &str) -> GameBody {
+        let seated = game.seat_of(viewer).is_some();
+        let mut view = game.view_for(Some(viewer));
+        for (seat, shown) in game.seats.iter().zip(view.seats.iter_mut()) {
+            if seat.resigned {
+                shown.strategy = Some(self.stand_in);
+            }
+        }
+        GameBody {
+            id: row.id.clone(),
+            version,
+            public: row.public,
+            invite_code: row.invite_code.clone().filter(|_| seated),
+            view,
+        }
+    }
+
+    /// The same service with `strategy` playing for resigned seats and seats whose move
+    /// deadline passed.
+    #[must_use]
+    pub fn with_stand_in(mut self, strategy: BotStrategy) -> Self {
+        self.stand_in = strategy;
         self
     }
 
@@ -505,7 +522,7 @@ impl Service {
             tx.create_game(&row, &index, &encoded)
                 .map_err(ServiceError::from)
         })?;
-        Ok(body(&game, &row, row.version, req.account))
+        Ok(self.body(&game, &row, row.version, req.account))
     }
 
     /// Loads a game as `viewer` sees it.
@@ -515,7 +532,7 @@ impl Service {
     pub fn view(&self, game_id: &str, viewer: &str) -> Result<GameBody, ServiceError> {
         self.store.read(|tx| {
             let (row, version, game) = self.visible(tx, game_id, viewer)?;
-            Ok(body(&game, &row, version, viewer))
+            Ok(self.body(&game, &row, version, viewer))
         })
     }
 
@@ -537,7 +554,7 @@ impl Service {
                     return Err(ServiceError::Rule(rules::RuleError::NotHost));
                 }
                 if row.public == public {
-                    return Ok(body(&game, &row, version, account));
+                    return Ok(self.body(&game, &row, version, account));
                 }
                 // Recorded in the log (ratings and profiles read visibility from it).
                 let event = Event::VisibilitySet { public };
@@ -550,7 +567,7 @@ impl Service {
                     &encode_all(&[event])?,
                 )?;
                 row.public = public;
-                let response = body(&game, &row, new_version, account);
+                let response = self.body(&game, &row, new_version, account);
                 committed = Some((new_version, game));
                 Ok(response)
             });
@@ -658,7 +675,7 @@ impl Service {
         let acted = game.seat_of(req.account);
         let mut events = game.decide(actor, &req.command, &mut dealer)?;
         events.iter().for_each(|e| game.apply(e));
-        play_bots(&mut game, &mut dealer, &mut events)?;
+        play_bots(&mut game, &mut dealer, &mut events, self.stand_in)?;
         if let Some(deadlines) = refresh_deadlines(&game, acted, chrono::Utc::now()) {
             game.apply(&deadlines);
             events.push(deadlines);
@@ -667,7 +684,7 @@ impl Service {
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
         crate::webhooks::enqueue(tx.webhooks(), req.game, new_version, &before, &game)?;
-        let response = body(&game, &row, new_version, req.account);
+        let response = self.body(&game, &row, new_version, req.account);
         *committed = Some((new_version, game));
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(ServiceError::Encode)?;
@@ -716,14 +733,13 @@ impl Service {
         let mut moved = 0;
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
-            let Some(choice) = rules::bots::choose(&game, seat, BotStrategy::Heuristic, &mut dice)
-            else {
+            let Some(choice) = rules::bots::choose(&game, seat, self.stand_in, &mut dice) else {
                 break;
             };
             let caused = game.decide(Actor::Deadline { seat }, &choice, &mut dealer)?;
             let mut followed = Vec::new();
             caused.iter().for_each(|e| game.apply(e));
-            play_bots(&mut game, &mut dealer, &mut followed)?;
+            play_bots(&mut game, &mut dealer, &mut followed, self.stand_in)?;
             if let Some(deadlines) = refresh_deadlines(&game, Some(seat), now) {
                 game.apply(&deadlines);
                 followed.push(deadlines);
@@ -933,12 +949,12 @@ impl rules::bots::Random for BotDice {
     }
 }
 
-/// The strategy that plays a bot-controlled seat: a seated bot's own, and the heuristic for
-/// a person who resigned.
-fn strategy_of(seat: &rules::Seat) -> BotStrategy {
+/// The strategy that plays a bot-controlled seat: a seated bot's own, and the stand-in
+/// for a person who resigned.
+fn strategy_of(seat: &rules::Seat, stand_in: BotStrategy) -> BotStrategy {
     match &seat.occupant {
         Some(rules::Occupant::Bot { strategy, .. }) => *strategy,
-        _ => BotStrategy::Heuristic,
+        _ => stand_in,
     }
 }
 
@@ -948,13 +964,14 @@ fn play_bots(
     game: &mut Game,
     dealer: &mut SeededDealer,
     events: &mut Vec<Event>,
+    stand_in: BotStrategy,
 ) -> Result<(), ServiceError> {
     let mut dice = BotDice(rand::rng());
     while let Some(seat) = game.next_bot() {
         let strategy = game
             .seats
             .get(usize::from(seat))
-            .map_or(BotStrategy::Heuristic, strategy_of);
+            .map_or(stand_in, |s| strategy_of(s, stand_in));
         let Some(choice) = rules::bots::choose(game, seat, strategy, &mut dice) else {
             break;
         };

@@ -381,6 +381,7 @@ fn bad_configuration_refuses_to_start_with_a_clear_message() {
             "LIMIT_COMMANDS_PER_MINUTE",
         ),
         ("TRUST_FORWARDED_FOR", "maybe", "TRUST_FORWARDED_FOR"),
+        ("STAND_IN_STRATEGY", "genius", "STAND_IN_STRATEGY"),
         ("WEBHOOK_ALLOW_LOOPBACK", "yes", "WEBHOOK_ALLOW_LOOPBACK"),
         ("WEBHOOK_TIMEOUT_MS", "50", "at least 100"),
         ("WEBHOOK_BACKOFF_MS", "soon", "WEBHOOK_BACKOFF_MS"),

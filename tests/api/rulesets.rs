@@ -354,7 +354,30 @@ fn options_are_checked_per_ruleset(backend: Backend) {
     assert_eq!(r.body["items"][2]["players"], json!({ "min": 2, "max": 4 }));
 }
 
+fn the_expert_plays_for_resigned_seats_when_configured(backend: Backend) {
+    let server = crate::support::TestServer::start_with_env(
+        crate::support::TestDb::new(backend),
+        backend,
+        &[("STAND_IN_STRATEGY", "expert")],
+    );
+    let api = server.client();
+    let anna = api.guest("anna");
+    let ben = api.guest("ben");
+    let game = start_game(
+        &api,
+        &[anna.clone(), ben.clone()],
+        &json!({ "ruleset": "nimm-oder-schieb", "players": 3 }),
+        &["expert"],
+    );
+    let view = api.ok(&ben, &game, &json!({ "type": "resign" }));
+    assert_eq!(view["seats"][1]["strategy"], "expert", "{}", view["seats"]);
+    assert_eq!(view["seats"][2]["strategy"], "expert");
+    let end = play_randomly(&api, &[anna], &game, 9);
+    assert_eq!(end["status"], "finished");
+}
+
 both!(
+    the_expert_plays_for_resigned_seats_when_configured,
     every_ruleset_and_preset_plays_to_the_end,
     x_nimmt_keeps_cards_stacks_x_rows_and_hides_stacks_and_hands,
     options_are_checked_per_ruleset,

@@ -32,6 +32,9 @@ pub enum BotStrategy {
     Random,
     /// Avoids taking rows: plays the card with the lowest expected penalty.
     Heuristic,
+    /// Searches: plays out deals consistent with what the seat may see (its hand, the
+    /// public table) and picks the move with the best average outcome.
+    Expert,
 }
 
 /// Who sits at a seat.

@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::card::{Card, CardSet};
+
 /// Lowest card value.
 pub const LOWEST: u8 = 3;
 /// Highest card value.
@@ -184,6 +186,17 @@ pub fn score(cards: &[NosCard], chips: u32) -> HandScore {
     }
 }
 
+/// The card points of a set of card values (3–35): the sum of each run's lowest value.
+/// The same as [`score`]'s `card_points`, without allocating.
+#[must_use]
+pub fn card_points(cards: CardSet) -> i32 {
+    cards
+        .iter()
+        .filter(|c| Card::new(c.number() - 1).is_none_or(|below| !cards.contains(below)))
+        .map(|c| i32::from(c.number()))
+        .sum()
+}
+
 /// Chips each player starts a game with.
 #[must_use]
 pub fn starting_chips(players: u8) -> u8 {
@@ -235,6 +248,20 @@ mod tests {
         assert_eq!(NosCard::from_label("2♣"), None, "clubs start at 3");
         assert_eq!(NosCard::from_label("10♥"), None, "hearts end at 9");
         assert_eq!(NosCard::from_label("10D"), NosCard::new(23));
+    }
+
+    #[test]
+    fn card_points_of_a_set_match_the_score() {
+        let values = [6, 8, 9, 10, 13, 14, 15, 23, 24, 33];
+        let set: CardSet = values.iter().map(|v| Card::new(*v).unwrap()).collect();
+        assert_eq!(card_points(set), 83);
+        assert_eq!(card_points(CardSet::empty()), 0);
+        let three: CardSet = [3, 4, 35].iter().map(|v| Card::new(*v).unwrap()).collect();
+        assert_eq!(card_points(three), 38);
+        assert_eq!(
+            card_points(three),
+            score(&cards(&[3, 4, 35]), 0).card_points
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::card::{Card, CardSet};
 use crate::error::RuleError;
 use crate::game::{Family, Turn};
 use crate::model::{Actor, Awaiting, Command, Dealer, Event, NosGameEnd};
-use crate::nos_cards::NosCard;
+use crate::nos_cards::card_points;
 use crate::options::{Layout, MAX_SEATS};
 
 /// Cards in a nimm-oder-schieb draw pile.
@@ -68,13 +68,7 @@ impl TakeOrPassBoard {
     pub fn scores(&self) -> Vec<i32> {
         self.seats()
             .map(usize::from)
-            .map(|s| {
-                let cards: Vec<NosCard> = self.taken[s]
-                    .iter()
-                    .filter_map(|c| NosCard::new(c.number()))
-                    .collect();
-                crate::nos_cards::score(&cards, u32::from(self.chips[s])).total
-            })
+            .map(|s| card_points(self.taken[s]) - i32::from(self.chips[s]))
             .collect()
     }
 

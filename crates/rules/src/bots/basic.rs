@@ -1,54 +1,23 @@
-//! Bots: a legal move for a seat, chosen by a strategy. Pure; randomness comes from the
-//! caller through [`Random`].
+//! The one-look strategies: `random` (a uniformly random legal move) and `heuristic` (the
+//! move with the lowest immediate expected cost). They read the game as the server holds it
+//! but use only what the seat may see: its own hand and X stack, and the public table.
+//! Fast enough to be the rollout policy of [`super::expert`].
 
 use crate::board::Board;
 use crate::card::{Card, CardSet};
 use crate::game::Game;
 use crate::model::{BotStrategy, Command, Side, Status};
+use crate::nos_cards::card_points;
 use crate::options::Layout;
 use crate::rows::RowBoard;
 use crate::take_or_pass::TakeOrPassBoard;
 
-/// A source of uniform choices.
-pub trait Random {
-    /// A number in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize;
-}
+use super::{Random, pick};
 
-/// A small, fast generator (SplitMix64) for simulations and benchmarks.
-#[derive(Clone, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-impl Random for SplitMix {
-    fn below(&mut self, n: usize) -> usize {
-        // Multiply-shift: unbiased enough for play, and fast.
-        let x = u128::from(self.next_u64()) * n as u128;
-        usize::try_from(x >> 64).unwrap_or(0)
-    }
-}
-
-fn pick(set: CardSet, rng: &mut dyn Random) -> Option<Card> {
-    if set.is_empty() {
-        None
-    } else {
-        set.nth(rng.below(set.len()))
-    }
-}
-
-/// The move a bot with `strategy` makes for `seat`, if the seat must act.
+/// The move a `random` or `heuristic` bot makes for `seat`, if the seat must act
+/// (`expert` is treated as `heuristic` here).
 #[must_use]
-pub fn choose(
+pub(crate) fn choose(
     game: &Game,
     seat: u8,
     strategy: BotStrategy,
@@ -64,7 +33,7 @@ pub fn choose(
             let take = chips == 0
                 || match strategy {
                     BotStrategy::Random => rng.below(2) == 0,
-                    BotStrategy::Heuristic => worth_taking(t, seat),
+                    BotStrategy::Heuristic | BotStrategy::Expert => worth_taking(t, seat),
                 };
             return Some(if take {
                 Command::Take {}
@@ -77,7 +46,7 @@ pub fn choose(
     if t.drafting {
         let card = match strategy {
             BotStrategy::Random => pick(t.pool, rng)?,
-            BotStrategy::Heuristic => t
+            BotStrategy::Heuristic | BotStrategy::Expert => t
                 .pool
                 .iter()
                 .min_by_key(|c| (layout.table.bullheads(*c), u8::MAX - c.number()))?,
@@ -87,14 +56,14 @@ pub fn choose(
     if let Some((_, cards)) = t.pending_keep {
         let card = match strategy {
             BotStrategy::Random => pick(cards, rng)?,
-            BotStrategy::Heuristic => keep_choice(t, layout, seat, cards)?,
+            BotStrategy::Heuristic | BotStrategy::Expert => keep_choice(t, layout, seat, cards)?,
         };
         return Some(Command::KeepCard { card });
     }
     if t.pending_take(layout).is_some() {
         let row = match strategy {
             BotStrategy::Random => rng.below(layout.rows),
-            BotStrategy::Heuristic => t.cheapest_row(layout),
+            BotStrategy::Heuristic | BotStrategy::Expert => t.cheapest_row(layout),
         };
         return Some(Command::TakeRow {
             row: u8::try_from(row).unwrap_or(0),
@@ -103,7 +72,7 @@ pub fn choose(
     let hand = t.hands[usize::from(seat)];
     let card = match strategy {
         BotStrategy::Random => pick(hand, rng)?,
-        BotStrategy::Heuristic => safest_card(t, layout, hand)?,
+        BotStrategy::Heuristic | BotStrategy::Expert => safest_card(t, layout, hand)?,
     };
     Some(Command::PlayCard { card })
 }
@@ -113,18 +82,15 @@ pub fn choose(
 fn worth_taking(t: &TakeOrPassBoard, seat: u8) -> bool {
     let Some(open) = t
         .open
-        .and_then(|c| crate::nos_cards::NosCard::new(c.number()))
+        .filter(|c| crate::nos_cards::NosCard::new(c.number()).is_some())
     else {
         return true;
     };
-    let mine: Vec<crate::nos_cards::NosCard> = t.taken[usize::from(seat)]
-        .iter()
-        .filter_map(|c| crate::nos_cards::NosCard::new(c.number()))
-        .collect();
-    let before = crate::nos_cards::score(&mine, 0).card_points;
+    let mine = t.taken[usize::from(seat)];
+    let before = card_points(mine);
     let mut with = mine;
-    with.push(open);
-    let after = crate::nos_cards::score(&with, 0).card_points;
+    with.insert(open);
+    let after = card_points(with);
     let cost = after - before - i32::from(t.pot);
     let chips = t.chips[usize::from(seat)];
     cost <= 0 || (chips <= 3 && cost <= 6)

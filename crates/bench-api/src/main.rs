@@ -1,0 +1,87 @@
+//! `bench-api`: the measuring instruments of issue 12, run against the real server binary.
+//!
+//! - `api`: whole 2-person 6-nimmt games over HTTP with C concurrent clients on SQLite,
+//!   PostgreSQL or several replicas on one PostgreSQL database; commands/s, p50/p99, events
+//!   per command, and pgbench's one-row insert tps at the same client count in the same run.
+//! - `streams`: N open live streams on one public game: idle CPU and RSS of the server, and
+//!   the time until a move has reached every stream.
+//! - `startup`: spawn → first `200` from `/readyz`.
+//!
+//! Every subcommand starts its own server processes on fresh databases (SQLite files in a
+//! temporary directory, PostgreSQL databases created and dropped again), talks only to
+//! 127.0.0.1, and is bounded in time. Wrapped by `scripts/bench-api`,
+//! `scripts/bench-streams` and `scripts/bench-startup`, which build the release binaries
+//! first. It must not change the server: it only measures it.
+
+mod api;
+mod client;
+mod procfs;
+mod server;
+mod startup;
+mod stats;
+mod streams;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "bench-api",
+    about = "Load and stream benchmarks for the Stammtisch server"
+)]
+struct Cli {
+    /// The server binary to start (a release build).
+    #[arg(
+        long,
+        global = true,
+        env = "STAMMTISCH_BIN",
+        default_value = "target/release/stammtisch"
+    )]
+    server: PathBuf,
+    /// PostgreSQL to create scratch databases on (127.0.0.1).
+    #[arg(
+        long,
+        global = true,
+        env = "STAMMTISCH_TEST_PG_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    pg_url: String,
+    /// `RUST_LOG` of the server processes.
+    #[arg(long, global = true, env = "BENCH_SERVER_LOG", default_value = "warn")]
+    server_log: String,
+    /// The server's rate limits: `counted` (each `LIMIT_*` at 1,000,000,000, so the counting
+    /// runs as in production but never refuses) or `off` (each at 0).
+    #[arg(long, global = true, value_enum, default_value = "counted")]
+    limits: server::Limits,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Whole games over HTTP with C clients, beside pgbench's one-row inserts.
+    Api(api::Args),
+    /// N open live streams: idle cost and the time a move takes to reach them.
+    Streams(streams::Args),
+    /// Spawn → first 200 from /readyz.
+    Startup(startup::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let launch = server::Launch {
+        binary: cli.server,
+        rust_log: cli.server_log,
+        limits: cli.limits,
+    };
+    server::clean_up_on_interrupt()?;
+    let started = std::time::Instant::now();
+    match &cli.command {
+        Cmd::Api(args) => api::run(args, &launch, &cli.pg_url)?,
+        Cmd::Streams(args) => streams::run(args, &launch, &cli.pg_url)?,
+        Cmd::Startup(args) => startup::run(args, &launch, &cli.pg_url)?,
+    }
+    println!("(bench-api ran {:.0} s)", started.elapsed().as_secs_f64());
+    Ok(())
+}

@@ -1,0 +1,635 @@
+//! `bench-api streams`: many open live streams on one public game, what they cost the
+//! server while idle, and how fast a move reaches all of them.
+//!
+//! Owns the stream clients: one lightweight task per connection on a single-threaded tokio
+//! runtime, speaking just enough HTTP/1.1 to send the request, check the `200` and find the
+//! `id:` lines of the server-sent events (nothing else of a frame is parsed). It starts and
+//! stops its own server process per configuration and never changes the server.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+use crate::client::{Api, Player, http_client};
+use crate::procfs;
+use crate::server::{Backend, Database, Launch, Server, pg_backend_pids};
+use crate::stats::{fmt_ms, percentile};
+
+/// Flags of `bench-api streams`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Backends, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres")]
+    backends: Vec<String>,
+    /// Numbers of open streams, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1000,4000,10000")]
+    streams: Vec<usize>,
+    /// Seconds after the last stream opened before the idle measurement starts.
+    #[arg(long, default_value_t = 3.0)]
+    settle_seconds: f64,
+    /// Seconds of idle measurement (server CPU with every stream open and no move).
+    #[arg(long, default_value_t = 15.0)]
+    idle_seconds: f64,
+    /// Moves to time (each by a seated player, `--gap-seconds` apart).
+    #[arg(long, default_value_t = 5)]
+    moves: usize,
+    /// Streams being opened at the same time.
+    #[arg(long, default_value_t = 128)]
+    connect_concurrency: usize,
+    /// Seconds a stream may take to open (connect and response head).
+    #[arg(long, default_value_t = 30.0)]
+    open_timeout: f64,
+    /// Seconds to wait for every stream to see a move.
+    #[arg(long, default_value_t = 60.0)]
+    move_timeout: f64,
+    /// Seconds between the end of one timed move and the next.
+    #[arg(long, default_value_t = 1.0)]
+    gap_seconds: f64,
+    /// Lower the server's soft limit on open files to this (e.g. 1024, a common default)
+    /// to see what happens when streams exceed it; by default it inherits this tool's limit,
+    /// raised to the hard limit.
+    #[arg(long)]
+    server_nofile: Option<u64>,
+    /// Runs of each configuration.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+}
+
+/// What a stream task reports.
+enum Msg {
+    /// The `200` head arrived.
+    Opened,
+    /// The stream could not be opened.
+    Refused(String),
+    /// The highest event `id` in one read, and when that read returned.
+    Seq { idx: usize, seq: i64, at: Instant },
+    /// The server closed the stream (or the connection failed).
+    Closed { idx: usize },
+}
+
+/// Finds `id: N` lines in the raw bytes of a chunked `text/event-stream` body. Chunk-size
+/// lines never start with `id: `, and the server writes each frame as one chunk.
+#[derive(Default)]
+struct IdScanner {
+    line_start: bool,
+    matched: usize,
+    number: Option<i64>,
+}
+
+impl IdScanner {
+    const PREFIX: &'static [u8] = b"id: ";
+
+    /// The highest id completed in `bytes`, if any.
+    fn feed(&mut self, bytes: &[u8]) -> Option<i64> {
+        let mut best = None;
+        for &b in bytes {
+            if let Some(n) = self.number {
+                if b.is_ascii_digit() {
+                    self.number = Some(n.saturating_mul(10).saturating_add(i64::from(b - b'0')));
+                    continue;
+                }
+                best = best.max(Some(n));
+                self.number = None;
+            }
+            if b == b'\n' {
+                self.line_start = true;
+                self.matched = 0;
+                continue;
+            }
+            if self.line_start || self.matched > 0 {
+                if Self::PREFIX.get(self.matched) == Some(&b) {
+                    self.matched += 1;
+                    self.line_start = false;
+                    if self.matched == Self::PREFIX.len() {
+                        self.number = Some(0);
+                        self.matched = 0;
+                    }
+                    continue;
+                }
+                self.matched = 0;
+                self.line_start = false;
+            }
+        }
+        best
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// One open stream.
+/// Connects, sends the request and reads the response head: the stream, the head bytes
+/// and where the body starts in them; or why not.
+async fn open(addr: SocketAddr, request: &[u8]) -> Result<(TcpStream, Vec<u8>, usize), String> {
+    let mut stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    stream
+        .write_all(request)
+        .await
+        .map_err(|e| format!("write: {e}"))?;
+    let mut buf = [0u8; 1024];
+    let mut head = Vec::new();
+    let body_start = loop {
+        match stream.read(&mut buf).await {
+            Ok(0) => return Err("closed before the response head".into()),
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+            Err(e) => return Err(format!("read: {e}")),
+        }
+        if let Some(p) = find(&head, b"\r\n\r\n") {
+            break p + 4;
+        }
+        if head.len() > 16 * 1024 {
+            return Err("response head too long".into());
+        }
+    };
+    if !head.starts_with(b"HTTP/1.1 200") {
+        let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
+        return Err(String::from_utf8_lossy(line).into_owned());
+    }
+    Ok((stream, head, body_start))
+}
+
+/// One open stream.
+async fn watch(
+    idx: usize,
+    addr: SocketAddr,
+    request: Arc<Vec<u8>>,
+    tx: mpsc::UnboundedSender<Msg>,
+    permit: OwnedSemaphorePermit,
+    open_timeout: Duration,
+) {
+    let (mut stream, head, body_start) =
+        match tokio::time::timeout(open_timeout, open(addr, &request)).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(why)) => {
+                let _ = tx.send(Msg::Refused(why));
+                return;
+            }
+            Err(_) => {
+                let _ = tx.send(Msg::Refused(format!(
+                    "no response head within {} s (not accepted?)",
+                    open_timeout.as_secs()
+                )));
+                return;
+            }
+        };
+    let mut buf = [0u8; 2048];
+    drop(permit);
+    let _ = tx.send(Msg::Opened);
+    let mut scanner = IdScanner {
+        line_start: true,
+        ..IdScanner::default()
+    };
+    if let Some(seq) = scanner.feed(&head[body_start..]) {
+        let _ = tx.send(Msg::Seq {
+            idx,
+            seq,
+            at: Instant::now(),
+        });
+    }
+    drop(head);
+    loop {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => {
+                let _ = tx.send(Msg::Closed { idx });
+                return;
+            }
+            Ok(n) => {
+                let at = Instant::now();
+                if let Some(seq) = scanner.feed(&buf[..n]) {
+                    let _ = tx.send(Msg::Seq { idx, seq, at });
+                }
+            }
+        }
+    }
+}
+
+/// What one configuration measured.
+struct Outcome {
+    backend: Backend,
+    streams: usize,
+    run: usize,
+    load_before: String,
+    server_nofile: u64,
+    opened: usize,
+    refused: usize,
+    first_refusal: Option<String>,
+    open_seconds: f64,
+    idle_server_cpu: f64,
+    idle_pg_cpu: Option<f64>,
+    idle_client_cpu: f64,
+    rss_before_mb: f64,
+    rss_idle_mb: f64,
+    moves: usize,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    post_p50_ms: f64,
+    missed: usize,
+    closed: usize,
+    move_server_cpu_s: f64,
+    move_pg_cpu_s: Option<f64>,
+    move_client_cpu_s: f64,
+}
+
+/// Runs every backend × stream count and prints a line each and a markdown table.
+///
+/// # Errors
+/// A server that does not start, PostgreSQL missing, a failed setup request.
+pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
+    let backends = args
+        .backends
+        .iter()
+        .map(|b| Backend::parse(b))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let max = args.streams.iter().copied().max().unwrap_or(0);
+    let limit = rlimit::increase_nofile_limit(u64::MAX).context("raising the open-file limit")?;
+    println!(
+        "bench-api streams: one public 2-person 6-nimmt game, N spectator streams from one process \
+         (open-file limit {limit}); server {} (rate limits {:?})",
+        launch.binary.display(),
+        launch.limits
+    );
+    if limit < max as u64 + 200 {
+        eprintln!(
+            "warning: the open-file limit {limit} is below {max} streams (hard limit: `ulimit -Hn`)"
+        );
+    }
+    let mut outcomes = Vec::new();
+    for run in 1..=args.runs {
+        for &backend in &backends {
+            for &n in &args.streams {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                let outcome = runtime.block_on(measure(backend, n, run, args, launch, pg_admin))?;
+                drop(runtime);
+                print_line(&outcome);
+                outcomes.push(outcome);
+            }
+        }
+    }
+    print_table(&outcomes);
+    Ok(())
+}
+
+fn print_line(o: &Outcome) {
+    println!(
+        "{:<8} streams={:<6} run {}: opened {} in {:.1} s{}; idle: server CPU {:.1}% of a core \
+         (PostgreSQL backends {}), RSS {:.0} → {:.0} MB (+{:.0}); move → every stream: p50 {} p99 {} max {} ms over {} moves \
+         (the POST itself p50 {} ms; {} stream-moves missed, {} streams closed; per move: server \
+         {:.2} CPU-s, PostgreSQL backends {}, this client {:.2} CPU-s); idle client CPU {:.1}%; server open-file limit {}; load before {}",
+        o.backend.name(),
+        o.streams,
+        o.run,
+        o.opened,
+        o.open_seconds,
+        if o.refused > 0 {
+            format!(
+                ", {} refused (first: {})",
+                o.refused,
+                o.first_refusal.as_deref().unwrap_or("?")
+            )
+        } else {
+            String::new()
+        },
+        o.idle_server_cpu,
+        o.idle_pg_cpu.map_or("–".into(), |c| format!("{c:.1}%")),
+        o.rss_before_mb,
+        o.rss_idle_mb,
+        o.rss_idle_mb - o.rss_before_mb,
+        fmt_ms(o.p50_ms),
+        fmt_ms(o.p99_ms),
+        fmt_ms(o.max_ms),
+        o.moves,
+        fmt_ms(o.post_p50_ms),
+        o.missed,
+        o.closed,
+        o.move_server_cpu_s,
+        o.move_pg_cpu_s
+            .map_or("–".into(), |c| format!("{c:.2} CPU-s")),
+        o.move_client_cpu_s,
+        o.idle_client_cpu,
+        o.server_nofile,
+        o.load_before
+    );
+}
+
+fn print_table(outcomes: &[Outcome]) {
+    println!();
+    println!(
+        "| backend | streams | run | opened | idle server CPU % | idle PG backends CPU % | RSS before MB | RSS idle MB | move p50 ms | p99 ms | max ms | missed | closed | POST p50 ms | load before |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for o in outcomes {
+        println!(
+            "| {} | {} | {} | {} | {:.1} | {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
+            o.backend.name(),
+            o.streams,
+            o.run,
+            o.opened,
+            o.idle_server_cpu,
+            o.idle_pg_cpu.map_or("–".into(), |c| format!("{c:.1}")),
+            o.rss_before_mb,
+            o.rss_idle_mb,
+            fmt_ms(o.p50_ms),
+            fmt_ms(o.p99_ms),
+            fmt_ms(o.max_ms),
+            o.missed,
+            o.closed,
+            fmt_ms(o.post_p50_ms),
+            o.load_before
+        );
+    }
+}
+
+fn mb(pid: u32) -> f64 {
+    procfs::rss_kib(pid).map_or(0.0, |k| k as f64 / 1024.0)
+}
+
+/// A legal move of a seat that must act (read through the views, not timed).
+async fn next_move(api: &Api, players: &[Player; 2], game: &str) -> anyhow::Result<(usize, Value)> {
+    for (seat, player) in players.iter().enumerate() {
+        let view = api.view(player, game).await?;
+        if view.status == "finished" {
+            bail!("the game finished; use fewer --moves");
+        }
+        if view.awaiting.iter().any(|a| a.seat == seat)
+            && let Some(cmd) = view.legal.iter().find(|c| c["type"] != "resign")
+        {
+            return Ok((seat, cmd.clone()));
+        }
+    }
+    bail!("nobody can move")
+}
+
+async fn measure(
+    backend: Backend,
+    n: usize,
+    run: usize,
+    args: &Args,
+    launch: &Launch,
+    pg_admin: &str,
+) -> anyhow::Result<Outcome> {
+    let db = Database::fresh(backend, pg_admin)?;
+    let log = db.dir.path.join("server.log");
+    let mut server = Server::start(launch, &db.url, &log)?;
+    if let Some(soft) = args.server_nofile {
+        let (_, hard) = rlimit::getrlimit(rlimit::Resource::NOFILE)?;
+        let pid = i32::try_from(server.pid)?;
+        rlimit::prlimit(pid, rlimit::Resource::NOFILE, Some((soft, hard)), None)
+            .context("lowering the server's open-file limit")?;
+    }
+    let result = measure_on(&mut server, &db, backend, n, run, args, pg_admin).await;
+    result.map_err(|e| {
+        let state = match server.exit_status() {
+            Some(status) => format!("the server exited ({status})"),
+            None => "the server still runs".into(),
+        };
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let kept =
+            std::env::temp_dir().join(format!("bench-api-server-{}.log", crate::server::unique()));
+        let kept = match std::fs::write(&kept, &text) {
+            Ok(()) => format!(" (whole log: {})", kept.display()),
+            Err(_) => String::new(),
+        };
+        let tail: Vec<&str> = text.lines().rev().take(20).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        e.context(format!(
+            "{} streams on {}: {state}; the end of its log{kept}:\n{}",
+            n,
+            backend.name(),
+            tail.join("\n")
+        ))
+    })
+}
+
+async fn measure_on(
+    server: &mut Server,
+    db: &Database,
+    backend: Backend,
+    n: usize,
+    run: usize,
+    args: &Args,
+    pg_admin: &str,
+) -> anyhow::Result<Outcome> {
+    let server_nofile = procfs::open_file_limit(server.pid).unwrap_or(0);
+    let load_before = procfs::load_average();
+    let api = Api {
+        http: http_client(),
+        base: server.base.clone(),
+    };
+    let players = [api.guest("anna").await?, api.guest("bert").await?];
+    let spectator = api.guest("spectator").await?;
+    let created = api.create_game(&players[0], true).await?.view(201)?;
+    let game = created.id.clone();
+    api.command(&players[1], &game, &serde_json::json!({ "type": "join" }))
+        .await?
+        .view(200)?;
+    let started = api
+        .command(&players[0], &game, &serde_json::json!({ "type": "start" }))
+        .await?
+        .view(200)?;
+    let rss_before_mb = mb(server.pid);
+
+    // Open the streams, `connect_concurrency` at a time.
+    let request = Arc::new(
+        format!(
+            "GET /v1/games/{game}/stream HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\n\
+             Accept: text/event-stream\r\nLast-Event-ID: {}\r\n\r\n",
+            server.addr, spectator.auth, started.version
+        )
+        .into_bytes(),
+    );
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let gate = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
+    let mut tasks = JoinSet::new();
+    let opening = Instant::now();
+    for idx in 0..n {
+        let permit = gate.clone().acquire_owned().await?;
+        tasks.spawn(watch(
+            idx,
+            server.addr,
+            request.clone(),
+            tx.clone(),
+            permit,
+            Duration::from_secs_f64(args.open_timeout),
+        ));
+    }
+    drop(tx);
+    let (mut opened, mut refused, mut first_refusal, mut closed) = (0, 0, None, 0);
+    let mut alive = vec![true; n];
+    while opened + refused < n {
+        match rx.recv().await {
+            Some(Msg::Opened) => opened += 1,
+            Some(Msg::Refused(why)) => {
+                refused += 1;
+                first_refusal.get_or_insert(why);
+            }
+            Some(Msg::Closed { idx }) => {
+                alive[idx] = false;
+                closed += 1;
+            }
+            Some(Msg::Seq { .. }) => {}
+            None => break,
+        }
+    }
+    let open_seconds = opening.elapsed().as_secs_f64();
+    eprintln!(
+        "{} × {n}: {opened} streams open after {open_seconds:.1} s, {refused} refused{}",
+        backend.name(),
+        first_refusal
+            .as_deref()
+            .map(|f| format!(" (first: {f})"))
+            .unwrap_or_default()
+    );
+
+    // Idle: every stream open, no move.
+    tokio::time::sleep(Duration::from_secs_f64(args.settle_seconds)).await;
+    // The pool's backends (opened on demand, so looked up again at the end of the phase).
+    let lookup = || {
+        db.pg
+            .as_ref()
+            .map(|pg| pg_backend_pids(pg_admin, &pg.name))
+            .unwrap_or_default()
+    };
+    let idle_pg = procfs::CpuWindow::start(&lookup());
+    let (server0, self0) = (
+        procfs::cpu_seconds_of(&[server.pid]),
+        procfs::cpu_seconds("self").unwrap_or(0.0),
+    );
+    let idle_start = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(args.idle_seconds)).await;
+    let idle = idle_start.elapsed().as_secs_f64();
+    let idle_server_cpu =
+        procfs::percent_of_core(server0, procfs::cpu_seconds_of(&[server.pid]), idle);
+    let idle_client_cpu =
+        procfs::percent_of_core(self0, procfs::cpu_seconds("self").unwrap_or(0.0), idle);
+    let backends = lookup();
+    let idle_pg_cpu = (!backends.is_empty())
+        .then(|| procfs::percent_of_core(0.0, idle_pg.seconds(&backends), idle));
+    let rss_idle_mb = mb(server.pid);
+
+    // Moves: from just before the POST until each open stream has read the new version.
+    let mut latencies = Vec::new();
+    let mut posts = Vec::new();
+    let mut missed = 0;
+    let (mut move_server_cpu_s, mut move_client_cpu_s, mut move_pg_cpu_s) = (0.0, 0.0, 0.0);
+    for _ in 0..args.moves {
+        let (seat, cmd) = next_move(&api, &players, &game).await?;
+        while let Ok(msg) = rx.try_recv() {
+            if let Msg::Closed { idx } = msg {
+                alive[idx] = false;
+                closed += 1;
+            }
+        }
+        let pg0 = procfs::CpuWindow::start(&backends);
+        let (server0, self0) = (
+            procfs::cpu_seconds_of(&[server.pid]),
+            procfs::cpu_seconds("self").unwrap_or(0.0),
+        );
+        let t0 = Instant::now();
+        let reply = api.command(&players[seat], &game, &cmd).await?;
+        posts.push(u32::try_from(t0.elapsed().as_micros()).unwrap_or(u32::MAX));
+        let version = i64::from(reply.view(200)?.version);
+        let mut seen = vec![false; n];
+        let mut waiting = alive.iter().filter(|a| **a).count();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(args.move_timeout);
+        while waiting > 0 {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(Msg::Seq { idx, seq, at })) => {
+                    if seq >= version && alive[idx] && !seen[idx] {
+                        seen[idx] = true;
+                        waiting -= 1;
+                        let us = at.saturating_duration_since(t0).as_micros();
+                        latencies.push(u32::try_from(us).unwrap_or(u32::MAX));
+                    }
+                }
+                Ok(Some(Msg::Closed { idx })) => {
+                    if alive[idx] {
+                        alive[idx] = false;
+                        closed += 1;
+                        if !seen[idx] {
+                            waiting -= 1;
+                            missed += 1;
+                        }
+                    }
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
+            }
+        }
+        missed += waiting;
+        move_server_cpu_s += procfs::cpu_seconds_of(&[server.pid]) - server0;
+        move_client_cpu_s += procfs::cpu_seconds("self").unwrap_or(0.0) - self0;
+        move_pg_cpu_s += pg0.seconds(&backends);
+        tokio::time::sleep(Duration::from_secs_f64(args.gap_seconds)).await;
+    }
+    if !server.alive() {
+        eprintln!("warning: the server exited during the run");
+    }
+    tasks.abort_all();
+    while tasks.join_next().await.is_some() {}
+    latencies.sort_unstable();
+    posts.sort_unstable();
+    let moves = args.moves.max(1) as f64;
+    Ok(Outcome {
+        backend,
+        streams: n,
+        run,
+        load_before,
+        server_nofile,
+        opened,
+        refused,
+        first_refusal,
+        open_seconds,
+        idle_server_cpu,
+        idle_pg_cpu,
+        idle_client_cpu,
+        rss_before_mb,
+        rss_idle_mb,
+        moves: args.moves,
+        p50_ms: percentile(&latencies, 50.0),
+        p99_ms: percentile(&latencies, 99.0),
+        max_ms: percentile(&latencies, 100.0),
+        post_p50_ms: percentile(&posts, 50.0),
+        missed,
+        closed,
+        move_server_cpu_s: move_server_cpu_s / moves,
+        move_client_cpu_s: move_client_cpu_s / moves,
+        move_pg_cpu_s: (!backends.is_empty()).then_some(move_pg_cpu_s / moves),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn finds_event_ids_across_chunk_lines_and_split_reads() {
+        let mut s = IdScanner {
+            line_start: true,
+            ..IdScanner::default()
+        };
+        let body =
+            b"3a\r\nid: 9\nevent: selection_made\ndata: {\"seq\":9,\"x\":\"id: 77\"}\n\n\r\n";
+        assert_eq!(s.feed(body), Some(9));
+        // A keep-alive carries no id.
+        assert_eq!(s.feed(b"f\r\n: keep-alive\n\n\r\n"), None);
+        // Split in the middle of the prefix and of the number.
+        assert_eq!(s.feed(b"40\r\ni"), None);
+        assert_eq!(s.feed(b"d: 1"), None);
+        assert_eq!(s.feed(b"2\nevent: x\n\n\r\n41\r\nid: 13\n"), Some(13));
+    }
+}
