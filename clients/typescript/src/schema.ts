@@ -586,7 +586,7 @@ export interface components {
          * @description A bot's way of choosing moves.
          * @enum {string}
          */
-        BotStrategy: "random" | "heuristic";
+        BotStrategy: "random" | "heuristic" | "expert";
         /**
          * Format: int32
          * @description A row-game card, 1–104. Serialised as a plain integer.
@@ -4196,7 +4196,7 @@ type ReadonlyArray<T> = [
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
 export const botAddedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["type"]> = ["bot_added"];
-export const botStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotStrategy"]> = ["random", "heuristic"];
+export const botStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotStrategy"]> = ["random", "heuristic", "expert"];
 export const cardDraftedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["type"]> = ["card_drafted"];
 export const cardKeptEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["type"]> = ["card_kept"];
 export const cardPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["type"]> = ["card_placed"];
