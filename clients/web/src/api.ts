@@ -1,0 +1,100 @@
+// The web client's connection to the server: where the API lives, the signed-in session
+// (kept in localStorage), the typed client, the rulesets, and how API errors read as
+// sentences. Rendering lives elsewhere.
+import {
+  ApiError,
+  createApi,
+  unwrap,
+  type Account,
+  type RulesetInfo,
+} from "../../typescript/src/index.ts";
+import { has, t } from "./i18n";
+import { Store } from "./store";
+
+export { ApiError, unwrap };
+
+/**
+ * The API's origin: `<meta name="stammtisch-api" content="https://…">` in index.html, or
+ * empty for the page's own origin (the server serves this client itself).
+ */
+export const apiBase: string = (
+  document.querySelector<HTMLMetaElement>('meta[name="stammtisch-api"]')?.content ?? ""
+).replace(/\/+$/, "");
+
+export interface Session {
+  token: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+  account: Account;
+}
+
+const SESSION_KEY = "stammtisch.session";
+
+function loadSession(): Session | null {
+  try {
+    const s = JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null") as Session | null;
+    if (s && typeof s.token === "string" && s.expiresAt > Date.now() + 60_000) return s;
+  } catch {
+    // A damaged entry counts as signed out.
+  }
+  return null;
+}
+
+export const session = new Store<Session | null>(loadSession());
+/** Why the last session ended, shown on the sign-in page. */
+export const signOutReason = new Store<string | null>(null);
+
+session.subscribe((s) => {
+  if (s) localStorage.setItem(SESSION_KEY, JSON.stringify(s));
+  else localStorage.removeItem(SESSION_KEY);
+});
+
+export const api = createApi({
+  baseUrl: apiBase,
+  token: () => session.get()?.token ?? null,
+});
+
+/** Signs out when the server no longer accepts the token. */
+api.use({
+  onResponse({ response, request }) {
+    if (response.status === 401 && request.headers.has("Authorization") && session.get()) {
+      signOutReason.set(t("sessionExpired"));
+      session.set(null);
+    }
+    return response;
+  },
+});
+
+export function startSession(token: string, expiresIn: number, account: Account): void {
+  signOutReason.set(null);
+  session.set({ token, expiresAt: Date.now() + expiresIn * 1000, account });
+}
+
+export function signOut(): void {
+  signOutReason.set(null);
+  session.set(null);
+}
+
+/** A sentence a player understands for any error. */
+export function errorText(e: unknown): { text: string; detail: string | null } {
+  if (e instanceof ApiError) {
+    const key = `err_${e.code}`;
+    const text = has(key) ? t(key) : t("err_generic", { code: e.code });
+    // Details help where the sentence is general (which input, which option).
+    const general = ["validation_failed", "invalid_options", "invalid_deal", "impossible_round", "invalid_end", "invalid_players"];
+    const detail = general.includes(e.code) && e.problem?.detail ? e.problem.detail : null;
+    return { text, detail };
+  }
+  return { text: t("err_generic", { code: e instanceof Error ? e.name : "error" }), detail: null };
+}
+
+let rulesetsPromise: Promise<RulesetInfo[]> | null = null;
+
+/** The rulesets (`GET /v1/rulesets`), fetched once. */
+export function rulesets(): Promise<RulesetInfo[]> {
+  rulesetsPromise ??= unwrap(api.GET("/v1/rulesets")).then((r) => r.items);
+  rulesetsPromise.catch(() => {
+    rulesetsPromise = null;
+  });
+  return rulesetsPromise;
+}

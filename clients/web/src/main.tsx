@@ -1,0 +1,131 @@
+// The app shell: header with navigation, language switch and account; the page of the
+// current hash route; sign-in first when nobody is signed in.
+import { render } from "preact";
+import { useEffect } from "preact/hooks";
+import { session, signOut } from "./api";
+import { lang, t, type Lang } from "./i18n";
+import { CalculatorPage } from "./pages/calculator";
+import { GamePage } from "./pages/game";
+import { JoinPage } from "./pages/join";
+import { Lobby } from "./pages/lobby";
+import { PadPage, PadsPage } from "./pages/pads";
+import { SignIn } from "./pages/signin";
+import { route, type Route } from "./router";
+import { useStore } from "./store";
+import { Select } from "./ui";
+
+function Page(props: { r: Route }) {
+  const r = props.r;
+  switch (r.page) {
+    case "lobby":
+      return <Lobby />;
+    case "game":
+      return <GamePage key={r.id} id={r.id} />;
+    case "join":
+      return <JoinPage id={r.id} code={r.code} />;
+    case "pads":
+      return <PadsPage />;
+    case "pad":
+      return <PadPage key={r.id} id={r.id} />;
+    case "calculator":
+      return <CalculatorPage />;
+    default:
+      return (
+        <div>
+          <h1 tabIndex={-1}>{t("notFoundPage")}</h1>
+          <p>
+            <a href="#/">{t("toLobby")}</a>
+          </p>
+        </div>
+      );
+  }
+}
+
+function App() {
+  const s = useStore(session);
+  const r = useStore(route);
+  const l = useStore(lang);
+  // Move focus to the new page's heading, so keyboard and screen-reader users land there.
+  useEffect(() => {
+    const h = document.querySelector<HTMLElement>("main h1");
+    if (h && document.activeElement !== h) h.focus({ preventScroll: true });
+  }, [r, s === null]);
+  // The tab's title names the page (for tabs, history and screen readers), following the
+  // page's heading as it loads and changes.
+  useEffect(() => {
+    const main = document.getElementById("main");
+    if (!main) return;
+    const update = () => {
+      const h = main.querySelector("h1")?.textContent?.trim();
+      const title = h && h !== t("appName") ? `${h} – ${t("appName")}` : t("appName");
+      if (document.title !== title) document.title = title;
+    };
+    const watch = new MutationObserver(update);
+    watch.observe(main, { subtree: true, childList: true, characterData: true });
+    update();
+    return () => watch.disconnect();
+  }, []);
+  const current = (page: string) => (r.page === page || (page === "pads" && r.page === "pad") ? "page" : undefined);
+  return (
+    <>
+      <a class="skip-link" href="#main" onClick={(e) => {
+        e.preventDefault();
+        document.getElementById("main")?.focus();
+      }}>
+        {t("skipToContent")}
+      </a>
+      <header class="top">
+        <a class="brand" href="#/">
+          {t("appName")}
+        </a>
+        {s ? (
+          <nav aria-label={t("appName")}>
+            <a href="#/" aria-current={current("lobby")}>
+              {t("navLobby")}
+            </a>
+            <a href="#/pads" aria-current={current("pads")}>
+              {t("navPads")}
+            </a>
+            <a href="#/calculator" aria-current={current("calculator")}>
+              {t("navCalculator")}
+            </a>
+          </nav>
+        ) : null}
+        <div class="account">
+          <label for="lang" class="visually-hidden">
+            {t("language")}
+          </label>
+          <Select<Lang>
+            id="lang"
+            value={l}
+            onChange={(v) => lang.set(v)}
+            options={[
+              { value: "de", label: "Deutsch" },
+              { value: "en", label: "English" },
+            ]}
+          />
+          {s ? (
+            <>
+              <span class="who" data-account={s.account.name}>
+                {t("signedInAs", { name: s.account.name })}
+                {s.account.guest ? ` (${t("guestMark")})` : ""}
+              </span>
+              <button type="button" class="link" onClick={signOut}>
+                {t("signOut")}
+              </button>
+            </>
+          ) : null}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {s ? <Page r={r} /> : <SignIn />}
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) {
+  root.textContent = "";
+  render(<App />, root);
+}

@@ -1,0 +1,861 @@
+// One game: its lobby (seats, invite link, bots, start) and its table for all four rulesets
+// (rows with bullheads, hand, selections, the step-by-step resolution, take_row, X rows and
+// keep_card, the open card with pot and chips), scores, winners and the fairness proof.
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import {
+  botStrategyValues,
+  listEvents,
+  type BotStrategy,
+  type Command,
+  type GameBody,
+  type RulesetInfo,
+  type SeatView,
+} from "../../../typescript/src/index.ts";
+import { api } from "../api";
+import { verify, type Check } from "../fairness";
+import { duration, has, joinNames, rulesetName, t, type Key } from "../i18n";
+import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
+import { href, inviteLink } from "../router";
+import { useStore } from "../store";
+import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+
+type Act = (cmd: Command) => void;
+
+const legalOf = (v: GameBody, type: string): Command[] => v.legal.filter((c) => c.type === type);
+
+function title(v: GameBody): string {
+  return v.name ? `${v.name} · ${rulesetName(v.ruleset)}` : rulesetName(v.ruleset);
+}
+
+export function GamePage(props: { id: string }) {
+  const session = useMemo(() => new GameSession(props.id), [props.id]);
+  useEffect(() => {
+    void session.start();
+    return () => session.stop();
+  }, [session]);
+  const st = useStore(session.state);
+  const [run, busy, error, clear] = useAction();
+  const act: Act = (cmd) => void run(() => session.act(cmd));
+
+  if (st.error) {
+    return (
+      <div>
+        <h1 tabIndex={-1}>{t("game")}</h1>
+        <ErrorMessage error={st.error} />
+        <p>
+          <a href="#/">{t("toLobby")}</a>
+        </p>
+      </div>
+    );
+  }
+  const v = st.shown;
+  if (!v) return <p role="status">{t("loading")}</p>;
+  return (
+    <div class="game" data-status={v.status} data-ruleset={v.ruleset}>
+      <h1 tabIndex={-1}>
+        {title(v)}
+        {v.status !== "lobby" && v.round > 0 ? (
+          <span class="sub"> · {t(v.ruleset === "nimm-oder-schieb" ? "matchGame" : "round", { n: v.round })}</span>
+        ) : null}
+      </h1>
+      <ConnectionBadge st={st} />
+      <div class="action-error" aria-live="assertive">
+        {error ? (
+          <div>
+            <ErrorMessage error={error} />
+            <button type="button" class="link" onClick={clear}>
+              {t("close")}
+            </button>
+          </div>
+        ) : null}
+      </div>
+      {v.status === "lobby" ? (
+        <GameLobby v={v} act={act} busy={busy} session={session} />
+      ) : (
+        <Table st={st} v={v} act={act} busy={busy} session={session} />
+      )}
+    </div>
+  );
+}
+
+function ConnectionBadge(props: { st: GameState }) {
+  const c = props.st.connection;
+  if (c === "closed") return null;
+  const key: Key = c === "live" ? "live" : c === "polling" ? "polling" : c === "reconnecting" ? "reconnecting" : "connecting";
+  return (
+    <p class={`conn conn-${c}`} role="status" data-connection={c}>
+      <span class="dot" aria-hidden="true" /> {t(key)}
+    </p>
+  );
+}
+
+// --- the game's lobby -----------------------------------------------------------------
+
+function optionsText(v: GameBody): string {
+  const o = v.options;
+  const parts: string[] = [];
+  if (v.ruleset === "6-nimmt") {
+    parts.push(t(`deck_${o.deck}` as Key), t(`deal_${o.deal}` as Key), t(`placement_${o.placement}` as Key));
+  }
+  const end = o.end as { points?: number; rounds?: number } | undefined;
+  if (v.ruleset === "6-nimmt" || v.ruleset === "11-nimmt") {
+    if (end?.points) parts.push(t("endAtPoints", { n: end.points }));
+    if (end?.rounds) parts.push(t("endAfterRounds", { n: end.rounds }));
+  }
+  if (v.ruleset === "x-nimmt" && o.deals) parts.push(t("dealsCount", { n: o.deals }));
+  if (v.ruleset === "nimm-oder-schieb") {
+    if (o.chips) parts.push(t(`chips_${o.chips}` as Key));
+    if (o.games) parts.push(t("gamesCount", { n: o.games }));
+  }
+  if (v.move_deadline_seconds) parts.push(`${t("moveDeadline")}: ${duration(v.move_deadline_seconds * 1000)}`);
+  return parts.join(" · ");
+}
+
+function GameLobby(props: { v: GameBody; act: Act; busy: boolean; session: GameSession }) {
+  const { v, act, busy } = props;
+  const [strategy, setStrategy] = useState<BotStrategy>("heuristic");
+  const [run, pubBusy, pubError] = useAction();
+  const me = v.you?.seat;
+  const isHost = me === v.host_seat;
+  const canAddBot = legalOf(v, "add_bot").length > 0;
+  const removable = new Set(legalOf(v, "remove_seat").map((c) => (c as { seat: number }).seat));
+  return (
+    <div class="game-lobby">
+      <p class="options">{optionsText(v)}</p>
+      <section class="panel" aria-labelledby="seats-h">
+        <h2 id="seats-h">{t("waitingForPlayers")}</h2>
+        <ol class="seats-list">
+          {v.seats.map((s) => (
+            <li key={s.seat} data-seat={s.seat}>
+              <span class="seat-no">{t("seat", { seat: s.seat })}</span>{" "}
+              <span class="seat-name">{s.name ?? <em>{t("free")}</em>}</span>
+              {s.seat === me ? <span class="tag">{t("you")}</span> : null}
+              {s.seat === v.host_seat ? <span class="tag">{t("host")}</span> : null}
+              {s.bot ? (
+                <span class="tag">
+                  {t("bot")}
+                  {s.strategy ? `: ${t(`strategy_${s.strategy}` as Key)}` : ""}
+                </span>
+              ) : null}
+              {removable.has(s.seat) ? (
+                <button
+                  type="button"
+                  class="small"
+                  disabled={busy}
+                  aria-label={t("removeSeat", { name: s.name ?? "", seat: s.seat + 1 })}
+                  onClick={() => act({ type: "remove_seat", seat: s.seat })}
+                >
+                  {t("remove")}
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+        {canAddBot ? (
+          <div class="add-bot">
+            <label for="bot-strategy">{t("strategy")}</label>
+            <Select
+              id="bot-strategy"
+              value={strategy}
+              onChange={setStrategy}
+              options={botStrategyValues.map((s) => ({
+                value: s,
+                label: has(`strategy_${s}`) ? t(`strategy_${s}` as Key) : s,
+              }))}
+            />
+            <button type="button" disabled={busy} onClick={() => act({ type: "add_bot", strategy })}>
+              {t("addBot")}
+            </button>
+          </div>
+        ) : null}
+        <div class="lobby-actions">
+          {legalOf(v, "join").length > 0 ? (
+            <button type="button" class="primary" disabled={busy} onClick={() => act({ type: "join" })}>
+              {t("join")}
+            </button>
+          ) : null}
+          {legalOf(v, "start").length > 0 ? (
+            <button type="button" class="primary" disabled={busy} onClick={() => act({ type: "start" })}>
+              {t("start")}
+            </button>
+          ) : isHost ? (
+            <p class="hint">{t("needAllSeats")}</p>
+          ) : null}
+          {legalOf(v, "leave").length > 0 ? (
+            <button type="button" disabled={busy} onClick={() => act({ type: "leave" })}>
+              {t("leave")}
+            </button>
+          ) : null}
+        </div>
+      </section>
+      {v.invite_code ? (
+        <section class="panel" aria-labelledby="invite-h">
+          <h2 id="invite-h">{t("invite")}</h2>
+          <p>{t("inviteExplain")}</p>
+          <p class="invite">
+            <input
+              readOnly
+              id="invite-link"
+              aria-label={t("invite")}
+              value={inviteLink(v.id, v.invite_code)}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <CopyButton text={inviteLink(v.id, v.invite_code)} />
+          </p>
+          <p>
+            {t("inviteCode")}: <code data-invite-code>{v.invite_code}</code>
+          </p>
+        </section>
+      ) : null}
+      {isHost ? (
+        <p>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={v.public}
+              disabled={pubBusy}
+              onChange={(e) => {
+                const on = e.currentTarget.checked;
+                void run(() => props.session.setPublic(on));
+              }}
+            />{" "}
+            {t("makePublic")}
+          </label>
+        </p>
+      ) : null}
+      <ErrorMessage error={pubError} />
+    </div>
+  );
+}
+
+// --- the table ------------------------------------------------------------------------
+
+function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; session: GameSession }) {
+  const { st, v, act, busy } = props;
+  const nos = v.ruleset === "nimm-oder-schieb";
+  return (
+    <div class="table-layout">
+      <div class="table-main">
+        <Status st={st} v={v} />
+        {st.replaying ? (
+          <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
+            {t("skip")}
+          </button>
+        ) : null}
+        {nos ? (
+          <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
+        ) : (
+          <>
+            <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
+            <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
+            <Revealed v={v} info={st.info} />
+            <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
+            {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
+          </>
+        )}
+        {v.status === "finished" ? null : <Resign v={v} act={act} busy={busy} />}
+      </div>
+      <div class="table-side">
+        <Seats v={v} info={st.info} />
+        <Log st={st} />
+        <Scores v={v} />
+        <Fairness v={v} info={st.info} />
+      </div>
+    </div>
+  );
+}
+
+function Status(props: { st: GameState; v: GameBody }) {
+  const { v, st } = props;
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const h = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(h);
+  }, []);
+  if (v.status === "finished") {
+    const w = v.winners ?? [];
+    const names = joinNames(w.map((s) => seatName(v, s)));
+    const iWon = v.you && w.includes(v.you.seat);
+    return (
+      <div class="status finished" role="status">
+        <h2>{t("finishedTitle")}</h2>
+        <p class="winners">
+          <span aria-hidden="true">★ </span>
+          {t(w.length > 1 ? "winnersMany" : "winners", { names })}
+        </p>
+        {iWon ? <p class="you-won">{t("youWon")}</p> : null}
+      </div>
+    );
+  }
+  const me = v.you?.seat;
+  const mine = v.awaiting.filter((a) => a.seat === me).map((a) => a.action);
+  const others = [...new Set(v.awaiting.filter((a) => a.seat !== me).map((a) => a.seat))];
+  let text: string;
+  if (st.replaying && mine.length === 0) text = t("resolving");
+  else if (mine.includes("take_row")) {
+    const card = v.table.revealed.find((r) => r.seat === me)?.card ?? "";
+    text = t("doTakeRow", { card });
+  } else if (mine.includes("keep_card")) text = t("doKeep");
+  else if (mine.includes("draft_card")) text = t("doDraft");
+  else if (mine.includes("take") && !mine.includes("pass")) text = t("doTakeOnly");
+  else if (mine.includes("take")) text = t("doTakeOrPass");
+  else if (mine.includes("play_card")) text = v.you?.selected ? t("doChange", { card: v.you.selected }) : t("doPlay");
+  else if (others.length > 0) text = t("waitingFor", { names: joinNames(others.map((s) => seatName(v, s))) });
+  else text = st.replaying ? t("resolving") : "";
+  if (!v.you) text = `${t("spectating")} ${text}`;
+  const myDeadline = me !== undefined ? v.seats[me]?.deadline_at : null;
+  const left = mine.length > 0 ? deadlineText(myDeadline, now) : null;
+  return (
+    <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" data-your-turn={mine.length > 0}>
+      <p>{text}</p>
+      {left ? <p class="deadline">{left}</p> : null}
+    </div>
+  );
+}
+
+function rowBulls(info: RulesetInfo | null, cards: number[]): number {
+  return cards.reduce((a, c) => a + bulls(info, c), 0);
+}
+
+function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean; highlight: number | null }) {
+  const { v, info, act, busy } = props;
+  const takeable = new Set(legalOf(v, "take_row").map((c) => (c as { row: number }).row));
+  return (
+    <section class="rows" aria-labelledby="rows-h">
+      <h2 id="rows-h" class="visually-hidden">
+        {t("rows")}
+      </h2>
+      <ol class="row-list">
+        {v.table.rows.map((r, i) => {
+          const b = rowBulls(info, r.cards);
+          const label = t("rowSummary", { n: i, count: r.cards.length, max: r.max_cards, bulls: b });
+          return (
+            <li key={i} class={`row${takeable.has(i) ? " takeable" : ""}`} data-row={i}>
+              <span class="row-label" aria-hidden="true">
+                {i + 1}
+              </span>
+              <ol class="row-cards" aria-label={label}>
+                {r.cards.map((c) => (
+                  <li key={c} class={props.highlight === c ? "moved" : ""}>
+                    <Card n={c} bulls={bulls(info, c)} />
+                  </li>
+                ))}
+                {Array.from({ length: Math.max(0, r.max_cards - r.cards.length) }, (_, k) => (
+                  <li key={`e${k}`} class="slot" aria-hidden="true" />
+                ))}
+                <li class="slot takes" aria-hidden="true" title={t("takesAt", { n: r.max_cards + 1 })}>
+                  {r.max_cards + 1}
+                </li>
+              </ol>
+              <span class="row-bulls" aria-hidden="true">
+                {b}
+                <Bull />
+              </span>
+              {takeable.has(i) ? (
+                <button type="button" class="primary take-row" disabled={busy} onClick={() => act({ type: "take_row", row: i })}>
+                  {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
+                </button>
+              ) : null}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+function Revealed(props: { v: GameBody; info: RulesetInfo | null }) {
+  const { v, info } = props;
+  if (v.table.revealed.length === 0) return null;
+  return (
+    <section class="revealed" aria-labelledby="revealed-h">
+      <h2 id="revealed-h">{t("revealed")}</h2>
+      <ul class="card-list">
+        {v.table.revealed.map((r) => (
+          <li key={r.card}>
+            <Card n={r.card} bulls={bulls(info, r.card)} />
+            <span class="who">{seatName(v, r.seat)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function PendingKeep(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
+  const { v, info, act, busy } = props;
+  const pk = v.table.pending_keep;
+  if (!pk) return null;
+  const mine = pk.seat === v.you?.seat && legalOf(v, "keep_card").length > 0;
+  return (
+    <section class="pending-keep panel" aria-labelledby="keep-h">
+      <h2 id="keep-h">{t("pendingKeep", { name: seatName(v, pk.seat) })}</h2>
+      <ul class="card-list">
+        {pk.cards.map((c) => (
+          <li key={c}>
+            {mine ? (
+              <button
+                type="button"
+                class="card-button"
+                disabled={busy}
+                data-keep={c}
+                onClick={() => act({ type: "keep_card", card: c })}
+              >
+                <Card n={c} bulls={bulls(info, c)} />
+              </button>
+            ) : (
+              <Card n={c} bulls={bulls(info, c)} />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function DraftPool(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
+  const { v, info, act, busy } = props;
+  const pool = v.table.draft_pool;
+  if (!pool || pool.length === 0) return null;
+  const can = new Set(legalOf(v, "draft_card").map((c) => (c as { card: number }).card));
+  return (
+    <section class="draft panel" aria-labelledby="draft-h">
+      <h2 id="draft-h">{t("draftPool")}</h2>
+      <ul class="card-list">
+        {pool.map((c) => (
+          <li key={c}>
+            {can.has(c) ? (
+              <button type="button" class="card-button" disabled={busy} onClick={() => act({ type: "draft_card", card: c })}>
+                <Card n={c} bulls={bulls(info, c)} />
+              </button>
+            ) : (
+              <Card n={c} bulls={bulls(info, c)} />
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Hand(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
+  const { v, info, act, busy } = props;
+  if (!v.you) return null;
+  const playable = new Set(legalOf(v, "play_card").map((c) => (c as { card: number }).card));
+  const sel = v.you.selected;
+  const stack = v.you.x_stack ?? [];
+  return (
+    <section class="hand panel" aria-labelledby="hand-h">
+      <h2 id="hand-h">{t("yourHand")}</h2>
+      {v.you.hand.length === 0 ? <p class="empty">{t("emptyHand")}</p> : null}
+      <ul class="card-list hand-cards">
+        {v.you.hand.map((c) => {
+          const isSel = sel === c;
+          return (
+            <li key={c} class={isSel ? "selected" : ""}>
+              {playable.has(c) ? (
+                <button
+                  type="button"
+                  class="card-button"
+                  aria-pressed={isSel}
+                  disabled={busy}
+                  data-card={c}
+                  onClick={() => act({ type: "play_card", card: c })}
+                >
+                  <Card n={c} bulls={bulls(info, c)} mark={isSel ? t("selected") : undefined} />
+                </button>
+              ) : (
+                <Card n={c} bulls={bulls(info, c)} mark={isSel ? t("selected") : undefined} />
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {v.ruleset === "x-nimmt" && stack.length > 0 ? (
+        <div class="x-stack-own">
+          <h3>{t("yourXStack")}</h3>
+          <ul class="card-list small">
+            {stack.map((c) => (
+              <li key={c}>
+                <Card n={c} bulls={bulls(info, c)} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function NosCenter(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
+  const { v, act, busy } = props;
+  const tb = v.table;
+  const canTake = legalOf(v, "take").length > 0;
+  const canPass = legalOf(v, "pass").length > 0;
+  return (
+    <section class="nos-center panel" aria-labelledby="open-h">
+      <h2 id="open-h">{t("openCard")}</h2>
+      <div class="open-card">
+        {tb.open_card ? (
+          <>
+            <NosCard c={tb.open_card} big />
+            <div class="pot" data-pot={tb.pot ?? 0}>
+              <span class="chips-icon" aria-hidden="true">
+                {"●".repeat(Math.min(tb.pot ?? 0, 12))}
+              </span>{" "}
+              {t("pot", { n: tb.pot ?? 0 })}
+            </div>
+          </>
+        ) : (
+          <p class="empty">{t("noOpenCard")}</p>
+        )}
+        {v.status === "active" ? <p class="pile">{t("drawPile", { n: tb.draw_pile_size ?? 0 })}</p> : null}
+      </div>
+      {v.you ? (
+        <p class="my-chips" data-chips={v.you.chips ?? 0}>
+          {t("chipsLeft")}: <strong>{v.you.chips ?? 0}</strong>
+        </p>
+      ) : null}
+      {canTake || canPass ? (
+        <div class="nos-actions">
+          <button type="button" class="primary" disabled={busy || !canTake} onClick={() => act({ type: "take" })}>
+            {t("take")}
+          </button>
+          <button type="button" disabled={busy || !canPass} onClick={() => act({ type: "pass" })}>
+            {t("pass")}
+          </button>
+        </div>
+      ) : null}
+      {tb.removed && tb.removed.length > 0 ? (
+        <div class="removed">
+          <h3>{t("removedCards")}</h3>
+          <ul class="card-list small">
+            {tb.removed.map((c) => (
+              <li key={c.value}>
+                <NosCard c={c} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** Runs of consecutive values, and what they count (each run its lowest card). */
+function runsOf(values: number[]): number[][] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const runs: number[][] = [];
+  for (const v of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && last[last.length - 1] === v - 1) last.push(v);
+    else runs.push([v]);
+  }
+  return runs;
+}
+
+/** What a seat is asked to do, in words ("take a row", "take or pass"). */
+function actionWords(actions: string[]): string {
+  const names = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))];
+  return names.map((a) => (has(`act_${a}`) ? t(`act_${a}` as Key) : a)).join(", ");
+}
+
+function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }) {
+  const { v, s, info } = props;
+  const me = v.you?.seat === s.seat;
+  const acting = v.awaiting.some((a) => a.seat === s.seat);
+  const rowGame = v.ruleset !== "nimm-oder-schieb";
+  const choosing = rowGame && v.status === "active" && v.awaiting.some((a) => a.seat === s.seat && a.action === "play_card");
+  const cards = s.cards ?? [];
+  return (
+    <li class={`seat${me ? " me" : ""}${acting ? " acting" : ""}`} data-seat={s.seat}>
+      <div class="seat-head">
+        <strong class="seat-name">{s.name ?? t("free")}</strong>
+        {me ? <span class="tag">{t("you")}</span> : null}
+        {s.bot ? <span class="tag">{s.resigned ? t("resigned") : t("bot")}</span> : null}
+        {rowGame && s.selected ? (
+          <span class="tag selected-mark" data-selected="true">
+            ✓ {t("hasSelected")}
+          </span>
+        ) : choosing ? (
+          <span class="tag thinking">{t("thinking")}</span>
+        ) : null}
+        {acting && !choosing ? (
+          <span class="tag turn-mark" data-acting="true">
+            ▶ {actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))}
+          </span>
+        ) : null}
+      </div>
+      <div class="seat-stats">
+        {rowGame ? (
+          <>
+            <span>{t("handSize", { n: s.hand_size })}</span>
+            {v.ruleset === "x-nimmt" ? null : <span>{t("roundBulls", { n: s.round_bullheads ?? 0 })}</span>}
+          </>
+        ) : (
+          <>
+            <span data-seat-chips={s.chips ?? ""}>
+              {typeof s.chips === "number" ? t("chipsOf", { n: s.chips }) : t("chipsHidden")}
+            </span>
+            <span>
+              {t("cardPoints")}: {runsOf(cards.map((c) => c.value)).reduce((a, r) => a + (r[0] ?? 0), 0)}
+            </span>
+          </>
+        )}
+        <span>
+          {t("total")}: <strong>{v.totals[s.seat] ?? s.total}</strong>
+        </span>
+      </div>
+      {v.ruleset === "x-nimmt" ? (
+        <div class="x-row">
+          <span class="label">{t("xRow")}:</span>
+          <ul class="card-list small">
+            {(s.x_row ?? []).map((c) => (
+              <li key={c}>
+                <Card n={c} bulls={bulls(info, c)} />
+              </li>
+            ))}
+          </ul>
+          <span class="label">{t("xStack", { n: s.x_stack_size ?? 0 })}</span>
+        </div>
+      ) : null}
+      {rowGame && (s.taken ?? []).length > 0 ? (
+        <details class="taken">
+          <summary>
+            {t("taken")}: {(s.taken ?? []).length}
+          </summary>
+          <ul class="card-list small">
+            {(s.taken ?? []).map((c) => (
+              <li key={c}>
+                <Card n={c} bulls={bulls(info, c)} />
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {!rowGame && cards.length > 0 ? (
+        <div class="nos-taken">
+          <span class="label">{t("cardsTaken")}:</span>
+          <ul class="runs">
+            {runsOf(cards.map((c) => c.value)).map((run) => (
+              <li key={run[0]} class="run">
+                {run.map((val) => {
+                  const c = cards.find((x) => x.value === val);
+                  return c ? <NosCard key={val} c={c} /> : null;
+                })}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+function Seats(props: { v: GameBody; info: RulesetInfo | null }) {
+  return (
+    <section class="panel" aria-labelledby="players-h">
+      <h2 id="players-h">{t("players")}</h2>
+      <ul class="seat-panels">
+        {props.v.seats.map((s) => (
+          <SeatPanel key={s.seat} v={props.v} s={s} info={props.info} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Log(props: { st: GameState }) {
+  const log = props.st.log;
+  const sp = useStore(speed);
+  const list = useRef<HTMLOListElement>(null);
+  // Keep the newest line in view.
+  useEffect(() => {
+    const el = list.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  }, [log.length]);
+  return (
+    <section class="panel log" aria-labelledby="log-h">
+      <h2 id="log-h">{t("log")}</h2>
+      <ol class="log-list" ref={list} aria-live="polite" aria-relevant="additions">
+        {log.length === 0 ? <li class="empty">{t("logEmpty")}</li> : null}
+        {log.slice(-12).map((l) => (
+          <li key={l.seq}>{l.text}</li>
+        ))}
+      </ol>
+      <p class="speed">
+        <label for="speed">{t("speed")}</label>{" "}
+        <Select<Speed>
+          id="speed"
+          value={sp}
+          onChange={(s) => speed.set(s)}
+          options={(["normal", "fast", "off"] as const).map((s) => ({ value: s, label: t(`speed_${s}`) }))}
+        />
+      </p>
+    </section>
+  );
+}
+
+function Scores(props: { v: GameBody }) {
+  const { v } = props;
+  const nos = v.ruleset === "nimm-oder-schieb";
+  const winners = new Set(v.winners ?? []);
+  return (
+    <section class="panel scores" aria-labelledby="scores-h">
+      <h2 id="scores-h">{t("scoresTitle")}</h2>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">
+                <span class="visually-hidden">{nos ? t("game") : t("rounds")}</span>
+              </th>
+              {v.seats.map((s) => (
+                <th scope="col" key={s.seat}>
+                  {s.name ?? t("seat", { seat: s.seat })}
+                  {winners.has(s.seat) ? <span class="winner-mark"> ★ </span> : null}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {v.scores.map((r, i) => (
+              <tr key={i}>
+                <th scope="row">{t(nos ? "scoresGame" : "scoresRound", { n: i + 1 })}</th>
+                {r.map((n, s) => (
+                  <td key={s}>{n}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <th scope="row">{t("total")}</th>
+              {v.totals.map((n, s) => (
+                <td key={s} class={winners.has(s) ? "winner" : ""}>
+                  <strong>{n}</strong>
+                  {winners.has(s) ? <span class="visually-hidden"> ({t("winnerMark")})</span> : null}
+                </td>
+              ))}
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      {v.scores.length === 0 ? <p class="empty">{t("noScores")}</p> : null}
+    </section>
+  );
+}
+
+function Fairness(props: { v: GameBody; info: RulesetInfo | null }) {
+  const { v, info } = props;
+  const [checks, setChecks] = useState<Check[] | null>(null);
+  const [run, busy, error] = useAction();
+  const seed = v.fairness.seed;
+  const doVerify = () =>
+    void run(async () => {
+      const events = await listEvents(api, v.id);
+      if (!info) throw new Error("rulesets");
+      setChecks(verify(v, info, events));
+    });
+  const allOk = checks?.every((c) => c.ok) ?? false;
+  return (
+    <section class="panel fairness" aria-labelledby="fair-h">
+      <h2 id="fair-h">{t("fairnessTitle")}</h2>
+      <dl>
+        <dt>{t("commitment")}</dt>
+        <dd>
+          <code class="hex" data-commitment>
+            {v.fairness.commitment}
+          </code>
+        </dd>
+        <dt>{t("algorithm")}</dt>
+        <dd>
+          <code>{v.fairness.algorithm}</code>
+        </dd>
+        {seed ? (
+          <>
+            <dt>{t("seed")}</dt>
+            <dd>
+              <code class="hex" data-seed>
+                {seed}
+              </code>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {seed ? (
+        <>
+          <p>{t("fairnessExplain")}</p>
+          <button type="button" onClick={doVerify} disabled={busy}>
+            {busy ? t("verifying") : t("verify")}
+          </button>
+          <ErrorMessage error={error} />
+          {checks ? (
+            <div class="checks" role="status">
+              <p class={allOk ? "ok" : "bad"} data-verified={allOk}>
+                <strong>{allOk ? `✓ ${t("verifyOk")}` : `✗ ${t("verifyFail")}`}</strong>
+              </p>
+              <ul>
+                {checks.map((c, i) => (
+                  <li key={i} class={c.ok ? "ok" : "bad"}>
+                    <span aria-hidden="true">{c.ok ? "✓ " : "✗ "}</span>
+                    {checkText(v, c)} <span class="visually-hidden">({c.ok ? t("passed") : t("failed")})</span>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
+        </>
+      ) : (
+        <p class="hint">{t("fairnessPending")}</p>
+      )}
+    </section>
+  );
+}
+
+function checkText(v: GameBody, c: Check): string {
+  switch (c.kind) {
+    case "commitment":
+      return t("chkCommitment");
+    case "rows":
+      return t("chkRows", { round: c.round });
+    case "hand":
+      return t("chkHand", { round: c.round });
+    case "played":
+      return t("chkPlayed", { round: c.round, name: seatName(v, c.seat) });
+    case "pile":
+      return t("chkPile", { round: c.round });
+    case "removed":
+      return t("chkRemoved", { round: c.round });
+    case "prepared":
+      return t("chkPrepared", { round: c.round });
+    case "draft":
+      return t("chkDraft");
+  }
+}
+
+function Resign(props: { v: GameBody; act: Act; busy: boolean }) {
+  const [asking, setAsking] = useState(false);
+  if (legalOf(props.v, "resign").length === 0) return null;
+  return (
+    <div class="resign">
+      {asking ? (
+        <div role="group" aria-labelledby="resign-q">
+          <p id="resign-q">{t("resignConfirm")}</p>
+          <button type="button" class="danger" disabled={props.busy} onClick={() => props.act({ type: "resign" })}>
+            {t("resign")}
+          </button>{" "}
+          <button type="button" onClick={() => setAsking(false)}>
+            {t("cancel")}
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="link" onClick={() => setAsking(true)}>
+          {t("resign")}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export { href };

@@ -1,0 +1,448 @@
+// The lobby: the inbox of games awaiting me (with deadlines), my games, open public games,
+// games to watch, creating a game of any ruleset with every option, joining by invite link.
+import { useEffect, useState } from "preact/hooks";
+import {
+  chipsOptionValues,
+  dealOptionValues,
+  deckOptionValues,
+  placementOptionValues,
+  presetValues,
+  type CreateGame,
+  type GameSummary,
+  rulesetValues,
+  type OptionsInput,
+  type Ruleset,
+  type RulesetInfo,
+} from "../../../typescript/src/index.ts";
+import { api, rulesets, unwrap } from "../api";
+import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
+import { go, href, parseInvite } from "../router";
+import { ErrorMessage, Field, Select, useAction } from "../ui";
+
+function actionsText(actions: string[]): string {
+  const words = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))].map((a) => {
+    const key = `act_${a}`;
+    return has(key) ? t(key) : a;
+  });
+  return words.join(", ");
+}
+
+function statusText(s: string): string {
+  return s === "lobby" ? t("statusLobby") : s === "active" ? t("statusActive") : t("statusFinished");
+}
+
+function GameItem(props: { g: GameSummary; now: number; action?: "join" | "watch" | "open" }) {
+  const { g, now } = props;
+  const title = g.name ? `${g.name} · ${rulesetName(g.ruleset)}` : rulesetName(g.ruleset);
+  const due = g.deadline_at ? Date.parse(g.deadline_at) - now : null;
+  return (
+    <li class="game-item">
+      <a href={href("games", g.id)} class="game-link">
+        <strong>{title}</strong>
+      </a>
+      <span class="meta">
+        {statusText(g.status)} · {t("peopleOf", { people: g.people, players: g.players })}
+      </span>
+      {g.your_turn && g.your_actions.length > 0 ? (
+        <span class="meta your-turn">{actionsText(g.your_actions)}</span>
+      ) : null}
+      {g.deadline_at && due !== null ? (
+        <span class={`meta deadline${due < 3_600_000 ? " soon" : ""}`}>
+          {t("deadline")}: {dateTime(g.deadline_at)} ({due <= 0 ? t("overdue") : t("dueIn", { time: duration(due) })})
+        </span>
+      ) : null}
+      {props.action === "join" ? (
+        <a class="button" href={href("games", g.id)}>
+          {t("join")}
+        </a>
+      ) : props.action === "watch" ? (
+        <a class="button" href={href("games", g.id)}>
+          {t("watch")}
+        </a>
+      ) : null}
+    </li>
+  );
+}
+
+function List(props: { title: string; id: string; items: GameSummary[] | null; empty: string; now: number; action?: "join" | "watch" }) {
+  return (
+    <section class="panel" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      {props.items === null ? (
+        <p>{t("loading")}</p>
+      ) : props.items.length === 0 ? (
+        <p class="empty">{props.empty}</p>
+      ) : (
+        <ul class="games">
+          {props.items.map((g) => (
+            <GameItem key={g.id} g={g} now={props.now} action={props.action} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+export function Lobby() {
+  const [inbox, setInbox] = useState<GameSummary[] | null>(null);
+  const [mine, setMine] = useState<GameSummary[] | null>(null);
+  const [open, setOpen] = useState<GameSummary[] | null>(null);
+  const [watch, setWatch] = useState<GameSummary[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [now, setNow] = useState(Date.now());
+
+  const load = async () => {
+    try {
+      const [a, b, c, d] = await Promise.all([
+        unwrap(api.GET("/v1/games", { params: { query: { awaiting: "me" } } })),
+        unwrap(api.GET("/v1/games", { params: { query: { mine: true } } })),
+        unwrap(api.GET("/v1/games", { params: { query: { status: "lobby" } } })),
+        unwrap(api.GET("/v1/games", { params: { query: { status: "active" } } })),
+      ]);
+      setInbox(a.items);
+      setMine(b.items);
+      setOpen(c.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
+      setWatch(d.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
+      setError(null);
+      setNow(Date.now());
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  useEffect(() => {
+    void load();
+    const h = setInterval(() => void load(), 15_000);
+    const tick = setInterval(() => setNow(Date.now()), 30_000);
+    return () => {
+      clearInterval(h);
+      clearInterval(tick);
+    };
+  }, []);
+
+  return (
+    <div class="lobby">
+      <h1 tabIndex={-1}>{t("navLobby")}</h1>
+      <ErrorMessage error={error} onRetry={() => void load()} />
+      <div class="lobby-grid">
+        <div>
+          <List id="inbox-h" title={t("inboxTitle")} items={inbox} empty={t("inboxEmpty")} now={now} />
+          <List id="mine-h" title={t("myGamesTitle")} items={mine} empty={t("myGamesEmpty")} now={now} />
+          <List id="open-h" title={t("openGamesTitle")} items={open} empty={t("openGamesEmpty")} now={now} action="join" />
+          {watch && watch.length > 0 ? (
+            <List id="watch-h" title={t("watchTitle")} items={watch} empty="" now={now} action="watch" />
+          ) : null}
+          <p>
+            <button type="button" onClick={() => void load()}>
+              {t("refresh")}
+            </button>
+          </p>
+        </div>
+        <div>
+          <CreateGameForm />
+          <JoinByLink />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function JoinByLink() {
+  const [text, setText] = useState("");
+  const [bad, setBad] = useState(false);
+  return (
+    <section class="panel" aria-labelledby="join-h">
+      <h2 id="join-h">{t("joinTitle")}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const inv = parseInvite(text);
+          setBad(!inv);
+          if (inv) go(href("join", inv.id, inv.code));
+        }}
+      >
+        <Field id="invite" label={t("inviteLinkOrCode")} hint={t("inviteHint")}>
+          <input
+            id="invite"
+            value={text}
+            aria-describedby="invite-hint"
+            aria-invalid={bad ? "true" : undefined}
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        </Field>
+        {bad ? (
+          <p class="error" role="alert">
+            {t("badInvite")}
+          </p>
+        ) : null}
+        <button type="submit">{t("join")}</button>
+      </form>
+    </section>
+  );
+}
+
+const DEADLINES: { value: string; key: Key; n: number }[] = [
+  { value: "", key: "deadlineNone", n: 0 },
+  { value: "60", key: "minutes", n: 1 },
+  { value: "300", key: "minutes", n: 5 },
+  { value: "3600", key: "hours", n: 1 },
+  { value: "86400", key: "days", n: 1 },
+  { value: "259200", key: "days", n: 3 },
+];
+
+type Preset = (typeof presetValues)[number] | "";
+
+interface RowOpts {
+  deck: (typeof deckOptionValues)[number];
+  deal: (typeof dealOptionValues)[number];
+  placement: (typeof placementOptionValues)[number];
+}
+
+function CreateGameForm() {
+  const [infos, setInfos] = useState<RulesetInfo[] | null>(null);
+  const [ruleset, setRuleset] = useState<Ruleset>("6-nimmt");
+  const [players, setPlayers] = useState(4);
+  const [preset, setPreset] = useState<Preset>("standard");
+  const [opts, setOpts] = useState<RowOpts>({ deck: "full", deal: "random", placement: "right" });
+  const [endKind, setEndKind] = useState<"points" | "rounds">("points");
+  const [points, setPoints] = useState(66);
+  const [rounds, setRounds] = useState(1);
+  const [deals, setDeals] = useState(2);
+  const [chips, setChips] = useState<(typeof chipsOptionValues)[number]>("hidden");
+  const [games, setGames] = useState(1);
+  const [name, setName] = useState("");
+  const [isPublic, setPublic] = useState(false);
+  const [deadline, setDeadline] = useState("");
+  const [dealJson, setDealJson] = useState("");
+  const [localError, setLocalError] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+
+  useEffect(() => {
+    rulesets().then(setInfos, () => setInfos([]));
+  }, []);
+
+  const info = infos?.find((r) => r.name === ruleset) ?? null;
+  const presetOpts = (p: Preset): RowOpts | null => {
+    const o = p ? (info?.presets as Record<string, RowOpts & { end?: { points?: number } }> | undefined)?.[p] : undefined;
+    return o ? { deck: o.deck, deal: o.deal, placement: o.placement } : null;
+  };
+
+  const chooseRuleset = (r: Ruleset) => {
+    setRuleset(r);
+    const i = infos?.find((x) => x.name === r);
+    if (i) setPlayers((n) => Math.min(Math.max(n, i.players.min), i.players.max));
+    setPreset(r === "6-nimmt" ? "standard" : "");
+  };
+
+  const choosePreset = (p: Preset) => {
+    setPreset(p);
+    const o = presetOpts(p);
+    if (o) setOpts(o);
+  };
+
+  const setOpt = <K extends keyof RowOpts>(k: K, v: RowOpts[K]) => {
+    const next = { ...opts, [k]: v };
+    setOpts(next);
+    // A change away from the preset's values makes the choice custom.
+    const p = presetOpts(preset);
+    if (p && (p.deck !== next.deck || p.deal !== next.deal || p.placement !== next.placement)) setPreset("");
+  };
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setLocalError(null);
+    const body: CreateGame = { ruleset, players, public: isPublic };
+    const options: OptionsInput = {};
+    if (ruleset === "6-nimmt" || ruleset === "11-nimmt") {
+      options.end = endKind === "points" ? { points } : { rounds };
+    }
+    if (ruleset === "6-nimmt") {
+      if (preset) body.preset = preset;
+      const p = presetOpts(preset);
+      (Object.keys(opts) as (keyof RowOpts)[]).forEach((k) => {
+        if (!p || p[k] !== opts[k]) (options as Record<string, unknown>)[k] = opts[k];
+      });
+    }
+    if (ruleset === "x-nimmt") options.deals = deals;
+    if (ruleset === "nimm-oder-schieb") {
+      options.chips = chips;
+      options.games = games;
+    }
+    if (Object.keys(options).length > 0) body.options = options;
+    if (name.trim()) body.name = name.trim();
+    if (deadline) body.move_deadline_seconds = Number(deadline);
+    if (dealJson.trim()) {
+      try {
+        body.deal = JSON.parse(dealJson) as CreateGame["deal"];
+      } catch {
+        setLocalError(t("badJson"));
+        return;
+      }
+    }
+    void run(async () => {
+      const g = await unwrap(api.POST("/v1/games", { body }));
+      go(href("games", g.id));
+    });
+  };
+
+  const names = rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }));
+  return (
+    <section class="panel" aria-labelledby="create-h">
+      <h2 id="create-h">{t("createTitle")}</h2>
+      {infos === null ? <p>{t("loading")}</p> : null}
+      <form onSubmit={submit} class="create">
+        <Field id="c-ruleset" label={t("game")}>
+          <Select id="c-ruleset" value={ruleset} options={names} onChange={chooseRuleset} />
+        </Field>
+        <Field id="c-players" label={t("players")} hint={info ? `${info.players.min}–${info.players.max}` : undefined}>
+          <input
+            id="c-players"
+            type="number"
+            min={info?.players.min}
+            max={info?.players.max}
+            value={players}
+            aria-describedby="c-players-hint"
+            onInput={(e) => setPlayers(Number(e.currentTarget.value))}
+          />
+        </Field>
+        {ruleset === "6-nimmt" ? (
+          <>
+            <Field id="c-preset" label={t("preset")}>
+              <Select<Preset>
+                id="c-preset"
+                value={preset}
+                onChange={choosePreset}
+                options={[
+                  ...presetValues.map((p) => ({ value: p as Preset, label: t(`preset_${p}` as Key) })),
+                  { value: "" as Preset, label: t("presetCustom") },
+                ]}
+              />
+            </Field>
+            <Field id="c-deck" label={t("deck")}>
+              <Select
+                id="c-deck"
+                value={opts.deck}
+                onChange={(v) => setOpt("deck", v)}
+                options={deckOptionValues.map((v) => ({ value: v, label: t(`deck_${v}` as Key) }))}
+              />
+            </Field>
+            <Field id="c-deal" label={t("deal")}>
+              <Select
+                id="c-deal"
+                value={opts.deal}
+                onChange={(v) => setOpt("deal", v)}
+                options={dealOptionValues.map((v) => ({ value: v, label: t(`deal_${v}` as Key) }))}
+              />
+            </Field>
+            <Field id="c-placement" label={t("placement")}>
+              <Select
+                id="c-placement"
+                value={opts.placement}
+                onChange={(v) => setOpt("placement", v)}
+                options={placementOptionValues.map((v) => ({ value: v, label: t(`placement_${v}` as Key) }))}
+              />
+            </Field>
+          </>
+        ) : null}
+        {ruleset === "6-nimmt" || ruleset === "11-nimmt" ? (
+          <fieldset>
+            <legend>{t("end")}</legend>
+            <label class="inline">
+              <input type="radio" name="end" checked={endKind === "points"} onChange={() => setEndKind("points")} />{" "}
+              {t("endPoints")}
+            </label>
+            <label class="inline">
+              <input type="radio" name="end" checked={endKind === "rounds"} onChange={() => setEndKind("rounds")} />{" "}
+              {t("endRounds")}
+            </label>
+            {endKind === "points" ? (
+              <Field id="c-points" label={t("points")}>
+                <input
+                  id="c-points"
+                  type="number"
+                  min={1}
+                  max={999}
+                  list="c-points-list"
+                  value={points}
+                  onInput={(e) => setPoints(Number(e.currentTarget.value))}
+                />
+                <datalist id="c-points-list">
+                  <option value="33" />
+                  <option value="66" />
+                  <option value="100" />
+                </datalist>
+              </Field>
+            ) : (
+              <Field id="c-rounds" label={t("rounds")}>
+                <input
+                  id="c-rounds"
+                  type="number"
+                  min={1}
+                  max={50}
+                  value={rounds}
+                  onInput={(e) => setRounds(Number(e.currentTarget.value))}
+                />
+              </Field>
+            )}
+          </fieldset>
+        ) : null}
+        {ruleset === "x-nimmt" ? (
+          <Field id="c-deals" label={t("deals")}>
+            <input id="c-deals" type="number" min={1} max={50} value={deals} onInput={(e) => setDeals(Number(e.currentTarget.value))} />
+          </Field>
+        ) : null}
+        {ruleset === "nimm-oder-schieb" ? (
+          <>
+            <Field id="c-chips" label={t("chips")}>
+              <Select
+                id="c-chips"
+                value={chips}
+                onChange={setChips}
+                options={chipsOptionValues.map((v) => ({ value: v, label: t(`chips_${v}` as Key) }))}
+              />
+            </Field>
+            <Field id="c-games" label={t("games")}>
+              <input id="c-games" type="number" min={1} max={50} value={games} onInput={(e) => setGames(Number(e.currentTarget.value))} />
+            </Field>
+          </>
+        ) : null}
+        <Field id="c-name" label={t("gameName")}>
+          <input id="c-name" maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field id="c-deadline" label={t("moveDeadline")}>
+          <Select
+            id="c-deadline"
+            value={deadline}
+            onChange={setDeadline}
+            options={DEADLINES.map((d) => ({ value: d.value, label: t(d.key, { n: d.n }) }))}
+          />
+        </Field>
+        <label class="check">
+          <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} /> {t("publicGame")}
+        </label>
+        <details>
+          <summary>{t("advanced")}</summary>
+          <Field id="c-deal-json" label={t("preparedDeal")} hint={t("preparedDealHint")}>
+            <textarea
+              id="c-deal-json"
+              rows={4}
+              spellcheck={false}
+              aria-describedby="c-deal-json-hint"
+              value={dealJson}
+              onInput={(e) => setDealJson(e.currentTarget.value)}
+            />
+          </Field>
+        </details>
+        {localError ? (
+          <p class="error" role="alert">
+            {localError}
+          </p>
+        ) : null}
+        <ErrorMessage error={error} />
+        <button type="submit" class="primary" disabled={busy || infos === null}>
+          {t("create")}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+// Hash routes, so the server needs no fallback route: `#/`, `#/games/<id>`,
+// `#/join/<game>/<code>`, `#/pads`, `#/pads/<id>`, `#/calculator`.
+import { Store } from "./store";
+
+export type Route =
+  | { page: "lobby" }
+  | { page: "game"; id: string }
+  | { page: "join"; id: string; code: string }
+  | { page: "pads" }
+  | { page: "pad"; id: string }
+  | { page: "calculator" }
+  | { page: "missing" };
+
+export function parse(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const [a, b, c] = parts;
+  if (parts.length === 0) return { page: "lobby" };
+  if (a === "games" && b && parts.length === 2) return { page: "game", id: b };
+  if (a === "join" && b && c && parts.length === 3) return { page: "join", id: b, code: c };
+  if (a === "pads" && parts.length === 1) return { page: "pads" };
+  if (a === "pads" && b && parts.length === 2) return { page: "pad", id: b };
+  if (a === "calculator" && parts.length === 1) return { page: "calculator" };
+  return { page: "missing" };
+}
+
+export const route = new Store<Route>(parse(location.hash));
+window.addEventListener("hashchange", () => route.set(parse(location.hash)));
+
+export function href(...parts: string[]): string {
+  return `#/${parts.map(encodeURIComponent).join("/")}`;
+}
+
+export function go(hash: string): void {
+  if (location.hash === hash) route.set(parse(hash));
+  else location.hash = hash;
+}
+
+/** The absolute invite link of a private game. */
+export function inviteLink(id: string, code: string): string {
+  return `${location.origin}${location.pathname}${href("join", id, code)}`;
+}
+
+/** The game id and code of a pasted invite link (or `<game>/<code>`), else null. */
+export function parseInvite(text: string): { id: string; code: string } | null {
+  const s = text.trim();
+  const m = /#\/join\/([^/\s]+)\/([^/\s]+)\/?$/.exec(s) ?? /^([0-9a-f-]{36})\/([A-Za-z0-9]+)$/i.exec(s);
+  if (!m || !m[1] || !m[2]) return null;
+  return { id: decodeURIComponent(m[1]), code: decodeURIComponent(m[2]) };
+}

@@ -1,0 +1,171 @@
+// Small shared pieces of the UI: cards, error messages, buttons that show they are busy.
+import type { ComponentChildren } from "preact";
+import { useState } from "preact/hooks";
+import type { CardFace } from "../../typescript/src/index.ts";
+import { errorText } from "./api";
+import { t } from "./i18n";
+
+/** A bullhead, drawn once in index.html and reused. */
+export function Bull() {
+  return (
+    <svg class="bull" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <use href="#bull" />
+    </svg>
+  );
+}
+
+/** A row-game card: its number, its bullheads as icons (colour is only a second cue). */
+export function Card(props: { n: number; bulls: number; mark?: string | undefined; class?: string }) {
+  const { n, bulls: b, mark } = props;
+  return (
+    <span
+      class={`card b${Math.min(b, 7)} ${props.class ?? ""}`}
+      role="img"
+      aria-label={t("cardLabel", { card: n, bulls: b }) + (mark ? `, ${mark}` : "")}
+    >
+      <span class="num" aria-hidden="true">
+        {n}
+      </span>
+      <span class="heads" aria-hidden="true">
+        {Array.from({ length: b }, (_, i) => (
+          <Bull key={i} />
+        ))}
+      </span>
+      {mark ? (
+        <span class="mark" aria-hidden="true">
+          {mark}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+const SUIT: Record<string, string> = { clubs: "♣", diamonds: "♦", hearts: "♥" };
+
+/** A nimm-oder-schieb card, drawn as a standard-deck card with its value. */
+export function NosCard(props: { c: CardFace; big?: boolean }) {
+  const { c } = props;
+  return (
+    <span
+      class={`card nos suit-${c.suit}${props.big ? " big" : ""}`}
+      role="img"
+      aria-label={`${c.label} (${c.value})`}
+    >
+      <span class="rank" aria-hidden="true">
+        {c.rank}
+        {SUIT[c.suit] ?? ""}
+      </span>
+      <span class="value" aria-hidden="true">
+        {c.value}
+      </span>
+    </span>
+  );
+}
+
+/** An error as a sentence (with the server's detail where it names the input). */
+export function ErrorMessage(props: { error: unknown; onRetry?: () => void }) {
+  if (!props.error) return null;
+  const { text, detail } = errorText(props.error);
+  return (
+    <div class="error" role="alert">
+      <p>{text}</p>
+      {detail ? <p class="detail">{t("errDetail", { detail })}</p> : null}
+      {props.onRetry ? (
+        <button type="button" onClick={props.onRetry}>
+          {t("retry")}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * Runs an async action from a button or form: disables it meanwhile and keeps the error
+ * to show. Returns [run, busy, error, clearError].
+ */
+export function useAction(): [
+  (f: () => Promise<unknown>) => Promise<void>,
+  boolean,
+  unknown,
+  () => void,
+] {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async (f: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await f();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return [run, busy, error, () => setError(null)];
+}
+
+export function Field(props: {
+  label: string;
+  hint?: string | undefined;
+  children: ComponentChildren;
+  id: string;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint ? (
+        <small id={`${props.id}-hint`} class="hint">
+          {props.hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+export function Select<T extends string>(props: {
+  id: string;
+  value: T;
+  options: readonly { value: T; label: string }[];
+  onChange: (v: T) => void;
+  disabled?: boolean;
+}) {
+  return (
+    <select
+      id={props.id}
+      value={props.value}
+      disabled={props.disabled}
+      onChange={(e) => props.onChange(e.currentTarget.value as T)}
+    >
+      {props.options.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+/** Copies text to the clipboard and says so. */
+export function CopyButton(props: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard?.writeText(props.text).then(
+            () => setDone(true),
+            () => setDone(false),
+          );
+        }}
+      >
+        {props.label ?? t("copy")}
+      </button>
+      <span role="status" class="copied">
+        {done ? t("copied") : ""}
+      </span>
+    </>
+  );
+}

@@ -1,0 +1,449 @@
+// The web client end to end, in Debian's Chromium against the real server binary: people
+// play through the UI as a player would, and every page must stay free of console errors
+// and failed requests (except where a test provokes one on purpose and says which).
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import {
+  apiClient,
+  assertLabelled,
+  freePort,
+  DESKTOP,
+  isFinished,
+  launch,
+  moveIfAsked,
+  person,
+  PHONE,
+  shoot,
+  signInAsGuest,
+  startServer,
+  startStaticServer,
+  until,
+} from "./harness.mjs";
+
+let server;
+let browser;
+let allowedSite;
+let otherSite;
+
+before(async () => {
+  allowedSite = await startStaticServer();
+  otherSite = await startStaticServer();
+  server = await startServer({ corsOrigins: allowedSite.origin });
+  allowedSite.setApi(server.base);
+  otherSite.setApi(server.base);
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  await allowedSite?.stop();
+  await otherSite?.stop();
+});
+
+/** Creates a game through the lobby's form; returns its id. */
+async function createGame(page, { ruleset, players, setup }) {
+  await page.locator("#c-ruleset").selectOption(ruleset);
+  await page.locator("#c-players").fill(String(players));
+  if (setup) await setup(page);
+  await page.locator("form.create button[type=submit]").click();
+  await page.waitForURL(/#\/games\//);
+  await page.locator(".game-lobby").waitFor();
+  return decodeURIComponent(page.url().split("#/games/")[1]);
+}
+
+async function addBot(page, strategy) {
+  const seats = await page.locator(".seats-list .seat-name:not(:has(em))").count();
+  await page.locator("#bot-strategy").selectOption(strategy);
+  await page.locator(".add-bot button").click();
+  await until(async () => (await page.locator(".seats-list .seat-name:not(:has(em))").count()) > seats, 10_000, "the bot");
+}
+
+/** Plays every page's moves until all of them show the finished game. */
+async function playToTheEnd(pages, { ms = 240_000, nos } = {}) {
+  const end = Date.now() + ms;
+  for (;;) {
+    let done = true;
+    for (const p of pages) {
+      if (!(await isFinished(p))) {
+        done = false;
+        await moveIfAsked(p, { nos });
+      }
+    }
+    if (done) return;
+    if (Date.now() > end) throw new Error("the game did not finish in time");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs the fairness check on a finished game's page and expects every check to pass. */
+async function verifyFairness(page) {
+  await page.locator(".fairness button").click();
+  await page.locator("[data-verified]").waitFor();
+  assert.equal(await page.locator("[data-verified]").getAttribute("data-verified"), "true", "every fairness check passes");
+  assert.ok((await page.locator(".checks li.ok").count()) >= 2, "the commitment and at least one deal were checked");
+  assert.equal(await page.locator(".checks li.bad").count(), 0);
+}
+
+describe("the web client", () => {
+  test("two people play 6 nimmt! to the end, each seeing the other's moves live", async () => {
+    const anna = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const bruno = await person(browser, { viewport: DESKTOP, locale: "de-DE" });
+    const a = anna.page;
+    const b = bruno.page;
+    await a.goto(server.base + "/");
+    await shoot(a, "01-sign-in");
+    await assertLabelled(a);
+    await signInAsGuest(a, "anna");
+    await shoot(a, "02-lobby");
+    await assertLabelled(a);
+    const id = await createGame(a, {
+      ruleset: "6-nimmt",
+      players: 2,
+      setup: async (p) => {
+        await p.locator("input[name=end]").nth(1).check();
+        await p.locator("#c-rounds").fill("1");
+      },
+    });
+    const link = await a.locator("#invite-link").inputValue();
+    assert.match(link, /#\/join\/[^/]+\/[A-Z0-9]+$/);
+    await shoot(a, "03-game-lobby");
+
+    // Bruno opens the invite link, signs in as a guest and is seated; his browser speaks German.
+    await b.goto(link);
+    await b.locator("#guest-name").waitFor();
+    assert.equal(await b.locator("html").getAttribute("lang"), "de");
+    await signInAsGuest(b, "bruno");
+    await b.waitForURL(new RegExp(`#/games/${id}$`));
+    await b.locator(".game-lobby").waitFor();
+    // Anna sees him sit down without reloading.
+    await a.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "bruno" }).waitFor();
+    await a.locator(".lobby-actions button.primary").click();
+
+    // Both tables are live: Bruno's page turns into the table by itself.
+    await b.locator(".hand-cards button").first().waitFor();
+    await a.locator("[data-connection=live]").waitFor();
+    await b.locator("[data-connection=live]").waitFor();
+    assert.equal(await b.locator("#hand-h").textContent(), "Deine Hand");
+    assert.match(await b.title(), /^6 nimmt! · Runde 1 – Stammtisch$/);
+    await shoot(b, "04-table-6-nimmt");
+    await assertLabelled(b);
+
+    // Anna chooses a card; Bruno sees her "has chosen" mark live, but not the card.
+    const first = await a.locator(".hand-cards button").first().getAttribute("data-card");
+    await a.locator(".hand-cards button").first().click();
+    await a.locator(".hand-cards button[aria-pressed=true]").waitFor();
+    await b.locator(".seat[data-seat='0'] [data-selected=true]").waitFor();
+    assert.equal(await b.locator(`.revealed`).count(), 0, "no card is revealed before everyone chose");
+    // She changes her mind: the selection moves, the game waits for Bruno.
+    await a.locator(".hand-cards button").nth(1).click();
+    await until(async () => (await a.locator(".hand-cards button[aria-pressed=true]").getAttribute("data-card")) !== first, 10_000, "the changed selection");
+    await shoot(a, "05-selected");
+    // Bruno chooses: the reveal and the placements reach both pages step by step.
+    await b.locator(".hand-cards button").first().click();
+    await a.locator(".log-list li", { hasText: "Cards revealed" }).waitFor();
+    await b.locator(".log-list li", { hasText: "Aufgedeckt" }).waitFor();
+
+    await playToTheEnd([a, b]);
+    for (const p of [a, b]) {
+      await p.locator(".status.finished").waitFor();
+      assert.equal(await p.locator(".scores tbody tr").count(), 1, "one round was played");
+    }
+    await a.locator(".status.finished .winners").waitFor();
+    await shoot(a, "06-finished");
+    await verifyFairness(a);
+    await shoot(a, "07-fairness");
+    anna.assertClean();
+    bruno.assertClean();
+    await anna.context.close();
+    await bruno.context.close();
+  });
+
+  test("one person plays Nimm oder schieb against bots to the end", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "carla");
+    await createGame(p, {
+      ruleset: "nimm-oder-schieb",
+      players: 3,
+      setup: async (q) => {
+        await q.locator("#c-chips").selectOption("open");
+      },
+    });
+    assert.match(await p.locator(".game-lobby .options").textContent(), /Open \(everyone sees all\) · Match of 1 game$/);
+    await addBot(p, "random");
+    await addBot(p, "heuristic");
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".open-card .card.nos").waitFor();
+    const chips = Number(await p.locator(".my-chips").getAttribute("data-chips"));
+    assert.equal(chips, 11, "three players start with 11 chips");
+    await assertLabelled(p);
+    // Pass once, by keyboard: a chip goes onto the card.
+    const pass = p.getByRole("button", { name: "Pass (pay 1 chip)" });
+    await until(() => pass.isEnabled(), 10_000, "the pass button");
+    await pass.focus();
+    await p.keyboard.press("Enter");
+    await until(async () => Number(await p.locator(".my-chips").getAttribute("data-chips")) !== 11 || (await isFinished(p)), 10_000, "the chip paid");
+    await shoot(p, "10-nimm-oder-schieb");
+    await playToTheEnd([p], { nos: "random" });
+    await p.locator(".removed .card.nos").first().waitFor();
+    assert.equal(await p.locator(".removed .card.nos").count(), 9, "the nine removed cards are shown");
+    await shoot(p, "11-nimm-oder-schieb-finished");
+    await verifyFairness(p);
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("X nimmt!: taking a row and choosing the card for the X row", async () => {
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "dora");
+    // A prepared deal forces a row choice and then a keep decision (see tests/api/rulesets.rs).
+    const deal = { rows: [[10], [20], [30]], hands: [[1, 2, 12, 40, 41, 42, 43, 44], [11, 21, 22, 50, 51, 52, 53, 54]] };
+    const id = await createGame(p, {
+      ruleset: "x-nimmt",
+      players: 2,
+      setup: async (q) => {
+        await q.locator("#c-deals").fill("1");
+        await q.locator("details summary").click();
+        await q.locator("#c-deal-json").fill(JSON.stringify(deal));
+      },
+    });
+    assert.equal(await p.locator(".game-lobby .options").textContent(), "1 deal");
+    const code = await p.locator("[data-invite-code]").textContent();
+    const emil = apiClient(server.base);
+    await emil.guest("emil");
+    await emil.command(id, { type: "join", invite_code: code });
+    await p.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "emil" }).waitFor();
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".hand-cards button").first().waitFor();
+
+    const play = async (card) => {
+      await p.locator(`.hand-cards button[data-card='${card}']`).click();
+      await p.locator(`.hand-cards button[data-card='${card}'][aria-pressed=true]`).waitFor();
+    };
+    // Turn 1: 1 is below every row, so Dora takes a row (row 3, one card: kept automatically).
+    await play(1);
+    await emil.command(id, { type: "play_card", card: 21 });
+    await p.locator("button.take-row").first().waitFor();
+    await shoot(p, "20-x-nimmt-take-row");
+    await assertLabelled(p);
+    await p.getByRole("button", { name: /^Take row 3 \(3 bullheads\)$/ }).click();
+    await p.locator(".seat[data-seat='0'] .x-row .card").first().waitFor();
+    // Turns 2 and 3: 12 completes row 1 (capacity 3) and takes 10 and 11: Dora must choose.
+    await until(async () => (await p.locator(".hand-cards button[data-card='2']:enabled").count()) > 0, 15_000, "turn 2");
+    await play(2);
+    await emil.command(id, { type: "play_card", card: 11 });
+    await until(async () => (await p.locator(".hand-cards button[data-card='12']:enabled").count()) > 0, 15_000, "turn 3");
+    await play(12);
+    await emil.command(id, { type: "play_card", card: 22 });
+    await p.locator("button[data-keep='10']").waitFor();
+    await shoot(p, "21-x-nimmt-keep");
+    // Keeping 10 (below the X row's 30) puts the X row onto the X stack; 11 goes to the hand.
+    await p.locator("button[data-keep='10']").click();
+    await until(async () => (await p.locator(".x-stack-own .card").count()) === 1, 15_000, "the X stack");
+    assert.match(await p.locator(".seat[data-seat='0'] .x-row").textContent(), /X-?\s?[Rr]ow.*10/s);
+    await p.locator(".hand-cards button[data-card='11']").waitFor();
+
+    // Emil plays on through the API; Dora through the page, to the end of the deal.
+    let stop = false;
+    const emilPlays = (async () => {
+      while (!stop) {
+        const v = await emil.view(id);
+        if (v.status === "finished") return;
+        const mine = v.awaiting.some((a) => a.seat === v.you.seat);
+        const cmd = v.legal.find((c) => c.type !== "resign");
+        if (mine && cmd && !(cmd.type === "play_card" && v.you.selected)) {
+          await emil.command(id, cmd).catch(() => undefined);
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    await playToTheEnd([p]);
+    stop = true;
+    await emilPlays;
+    await shoot(p, "22-x-nimmt-finished");
+    await verifyFairness(p);
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("an invite link pasted in the lobby seats a signed-in person", async () => {
+    const host = await person(browser, { viewport: DESKTOP });
+    const guest = await person(browser, { viewport: PHONE });
+    await host.page.goto(server.base + "/");
+    await signInAsGuest(host.page, "frieda");
+    await createGame(host.page, {
+      ruleset: "11-nimmt",
+      players: 3,
+      setup: async (q) => {
+        await q.locator("#c-deadline").selectOption("86400");
+      },
+    });
+    const link = await host.page.locator("#invite-link").inputValue();
+    await guest.page.goto(server.base + "/");
+    await signInAsGuest(guest.page, "gerd");
+    await guest.page.locator("#invite").fill(link);
+    await guest.page.locator("form:has(#invite) button[type=submit]").click();
+    await guest.page.locator(".game-lobby").waitFor();
+    await guest.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "gerd" }).waitFor();
+    await host.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "gerd" }).waitFor();
+    await addBot(host.page, "heuristic");
+    await host.page.locator(".lobby-actions button.primary").click();
+    await guest.page.locator(".hand-cards button").first().waitFor();
+    // The game waits for Gerd: Frieda's inbox stays empty for it, Gerd's lists it.
+    await guest.page.goto(server.base + "/#/");
+    await guest.page.locator("section[aria-labelledby=inbox-h] .game-item").first().waitFor();
+    // With its deadline: a day per move, so due in about 24 hours.
+    assert.match(
+      await guest.page.locator("section[aria-labelledby=inbox-h] .game-item .deadline").first().textContent(),
+      /\(due in (1 day|23 hr 59 min)\)/,
+    );
+    await shoot(guest.page, "30-inbox");
+    host.assertClean();
+    guest.assertClean();
+    await host.context.close();
+    await guest.context.close();
+  });
+
+  test("a score pad round, a correction, the end; and the hand calculator", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    // The impossible round below is refused by the server on purpose.
+    me.allow(/status of 422/);
+    me.allow(/HTTP 422: POST .*\/rounds$/);
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "hanna");
+    await p.locator("header nav a[href='#/pads']").click();
+    await p.locator("#p-ruleset").selectOption("6-nimmt");
+    for (const [i, n] of ["Hanna", "Ines", "Jan"].entries()) await p.locator(`#p-name-${i}`).fill(n);
+    await p.locator("#p-points").selectOption("33");
+    await p.locator(".pads form button[type=submit]").click();
+    await p.locator(".pad-table").waitFor();
+    const enter = async (scores) => {
+      for (const [i, s] of scores.entries()) await p.locator(`#pad-score-${i}`).fill(String(s));
+      await p.locator(".pad-actions button[type=submit]").click();
+    };
+    await enter([5, 0, 12]);
+    await until(async () => (await p.locator(".pad-table tbody tr:not(.entry)").count()) === 1, 10_000, "round 1");
+    assert.deepEqual(await p.locator(".pad-table tfoot td").allTextContents(), ["5", "0", "12"]);
+    // An impossible round is refused with a sentence, not JSON.
+    await enter([200, 0, 0]);
+    const error = await p.locator(".pad .error").first().textContent();
+    assert.match(error, /cannot happen/);
+    assert.doesNotMatch(error, /[{}]/);
+    // A correction: record a round, take it back.
+    await enter([10, 2, 3]);
+    await until(async () => (await p.locator(".pad-table tbody tr:not(.entry)").count()) === 2, 10_000, "round 2");
+    await p.locator(".pad-actions button[type=button]").click();
+    await until(async () => (await p.locator(".pad-table tbody tr:not(.entry)").count()) === 1, 10_000, "the correction");
+    await enter([30, 2, 3]);
+    await p.locator(".pad .winners").waitFor();
+    assert.match(await p.locator(".pad .winners").textContent(), /Ines/);
+    await shoot(p, "40-score-pad");
+    await assertLabelled(p);
+
+    // The seed's example hand: 6, 8 9 10, 13 14 15, 23 24, 33 with 6 chips scores 77.
+    await p.locator("header nav a[href='#/calculator']").click();
+    for (const label of ["6♣", "8♣", "9♣", "10♣", "K♣", "A♦", "2♦", "10♦", "J♦", "7♥"]) {
+      await p.locator(".calculator button.card-button", { has: p.locator(`[aria-label^='${label} ']`) }).click();
+    }
+    await p.locator("#calc-chips").fill("6");
+    await until(async () => (await p.locator(".calculator .total").getAttribute("data-total")) === "77", 10_000, "77 points");
+    await shoot(p, "41-calculator");
+    await assertLabelled(p);
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("a client on an allowed second origin plays through CORS; another origin is refused", async () => {
+    const site = await person(browser, { viewport: DESKTOP });
+    const p = site.page;
+    await p.goto(allowedSite.origin + "/");
+    await signInAsGuest(p, "kai");
+    await createGame(p, { ruleset: "6-nimmt", players: 2 });
+    await addBot(p, "random");
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".hand-cards button").first().waitFor();
+    // The stream opens cross-origin with a ticket (EventSource cannot send Authorization).
+    await p.locator("[data-connection=live]").waitFor();
+    await p.locator(".hand-cards button").first().click();
+    await p.locator(".log-list li", { hasText: "Cards revealed" }).waitFor();
+    site.assertClean();
+    await site.context.close();
+
+    // The server sends no CORS headers to an origin that is not on the list …
+    const res = await fetch(`${server.base}/v1/rulesets`, { headers: { Origin: otherSite.origin } });
+    assert.equal(res.headers.get("access-control-allow-origin"), null);
+    const ok = await fetch(`${server.base}/v1/rulesets`, { headers: { Origin: allowedSite.origin } });
+    assert.equal(ok.headers.get("access-control-allow-origin"), allowedSite.origin);
+    // … so the browser refuses the page's calls, and the page says so in a sentence.
+    const other = await person(browser, { viewport: PHONE });
+    other.allow(/blocked by CORS policy/);
+    other.allow(/Failed to load resource: net::ERR_FAILED/);
+    other.allow(/request failed: .* net::ERR_FAILED/);
+    await other.page.goto(otherSite.origin + "/");
+    await other.page.locator("#guest-name").fill("lena");
+    await other.page.locator("form:has(#guest-name) button[type=submit]").click();
+    const text = await other.page.locator(".signin .error").first().textContent();
+    assert.match(text, /cannot be reached/);
+    assert.ok(other.seen.some((m) => /CORS/.test(m)), `the browser reported the CORS refusal: ${other.seen.join("; ")}`);
+    assert.ok(
+      other.problems.length === 0,
+      `only the expected CORS refusal: ${other.problems.join("; ")}`,
+    );
+    await other.context.close();
+  });
+  test("a dropped stream reconnects with a fresh ticket after the last event it saw", async () => {
+    // Its own server, restarted on the same address and database.
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), "stammtisch-e2e-"));
+    let own = await startServer({ port, dir });
+    const me = await person(browser, { viewport: PHONE });
+    // While the server is down the page's requests fail; that is the point here.
+    me.allow(/ERR_CONNECTION_REFUSED|ERR_CONNECTION_RESET|ERR_EMPTY_RESPONSE|ERR_INCOMPLETE_CHUNKED_ENCODING|ERR_NETWORK_CHANGED/);
+    const streams = [];
+    me.page.on("request", (r) => {
+      if (r.url().includes("/stream?")) streams.push(new URL(r.url()));
+    });
+    try {
+      const p = me.page;
+      await p.goto(own.base + "/");
+      await signInAsGuest(p, "mia");
+      const id = await createGame(p, { ruleset: "6-nimmt", players: 2 });
+      const code = await p.locator("[data-invite-code]").textContent();
+      const nils = apiClient(own.base);
+      await nils.guest("nils");
+      await nils.command(id, { type: "join", invite_code: code });
+      await p.locator(".lobby-actions button.primary").click();
+      await p.locator("[data-connection=live]").waitFor();
+      await p.locator(".hand-cards button").first().waitFor();
+
+      await own.stop();
+      await p.locator("[data-connection=reconnecting]").waitFor();
+      own = await startServer({ port, dir });
+      // Nils chooses while Mia's page is (re)connecting: the page must still learn of it.
+      const view = await nils.view(id);
+      await nils.command(id, { type: "play_card", card: view.you.hand[0] });
+      await p.locator("[data-connection=live]").waitFor({ timeout: 30_000 });
+      await p.locator(".seat[data-seat='1'] [data-selected=true]").waitFor();
+      assert.ok(streams.length >= 2, "the stream was opened again");
+      const [first, last] = [streams[0], streams[streams.length - 1]];
+      assert.notEqual(first.searchParams.get("ticket"), last.searchParams.get("ticket"), "a fresh ticket");
+      assert.ok(
+        Number(last.searchParams.get("after")) > Number(first.searchParams.get("after")),
+        "resumed after the last event it saw, not from the start",
+      );
+      me.assertClean();
+    } finally {
+      await me.context.close();
+      await own.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
