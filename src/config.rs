@@ -93,6 +93,9 @@ pub struct Config {
     /// resigned and moves for a seat whose deadline passed (`random`, `heuristic`,
     /// `expert`).
     pub stand_in: rules::BotStrategy,
+    /// `REMATCH_WINDOW_SECONDS`, default 86400 (a day): how long a rematch keeps the
+    /// seats of the finished game's people.
+    pub rematch_window: Duration,
     /// `TRUST_FORWARDED_FOR`, default `false`: take the client address from
     /// `Forwarded`/`X-Forwarded-For` (only behind a proxy that sets them).
     pub trust_forwarded_for: bool,
@@ -257,6 +260,7 @@ impl Config {
                         reason: "use random, heuristic or expert".into(),
                     })?,
             },
+            rematch_window: duration("REMATCH_WINDOW_SECONDS", 86_400, Duration::from_secs)?,
             trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
             body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,
             sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,

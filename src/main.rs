@@ -165,6 +165,16 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
                 }
                 Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for expired deadlines"),
             }
+            match service.due_reservations(now) {
+                Ok(games) => {
+                    for game in games {
+                        if let Err(e) = service.release_reservations(&game) {
+                            tracing::warn!(game, error = %stammtisch::telemetry::Chain(&e), "could not release a rematch's seats");
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for rematch reservations"),
+            }
             std::thread::sleep(Duration::from_millis(250));
         }
     });
@@ -237,6 +247,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_stand_in(config.stand_in)
+        .with_rematch_window(config.rematch_window)
         .with_limits(limits.clone());
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     stammtisch::webhooks::spawn_worker(

@@ -44,6 +44,9 @@ pub enum ServiceError {
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A rematch needs a finished game.
+    #[error("the game is not finished")]
+    NotFinished,
     /// No such player (account).
     #[error("player not found")]
     PlayerNotFound,
@@ -176,6 +179,20 @@ pub struct GameListPage {
     pub games: Vec<GameSummaryRow>,
     /// The cursor of the next page, `None` at the end.
     pub next_cursor: Option<String>,
+}
+
+/// What quick play looks for.
+pub struct QuickRequest<'a> {
+    /// The caller.
+    pub account: &'a str,
+    /// The caller's name.
+    pub name: &'a str,
+    /// Ruleset.
+    pub ruleset: rules::Ruleset,
+    /// Table size; any when `None` (a new table gets the ruleset's usual size).
+    pub players: Option<u8>,
+    /// Options; any when `None` (a new table gets the defaults).
+    pub options: Option<rules::OptionsInput>,
 }
 
 /// The inbox is sorted in memory from at most this many games.
@@ -360,6 +377,7 @@ pub struct Service {
     ticket_ttl: std::time::Duration,
     limits: crate::limits::Limits,
     stand_in: BotStrategy,
+    rematch_window: std::time::Duration,
 }
 
 impl Service {
@@ -371,6 +389,7 @@ impl Service {
             cache: crate::cache::StateCache::new(),
             ticket_ttl: std::time::Duration::from_secs(30),
             stand_in: BotStrategy::Heuristic,
+            rematch_window: std::time::Duration::from_secs(86_400),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             store,
         }
@@ -406,6 +425,13 @@ impl Service {
     #[must_use]
     pub fn with_stand_in(mut self, strategy: BotStrategy) -> Self {
         self.stand_in = strategy;
+        self
+    }
+
+    /// The same service keeping a rematch's seats for `window`.
+    #[must_use]
+    pub fn with_rematch_window(mut self, window: std::time::Duration) -> Self {
+        self.rematch_window = window;
         self
     }
 
@@ -451,7 +477,7 @@ impl Service {
     ) -> Result<(GameRow, i32, Game), ServiceError> {
         let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
         let (version, game) = self.load(tx, game_id)?;
-        if !row.public && game.seat_of(viewer).is_none() {
+        if !row.public && game.seat_of(viewer).is_none() && !kept_for(&game, viewer) {
             return Err(ServiceError::GameNotFound);
         }
         if self.cache.would_keep(game_id, version) {
@@ -662,8 +688,10 @@ impl Service {
         // Privacy first: to an outsider a private game does not exist, whatever the
         // request's headers say (a stale If-Match must not reveal its version).
         if !row.public && game.seat_of(req.account).is_none() {
-            let invited =
-                req.invite_code.is_some() && req.invite_code == row.invite_code.as_deref();
+            // The code invites; so does a seat a rematch keeps for the account.
+            let invited = (req.invite_code.is_some()
+                && req.invite_code == row.invite_code.as_deref())
+                || kept_for(&game, req.account);
             if !(matches!(req.command, Command::Join {}) && invited) {
                 return Err(ServiceError::GameNotFound);
             }
@@ -816,6 +844,265 @@ impl Service {
         })
     }
 
+    /// Starts the rematch of a finished game for one of its people, or finds the one
+    /// already started: a new game with the same ruleset, options, visibility and people
+    /// (bots with their strategies), a fresh seed, the caller as host, and the other people's
+    /// seats kept for them for the rematch window. The finished game records the link
+    /// (`rematch_created`). Returns the game and whether it was created now.
+    ///
+    /// # Errors
+    /// Unknown or invisible game, not a person of it, a game not finished yet, limits,
+    /// storage failure.
+    pub fn rematch(
+        &self,
+        game_id: &str,
+        account: &str,
+        name: &str,
+    ) -> Result<(GameBody, bool), ServiceError> {
+        for _ in 0..MAX_ATTEMPTS {
+            let mut linked = None;
+            let result = self.store.write(|tx| {
+                let (row, version, old) = self.visible(tx, game_id, account)?;
+                if let Some(existing) = old.rematch.clone() {
+                    let (erow, eversion, egame) = self.visible(tx, &existing, account)?;
+                    return Ok((self.body(&egame, &erow, eversion, account), false));
+                }
+                let Some(seat) = old.seat_of(account) else {
+                    return Err(ServiceError::Rule(rules::RuleError::NotAPlayer));
+                };
+                if old.status() != Status::Finished {
+                    return Err(ServiceError::NotFinished);
+                }
+                let open = tx.open_lobbies(account)?;
+                self.limits.game(account, open)?;
+                let mut reservations = Vec::new();
+                let mut bots = Vec::new();
+                let others = old
+                    .seats
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != usize::from(seat));
+                for (new_seat, (_, s)) in (1u8..).zip(others) {
+                    match &s.occupant {
+                        Some(rules::Occupant::Human { account: a, .. }) => {
+                            reservations.push(rules::Reservation {
+                                seat: new_seat,
+                                account: a.clone(),
+                            });
+                        }
+                        Some(rules::Occupant::Bot { strategy, .. }) => bots.push(*strategy),
+                        None => {}
+                    }
+                }
+                let kept = !reservations.is_empty();
+                let (new_row, mut game, mut events) = self.new_game(
+                    CreateRequest {
+                        account,
+                        name,
+                        setup: old.setup.clone(),
+                        game_name: old.name.clone(),
+                        deal: None,
+                        move_deadline_seconds: old.move_deadline_seconds,
+                        public: row.public,
+                    },
+                    Extras {
+                        rematch_of: Some(game_id.to_owned()),
+                        reservations,
+                        auto_start: false,
+                    },
+                )?;
+                let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
+                for strategy in bots {
+                    let actor = Actor::Account { id: account, name };
+                    let added = game.decide(actor, &Command::AddBot { strategy }, &mut dealer)?;
+                    added.iter().for_each(|e| game.apply(e));
+                    events.extend(added);
+                }
+                let new_row = GameRow {
+                    version: i32::try_from(events.len()).unwrap_or(i32::MAX),
+                    free_seats: index_of(&game, &new_row.id).free_seats,
+                    ..new_row
+                };
+                insert_game(tx, &new_row, &game, &events)?;
+                if kept {
+                    let until = chrono::Utc::now().naive_utc()
+                        + chrono::Duration::seconds(
+                            i64::try_from(self.rematch_window.as_secs()).unwrap_or(86_400),
+                        );
+                    tx.set_reserved_until(&new_row.id, Some(until))?;
+                }
+                let link = Event::RematchCreated {
+                    game: new_row.id.clone(),
+                };
+                let mut finished = old;
+                finished.apply(&link);
+                tx.append(
+                    game_id,
+                    version,
+                    &index_of(&finished, game_id),
+                    &encode_all(std::slice::from_ref(&link))?,
+                )?;
+                crate::webhooks::enqueue_rematch(
+                    tx.webhooks(),
+                    &new_row.id,
+                    new_row.version,
+                    &game,
+                )?;
+                linked = Some((version + 1, finished));
+                Ok((self.body(&game, &new_row, new_row.version, account), true))
+            });
+            match result {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(answer) => {
+                    if let Some((version, finished)) = linked {
+                        self.cache.put(game_id, version, finished);
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(answer);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+
+    /// Frees the seats a rematch kept when nobody came for them in time.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn release_reservations(&self, game_id: &str) -> Result<(), ServiceError> {
+        for _ in 0..MAX_ATTEMPTS {
+            let mut released = None;
+            let result = self.store.write(|tx| {
+                let (version, mut game) = self.load(tx, game_id)?;
+                tx.set_reserved_until(game_id, None)?;
+                let waiting = game
+                    .seats
+                    .iter()
+                    .any(|s| s.occupant.is_none() && s.reserved_for.is_some());
+                if !waiting || game.status() != Status::Lobby {
+                    return Ok(());
+                }
+                let event = Event::ReservationsReleased {};
+                game.apply(&event);
+                tx.append(
+                    game_id,
+                    version,
+                    &index_of(&game, game_id),
+                    &encode_all(std::slice::from_ref(&event))?,
+                )?;
+                released = Some((version + 1, game));
+                Ok(())
+            });
+            match result {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(()) => {
+                    if let Some((version, game)) = released {
+                        self.cache.put(game_id, version, game);
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+
+    /// Games whose rematch reservations are due at `now`.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn due_reservations(
+        &self,
+        now: chrono::NaiveDateTime,
+    ) -> Result<Vec<String>, ServiceError> {
+        Ok(self.store.read(|tx| tx.due_reservations(now, 50))?)
+    }
+
+    /// Quick play: seats the caller at the oldest public quick-play table of the ruleset
+    /// that fits what they asked for and has a free seat, or opens one (public, starting by
+    /// itself when full). Quick plays of a ruleset take turns (a named lock), so
+    /// simultaneous callers fill one table before the next is opened. Returns the game and
+    /// whether it was opened now.
+    ///
+    /// # Errors
+    /// Invalid players or options, limits, storage failure.
+    pub fn quick_play(&self, req: &QuickRequest<'_>) -> Result<(GameBody, bool), ServiceError> {
+        let players = req.players.unwrap_or_else(|| quick_players(req.ruleset));
+        let wanted = Setup::from_input(req.ruleset, players, None, req.options)?;
+        for _ in 0..MAX_ATTEMPTS {
+            let mut committed = None;
+            let result = self.store.write(|tx| {
+                tx.lock_named(&format!("quick-play:{}", req.ruleset.name()))?;
+                for id in tx.open_public_lobbies(req.ruleset.name(), 50)? {
+                    let (version, game) = self.load(tx, &id)?;
+                    let fits = game.auto_start
+                        && req.players.is_none_or(|p| p == game.setup.players)
+                        && (req.options.is_none() || game.setup.options == wanted.options);
+                    if !fits {
+                        continue;
+                    }
+                    let row = tx.game(&id)?.ok_or(ServiceError::GameNotFound)?;
+                    if game.seat_of(req.account).is_some() {
+                        return Ok((self.body(&game, &row, version, req.account), false));
+                    }
+                    let join = CommandRequest {
+                        game: &id,
+                        account: req.account,
+                        name: req.name,
+                        command: Command::Join {},
+                        if_match: Some(version),
+                        idempotency_key: None,
+                        invite_code: None,
+                    };
+                    return match self.attempt(tx, &join, &mut committed)? {
+                        CommandOutcome::Applied(body) => Ok((*body, false)),
+                        CommandOutcome::Replayed(_) => Err(ServiceError::Busy),
+                    };
+                }
+                let open = tx.open_lobbies(req.account)?;
+                self.limits.game(req.account, open)?;
+                let setup = Setup {
+                    players,
+                    ..wanted.clone()
+                };
+                let (row, game, events) = self.new_game(
+                    CreateRequest {
+                        account: req.account,
+                        name: req.name,
+                        setup,
+                        game_name: None,
+                        deal: None,
+                        move_deadline_seconds: None,
+                        public: true,
+                    },
+                    Extras {
+                        auto_start: true,
+                        ..Extras::default()
+                    },
+                )?;
+                insert_game(tx, &row, &game, &events)?;
+                Ok((self.body(&game, &row, row.version, req.account), true))
+            });
+            match result {
+                Err(
+                    ServiceError::Store(StoreError::Conflict)
+                    | ServiceError::VersionConflict { .. },
+                ) => {}
+                Ok(answer) => {
+                    if let Some((version, game)) = committed {
+                        self.cache.put(&answer.0.id, version, game);
+                        self.notifier.notify(&answer.0.id);
+                    }
+                    return Ok(answer);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ServiceError::Busy)
+    }
+
     /// A page of games: without `mine` the caller's and the public ones, newest first and
     /// paged by id; the inbox ordered by the caller's deadline (games without one after,
     /// newest first) and paged by position. The cursor is opaque to clients.
@@ -924,6 +1211,21 @@ fn request_hash(req: &CommandRequest<'_>) -> String {
 fn ticket_hash(ticket: &str) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
+}
+
+/// Whether a rematch keeps a seat of `game` for `account`.
+fn kept_for(game: &Game, account: &str) -> bool {
+    game.seats
+        .iter()
+        .any(|s| s.occupant.is_none() && s.reserved_for.as_deref() == Some(account))
+}
+
+/// The table size quick play opens when the caller names none.
+fn quick_players(ruleset: rules::Ruleset) -> u8 {
+    match ruleset {
+        rules::Ruleset::XNimmt => 3,
+        _ => 4,
+    }
 }
 
 /// Stores a new game made by `Service::new_game`.

@@ -304,6 +304,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::Limited(limit) => limit.into(),
             ServiceError::InvalidCursor => Self::Validation("invalid cursor".into()),
             ServiceError::PlayerNotFound => Self::NotFound("player"),
+            ServiceError::NotFinished => Self::Conflict {
+                code: "game_not_finished",
+                detail: "a rematch needs a finished game".into(),
+            },
             ServiceError::IdempotencyKeyReused => Self::Unprocessable {
                 code: "idempotency_key_reused",
                 detail: "this Idempotency-Key was used for another request within 24 hours".into(),

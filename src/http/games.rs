@@ -12,7 +12,8 @@ use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
 use crate::service::{
-    CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, ServiceError,
+    CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, QuickRequest,
+    ServiceError,
 };
 use crate::store::GameSummaryRow;
 
@@ -68,6 +69,8 @@ pub struct GameSummary {
     pub people: usize,
     /// Seats nobody holds yet (lobbies).
     pub free_seats: i32,
+    /// Listed and open to spectators.
+    pub public: bool,
     /// The caller's seat, if any.
     pub your_seat: Option<i32>,
     /// The caller must act now.
@@ -248,6 +251,7 @@ fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
         players: row.seats.len(),
         people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
         free_seats: row.game.free_seats,
+        public: row.game.public,
         id: row.game.id,
         ruleset: row.game.ruleset,
         name: row.game.name,
@@ -544,4 +548,105 @@ pub async fn patch_game(
     })
     .await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
+}
+
+/// Starts the rematch of a finished game (one of its people), or returns the one already
+/// started: same ruleset, options, visibility and people (bots with their strategies), a
+/// fresh seed. The caller hosts it; the other people's seats are kept for them for
+/// `REMATCH_WINDOW_SECONDS` (they take them with `join`, no invite code needed) and their
+/// webhooks get a `rematch_offered` notification. Both games link to each other
+/// (`rematch_of`, `rematch`).
+#[utoipa::path(
+    operation_id = "rematch",
+    tag = "games",
+    params(("id" = String, Path, description = "The finished game's id")),
+    responses(
+        (status = 201, body = GameBody, description = "the rematch, started now", headers(("Location" = String), ("ETag" = String))),
+        (status = 200, body = GameBody, description = "the rematch someone started before", headers(("ETag" = String))),
+        (status = 403, description = "`not_a_player`: only the game's people start its rematch", body = Problem),
+        (status = 404, description = "`not_found`", body = Problem),
+        (status = 409, description = "`game_not_finished`", body = Problem),
+        (status = 429, description = "`too_many_games`, `too_many_open_lobbies`", body = Problem)
+    )
+)]
+#[post("/v1/games/{id}/rematch")]
+pub async fn rematch(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = game_id(&path)?;
+    let (body, created) = blocking(move || {
+        state
+            .service
+            .rematch(&id, &caller.id, &caller.name)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(created_or_found(&body, created))
+}
+
+fn created_or_found(body: &GameBody, created: bool) -> HttpResponse {
+    if created {
+        HttpResponse::Created()
+            .insert_header((header::LOCATION, format!("/v1/games/{}", body.id)))
+            .insert_header(etag(body.version))
+            .json(body)
+    } else {
+        game_response(actix_web::http::StatusCode::OK, body)
+    }
+}
+
+/// What quick play looks for.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuickPlay {
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
+    pub ruleset: Ruleset,
+    /// Table size; any table when left out (a new one gets 4 seats, x-nimmt 3).
+    #[schema(minimum = 2, maximum = 10)]
+    pub players: Option<u8>,
+    /// Options; any when left out (a new table gets the defaults).
+    pub options: Option<OptionsInput>,
+}
+
+/// Quick play: takes a free seat at the oldest public quick-play table that fits, or opens
+/// one (public, starting by itself when its last seat is taken). Simultaneous callers fill
+/// one table before the next is opened.
+#[utoipa::path(
+    operation_id = "quick_play",
+    tag = "games",
+    request_body = QuickPlay,
+    responses(
+        (status = 201, body = GameBody, description = "a new table, waiting for players", headers(("Location" = String), ("ETag" = String))),
+        (status = 200, body = GameBody, description = "a seat at a waiting table (or the caller's own)", headers(("ETag" = String))),
+        (status = 422, description = "`invalid_options`: players or options the ruleset does not take", body = Problem),
+        (status = 429, description = "`too_many_games`, `too_many_open_lobbies`", body = Problem)
+    )
+)]
+#[post("/v1/games/quick")]
+pub async fn quick_play(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<QuickPlay>,
+) -> Result<HttpResponse, ApiError> {
+    let QuickPlay {
+        ruleset,
+        players,
+        options,
+    } = body.0;
+    let (body, created) = blocking(move || {
+        state
+            .service
+            .quick_play(&QuickRequest {
+                account: &caller.id,
+                name: &caller.name,
+                ruleset,
+                players,
+                options,
+            })
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(created_or_found(&body, created))
 }

@@ -29,6 +29,7 @@ impl Modify for NamedVariants {
         {
             name_variants(schemas, "Command", "Command", true);
             name_variants(schemas, "Event", "Event", false);
+            document_extras(schemas);
             for envelope in ["EventItem", "FeedItem", "ArchivedEvent"] {
                 type_envelope(schemas, envelope, "Event");
             }
@@ -222,6 +223,40 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
             "discriminator".into(),
             json!({ "propertyName": "type", "mapping": mapping }),
         );
+    }
+}
+
+/// What the wire carries beyond the rules' types: `join` takes the `invite_code` of a
+/// private game (the HTTP layer reads it), and events made for a seat whose deadline passed
+/// carry `"cause": "deadline"` in their data.
+fn document_extras(schemas: &mut Map<String, Value>) {
+    if let Some(props) = schemas
+        .get_mut("JoinCommand")
+        .and_then(|j| j.get_mut("properties"))
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "invite_code".into(),
+            json!({ "type": "string", "description": "The invite code of a private game." }),
+        );
+    }
+    for (name, schema) in schemas.iter_mut() {
+        if !name.ends_with("Event") {
+            continue;
+        }
+        if let Some(props) = schema
+            .pointer_mut("/properties/data/properties")
+            .and_then(Value::as_object_mut)
+        {
+            props.insert(
+                "cause".into(),
+                json!({
+                    "type": "string",
+                    "enum": ["deadline"],
+                    "description": "Present when the server made the move for a seat whose deadline passed."
+                }),
+            );
+        }
     }
 }
 

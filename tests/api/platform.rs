@@ -268,7 +268,196 @@ fn ratings_rebuild_from_the_log_to_the_same_numbers(backend: Backend) {
     );
 }
 
+fn a_rematch_keeps_the_people_and_their_seats(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let ben = api.guest("ben");
+    let outsider = api.guest("otto");
+    // A private game with a bot, played to the end.
+    let game = start_game(
+        &api,
+        &[anna.clone(), ben.clone()],
+        &json!({ "ruleset": "6-nimmt", "players": 3, "options": { "end": { "rounds": 1 } } }),
+        &["heuristic"],
+    );
+    let path = format!("/v1/games/{game}/rematch");
+    api.post(&path, Some(&anna.token), &json!({}))
+        .assert_problem(409, "game_not_finished");
+    play_randomly(&api, &[anna.clone(), ben.clone()], &game, 21);
+    api.post(&path, Some(&outsider.token), &json!({}))
+        .assert_problem(404, "not_found");
+
+    let first = api.post(&path, Some(&ben.token), &json!({}));
+    assert_eq!(first.status, 201, "{}", first.text);
+    let rematch = first.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        first.header("location").as_deref(),
+        Some(format!("/v1/games/{rematch}").as_str())
+    );
+    let view = &first.body;
+    assert_eq!(view["rematch_of"], game.as_str());
+    assert_eq!(view["ruleset"], "6-nimmt");
+    assert_eq!(view["options"]["end"], json!({ "rounds": 1 }));
+    assert_eq!(view["public"], false, "same visibility");
+    assert_eq!(
+        view["seats"][0]["account_id"],
+        ben.id.as_str(),
+        "the caller hosts"
+    );
+    assert_eq!(view["seats"][1]["reserved"], true, "anna's seat is kept");
+    assert!(view["seats"][1]["account_id"].is_null());
+    assert_eq!(
+        view["seats"][2]["strategy"], "heuristic",
+        "the bot comes along"
+    );
+    // The finished game links to it, and a second request finds the same game.
+    assert_eq!(api.view(&anna, &game)["rematch"], rematch.as_str());
+    let again = api.post(&path, Some(&anna.token), &json!({}));
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!(again.body["id"], rematch.as_str());
+    // Anna may see and join it without the invite code; an outsider may not.
+    api.get(&format!("/v1/games/{rematch}"), Some(&outsider.token))
+        .assert_problem(404, "not_found");
+    let r = api.command(&outsider, &rematch, &json!({ "type": "join" }));
+    r.assert_problem(404, "not_found");
+    let joined = api.ok(&anna, &rematch, &json!({ "type": "join" }));
+    assert_eq!(joined["seats"][1]["account_id"], anna.id.as_str());
+    let started = api.ok(&ben, &rematch, &json!({ "type": "start" }));
+    assert_eq!(started["status"], "active");
+    assert_ne!(
+        started["fairness"]["commitment"],
+        api.view(&anna, &game)["fairness"]["commitment"],
+        "a fresh seed"
+    );
+}
+
+fn kept_seats_are_released_after_the_window(backend: Backend) {
+    let server = crate::support::TestServer::start_with_env(
+        crate::support::TestDb::new(backend),
+        backend,
+        &[("REMATCH_WINDOW_SECONDS", "1")],
+    );
+    let api = server.client();
+    let anna = api.guest("anna");
+    let ben = api.guest("ben");
+    let cara = api.guest("cara");
+    let game = start_game(
+        &api,
+        &[anna.clone(), ben.clone()],
+        &json!({ "ruleset": "6-nimmt", "players": 2, "public": true,
+                 "options": { "end": { "rounds": 1 } } }),
+        &[],
+    );
+    play_randomly(&api, &[anna.clone(), ben.clone()], &game, 31);
+    let rematch = api.post(
+        &format!("/v1/games/{game}/rematch"),
+        Some(&anna.token),
+        &json!({}),
+    );
+    let rematch = rematch.body["id"].as_str().unwrap().to_owned();
+    // While the seat is kept, a stranger cannot take it.
+    let r = api.command(&cara, &rematch, &json!({ "type": "join" }));
+    r.assert_problem(422, "game_full");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while api.view(&anna, &rematch)["seats"][1]["reserved"] == true {
+        assert!(
+            Instant::now() < deadline,
+            "the kept seat was never released"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let events = api.events(&anna, &rematch);
+    assert!(events.iter().any(|e| e["type"] == "reservations_released"));
+    api.ok(&cara, &rematch, &json!({ "type": "join" }));
+}
+
+fn simultaneous_quick_plays_fill_one_table_before_the_next(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people: Vec<Player> = (0..20).map(|i| api.guest(&format!("quick{i}"))).collect();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(people.len()));
+    let handles: Vec<_> = people
+        .iter()
+        .cloned()
+        .map(|p| {
+            let (api, barrier) = (api.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                let r = api.post(
+                    "/v1/games/quick",
+                    Some(&p.token),
+                    &json!({ "ruleset": "6-nimmt", "players": 4 }),
+                );
+                assert!(r.status == 200 || r.status == 201, "{}", r.text);
+                r.body["id"].as_str().unwrap().to_owned()
+            })
+        })
+        .collect();
+    let mut tables: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    tables.sort();
+    tables.dedup();
+    assert_eq!(tables.len(), 5, "20 callers, tables of 4: {tables:?}");
+    for table in &tables {
+        let view = api.view(&people[0], table);
+        assert_eq!(
+            view["status"], "active",
+            "a full quick table starts by itself"
+        );
+        assert_eq!(view["auto_start"], true);
+        let seated = view["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["account_id"].is_string())
+            .count();
+        assert_eq!(seated, 4);
+    }
+    // A caller already waiting at a table gets that table again; the lobby list filters by
+    // free seats.
+    let me = api.guest("lonely");
+    let first = api.post(
+        "/v1/games/quick",
+        Some(&me.token),
+        &json!({ "ruleset": "11-nimmt" }),
+    );
+    assert_eq!(first.status, 201, "{}", first.text);
+    let again = api.post(
+        "/v1/games/quick",
+        Some(&me.token),
+        &json!({ "ruleset": "11-nimmt" }),
+    );
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body["id"], first.body["id"]);
+    let open = api.get(
+        "/v1/games?status=lobby&free_seats=1",
+        Some(&people[0].token),
+    );
+    let ids: Vec<&Value> = open.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| &g["id"])
+        .collect();
+    assert_eq!(ids, vec![&first.body["id"]]);
+    assert_eq!(open.body["items"][0]["free_seats"], 3);
+    let none = api.get(
+        "/v1/games?status=lobby&free_seats=4",
+        Some(&people[0].token),
+    );
+    assert_eq!(none.body["items"], json!([]));
+    api.post(
+        "/v1/games/quick",
+        Some(&me.token),
+        &json!({ "ruleset": "x-nimmt", "players": 7 }),
+    )
+    .assert_problem(422, "invalid_options");
+}
+
 both!(
+    a_rematch_keeps_the_people_and_their_seats,
+    kept_seats_are_released_after_the_window,
+    simultaneous_quick_plays_fill_one_table_before_the_next,
     public_games_of_registered_people_are_rated,
     private_games_guests_and_resignations,
     ratings_rebuild_from_the_log_to_the_same_numbers,

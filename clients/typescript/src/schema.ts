@@ -186,6 +186,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts the rematch of a finished game (one of its people), or returns the one already
+         *     started: same ruleset, options, visibility and people (bots with their strategies), a
+         *     fresh seed. The caller hosts it; the other people's seats are kept for them for
+         *     `REMATCH_WINDOW_SECONDS` (they take them with `join`, no invite code needed) and their
+         *     webhooks get a `rematch_offered` notification. Both games link to each other
+         *     (`rematch_of`, `rematch`).
+         */
+        post: operations["rematch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/stream": {
         parameters: {
             query?: never;
@@ -221,6 +245,27 @@ export interface paths {
          *     game and expires after `expires_in` seconds (at most 60); a reconnect needs a new one.
          */
         post: operations["create_stream_ticket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/quick": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quick play: takes a free seat at the oldest public quick-play table that fits, or opens
+         *     one (public, starting by itself when its last seat is taken). Simultaneous callers fill
+         *     one table before the next is opened.
+         */
+        post: operations["quick_play"];
         delete?: never;
         options?: never;
         head?: never;
@@ -566,6 +611,11 @@ export interface components {
         BotAddedEvent: {
             /** @description The host seated a bot. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description Display name. */
                 name: string;
                 /**
@@ -601,6 +651,11 @@ export interface components {
             data: {
                 /** @description Card. */
                 card: components["schemas"]["Card"];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Seat.
@@ -639,6 +694,11 @@ export interface components {
                 /** @description The card that went to the X row. */
                 card: components["schemas"]["Card"];
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description Seat.
                  */
@@ -663,6 +723,11 @@ export interface components {
             data: {
                 /** @description Card. */
                 card: components["schemas"]["Card"];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description The player chose the row (the card fitted no row). */
                 chosen: boolean;
                 /**
@@ -695,6 +760,11 @@ export interface components {
             data: {
                 /** @description Its value. */
                 card: components["schemas"]["Card"];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
             };
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -711,6 +781,11 @@ export interface components {
             data: {
                 /** @description The card. */
                 card: components["schemas"]["Card"];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Seat.
@@ -732,6 +807,11 @@ export interface components {
             data: {
                 /** @description The selections, ascending by card. */
                 cards: components["schemas"]["SeatCard"][];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
             };
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -748,6 +828,11 @@ export interface components {
             data: {
                 /** @description The card's value. */
                 card: components["schemas"]["Card"];
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Chips collected with it.
@@ -846,6 +931,11 @@ export interface components {
         DeadlinesSetEvent: {
             /** @description The deadlines of the seats that must act now (replaces the previous ones). */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description One per seat and action asked. */
                 deadlines: components["schemas"]["SeatDeadline"][];
             };
@@ -879,6 +969,11 @@ export interface components {
         DealPreparedEvent: {
             /** @description The prepared first deal (server only). */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description The deal. */
                 deal: components["schemas"]["Deal"];
             };
@@ -914,6 +1009,11 @@ export interface components {
             /** @description The open draft of a round began (`deal: draft`); every card of the deck lies open. */
             data: {
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description The seat that picks first.
                  */
@@ -939,6 +1039,11 @@ export interface components {
         DrawPileSetEvent: {
             /** @description The shuffled draw pile and the cards removed unseen (server only until the end). */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description The pile, top first. */
                 pile: components["schemas"]["Card"][];
                 /** @description The 9 removed cards. */
@@ -965,7 +1070,7 @@ export interface components {
             rounds: number;
         };
         /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
-        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"];
+        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["RematchCreatedEvent"];
         /** @description An event as the caller may see it. */
         EventItem: {
             type: "EventItem";
@@ -1049,6 +1154,8 @@ export interface components {
         };
         /** @description The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once). */
         GameCreation: {
+            /** @description The game starts by itself when its last seat is taken (quick play). */
+            auto_start?: boolean;
             /** @description Hex SHA-256 of the game's secret shuffle seed. */
             commitment: string;
             /** @description Display name of the game. */
@@ -1062,6 +1169,10 @@ export interface components {
             players: number;
             /** @description Whether the creator prepared the first deal. */
             prepared_deal: boolean;
+            /** @description The finished game this one is a rematch of. */
+            rematch_of?: string | null;
+            /** @description Seats kept for the people of that game until they join. */
+            reservations?: components["schemas"]["Reservation"][];
             /**
              * Format: int32
              * @description Rules version the game is pinned to.
@@ -1077,6 +1188,11 @@ export interface components {
         GameFinishedEvent: {
             /** @description The game is over. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description The shuffle seed, revealed. */
                 seed: string;
                 /** @description Seats with the lowest total. */
@@ -1132,6 +1248,8 @@ export interface components {
             people: number;
             /** @description Seats. */
             players: number;
+            /** @description Listed and open to spectators. */
+            public: boolean;
             /** @description Ruleset. */
             ruleset: string;
             /** @description `lobby`, `active`, `finished`. */
@@ -1155,6 +1273,8 @@ export interface components {
         };
         /** @description A game as one caller may see it. */
         GameView: {
+            /** @description Quick play: the game starts by itself when its last seat is taken. */
+            auto_start?: boolean;
             /** @description Who must act now. */
             awaiting: components["schemas"]["Awaiting"][];
             /** @description The fair-shuffle commitment and, once finished, the seed. */
@@ -1182,6 +1302,10 @@ export interface components {
             players: number;
             /** @description Whether the creator prepared the first deal (and so knew the cards). */
             prepared_deal: boolean;
+            /** @description The rematch of this finished game, once someone started it. */
+            rematch?: string | null;
+            /** @description The finished game this one is a rematch of. */
+            rematch_of?: string | null;
             /**
              * Format: int32
              * @description Current round, 1-based (0 before the first deal).
@@ -1235,6 +1359,11 @@ export interface components {
                 /** @description The cards, ascending. */
                 cards: components["schemas"]["Card"][];
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description Seat.
                  */
@@ -1274,6 +1403,8 @@ export interface components {
          * @description Take the lowest free seat (lobby).
          */
         JoinCommand: {
+            /** @description The invite code of a private game. */
+            invite_code?: string;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1320,6 +1451,11 @@ export interface components {
         MoveDeadlineSetEvent: {
             /** @description Moves must be made within this many seconds, or the server moves for the seat. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Seconds per move.
@@ -1382,6 +1518,11 @@ export interface components {
         NosGameStartedEvent: {
             /** @description A game of nimm-oder-schieb (of a match) began with fresh chips. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Chips each player starts with.
@@ -1530,6 +1671,11 @@ export interface components {
             /** @description A seat paid a chip onto the open card and passed it on. */
             data: {
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description Seat.
                  */
@@ -1677,6 +1823,17 @@ export interface components {
             /** @description A URI naming the problem type. */
             type: string;
         };
+        /** @description What quick play looks for. */
+        QuickPlay: {
+            options?: components["schemas"]["OptionsInput"] | null;
+            /**
+             * Format: int32
+             * @description Table size; any table when left out (a new one gets 4 seats, x-nimmt 3).
+             */
+            players?: number | null;
+            /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
+            ruleset: components["schemas"]["Ruleset"];
+        };
         /** @description A rating in one ruleset (Weng-Lin). */
         RatingBody: {
             /**
@@ -1714,6 +1871,27 @@ export interface components {
             scores: number[];
         };
         /**
+         * RematchCreatedEvent
+         * @description A rematch of this finished game was created.
+         */
+        RematchCreatedEvent: {
+            /** @description A rematch of this finished game was created. */
+            data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /** @description The new game. */
+                game: string;
+            };
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rematch_created";
+        };
+        /**
          * RemoveSeatCommand
          * @description Free a seat (host, lobby).
          */
@@ -1728,6 +1906,29 @@ export interface components {
              * @enum {string}
              */
             type: "remove_seat";
+        };
+        /** @description A seat kept for an account. */
+        Reservation: {
+            /** @description The account it is kept for. */
+            account: string;
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * ReservationsReleasedEvent
+         * @description The seats kept for a rematch's people are free for anyone now.
+         */
+        ReservationsReleasedEvent: {
+            /** @description The seats kept for a rematch's people are free for anyone now. */
+            data: Record<string, unknown>;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reservations_released";
         };
         /**
          * ResignCommand
@@ -1747,6 +1948,11 @@ export interface components {
         RoundEndedEvent: {
             /** @description The round is over. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Round.
@@ -1768,6 +1974,11 @@ export interface components {
         RoundStartedEvent: {
             /** @description A round was dealt; its rows are open. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Round, 1-based.
@@ -1909,6 +2120,11 @@ export interface components {
             /** @description A person left the lobby. */
             data: {
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description Seat.
                  */
@@ -1928,6 +2144,11 @@ export interface components {
             /** @description The host freed a seat. */
             data: {
                 /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
+                /**
                  * Format: int32
                  * @description Seat.
                  */
@@ -1946,6 +2167,11 @@ export interface components {
         SeatResignedEvent: {
             /** @description A person handed their seat to a bot. */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Seat.
@@ -1967,6 +2193,11 @@ export interface components {
             data: {
                 /** @description Account id. */
                 account: string;
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description Display name. */
                 name: string;
                 /**
@@ -2000,6 +2231,8 @@ export interface components {
             hand_size: number;
             /** @description Display name; `null` for a free seat. */
             name?: string | null;
+            /** @description The seat is kept for one of the people of the game this one is a rematch of. */
+            reserved?: boolean;
             /** @description The person resigned and a bot took over. */
             resigned: boolean;
             /**
@@ -2034,6 +2267,11 @@ export interface components {
         SeedRecordedEvent: {
             /** @description The secret shuffle seed (server only until the end). */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description Hex seed. */
                 seed: string;
             };
@@ -2050,6 +2288,11 @@ export interface components {
         SelectionMadeEvent: {
             /** @description A seat has selected (public; says nothing of the card). */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /**
                  * Format: int32
                  * @description Seat.
@@ -2182,6 +2425,11 @@ export interface components {
              *     invited only). Written at creation and whenever the host changes it.
              */
             data: {
+                /**
+                 * @description Present when the server made the move for a seat whose deadline passed.
+                 * @enum {string}
+                 */
+                cause?: "deadline";
                 /** @description Public. */
                 public: boolean;
             };
@@ -3022,6 +3270,95 @@ export interface operations {
             };
         };
     };
+    rematch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The finished game's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rematch someone started before */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description the rematch, started now */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description `unauthorized`: no, a bad or an expired token, or its account is gone */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_player`: only the game's people start its rematch */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_finished` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_games`, `too_many_open_lobbies` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     stream_events: {
         parameters: {
             query?: {
@@ -3141,6 +3478,114 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    quick_play: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuickPlay"];
+            };
+        };
+        responses: {
+            /** @description a seat at a waiting table (or the caller's own) */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description a new table, waiting for players */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no, a bad or an expired token, or its account is gone */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_options`: players or options the ruleset does not take; `validation_failed`: well-formed JSON with invalid content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_games`, `too_many_open_lobbies` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4195,48 +4640,76 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
+export const botAddedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["data"]["cause"]> = ["deadline"];
 export const botAddedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["type"]> = ["bot_added"];
 export const botStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotStrategy"]> = ["random", "heuristic", "expert"];
+export const cardDraftedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["data"]["cause"]> = ["deadline"];
 export const cardDraftedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["type"]> = ["card_drafted"];
+export const cardKeptEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["data"]["cause"]> = ["deadline"];
 export const cardKeptEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["type"]> = ["card_kept"];
+export const cardPlacedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["data"]["cause"]> = ["deadline"];
 export const cardPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["type"]> = ["card_placed"];
+export const cardRevealedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEvent"]["data"]["cause"]> = ["deadline"];
 export const cardRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEvent"]["type"]> = ["card_revealed"];
+export const cardSelectedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEvent"]["data"]["cause"]> = ["deadline"];
 export const cardSelectedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEvent"]["type"]> = ["card_selected"];
+export const cardsRevealedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEvent"]["data"]["cause"]> = ["deadline"];
 export const cardsRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEvent"]["type"]> = ["cards_revealed"];
+export const cardTakenEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEvent"]["data"]["cause"]> = ["deadline"];
 export const cardTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEvent"]["type"]> = ["card_taken"];
 export const chipsOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChipsOption"]> = ["hidden", "open"];
+export const deadlinesSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["data"]["cause"]> = ["deadline"];
 export const deadlinesSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["type"]> = ["deadlines_set"];
 export const dealOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealOption"]> = ["random", "draft"];
+export const dealPreparedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEvent"]["data"]["cause"]> = ["deadline"];
 export const dealPreparedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEvent"]["type"]> = ["deal_prepared"];
 export const deckOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckOption"]> = ["full", "tactical"];
 export const draftCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftCardCommand"]["type"]> = ["draft_card"];
+export const draftStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEvent"]["data"]["cause"]> = ["deadline"];
 export const draftStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEvent"]["type"]> = ["draft_started"];
+export const drawPileSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["data"]["cause"]> = ["deadline"];
 export const drawPileSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["type"]> = ["draw_pile_set"];
 export const gameCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEvent"]["type"]> = ["game_created"];
+export const gameFinishedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEvent"]["data"]["cause"]> = ["deadline"];
 export const gameFinishedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEvent"]["type"]> = ["game_finished"];
 export const gameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedEvent"]["type"]> = ["game_started"];
+export const handDealtEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["data"]["cause"]> = ["deadline"];
 export const handDealtEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["type"]> = ["hand_dealt"];
 export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
 export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
 export const leaveCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LeaveCommand"]["type"]> = ["leave"];
+export const moveDeadlineSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEvent"]["data"]["cause"]> = ["deadline"];
 export const moveDeadlineSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEvent"]["type"]> = ["move_deadline_set"];
 export const nosGameEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedEvent"]["type"]> = ["nos_game_ended"];
+export const nosGameStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEvent"]["data"]["cause"]> = ["deadline"];
 export const nosGameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEvent"]["type"]> = ["nos_game_started"];
 export const passCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassCommand"]["type"]> = ["pass"];
+export const passedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["data"]["cause"]> = ["deadline"];
 export const passedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["type"]> = ["passed"];
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
 export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
+export const rematchCreatedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEvent"]["data"]["cause"]> = ["deadline"];
+export const rematchCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEvent"]["type"]> = ["rematch_created"];
 export const removeSeatCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RemoveSeatCommand"]["type"]> = ["remove_seat"];
+export const reservationsReleasedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedEvent"]["type"]> = ["reservations_released"];
 export const resignCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResignCommand"]["type"]> = ["resign"];
+export const roundEndedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["data"]["cause"]> = ["deadline"];
 export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["type"]> = ["round_ended"];
+export const roundStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["data"]["cause"]> = ["deadline"];
 export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
+export const seatLeftEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["data"]["cause"]> = ["deadline"];
 export const seatLeftEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["type"]> = ["seat_left"];
+export const seatRemovedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEvent"]["data"]["cause"]> = ["deadline"];
 export const seatRemovedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEvent"]["type"]> = ["seat_removed"];
+export const seatResignedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEvent"]["data"]["cause"]> = ["deadline"];
 export const seatResignedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEvent"]["type"]> = ["seat_resigned"];
+export const seatTakenEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEvent"]["data"]["cause"]> = ["deadline"];
 export const seatTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEvent"]["type"]> = ["seat_taken"];
+export const seedRecordedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["data"]["cause"]> = ["deadline"];
 export const seedRecordedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["type"]> = ["seed_recorded"];
+export const selectionMadeEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["data"]["cause"]> = ["deadline"];
 export const selectionMadeEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["type"]> = ["selection_made"];
 export const sideValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Side"]> = ["left", "right"];
 export const startCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StartCommand"]["type"]> = ["start"];
@@ -4244,6 +4717,7 @@ export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
+export const visibilitySetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["data"]["cause"]> = ["deadline"];
 export const visibilitySetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["type"]> = ["visibility_set"];
-export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","visibility_set"] as const;
+export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","rematch_created","reservations_released","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","visibility_set"] as const;
 export const commandTypes = ["add_bot","draft_card","join","keep_card","leave","pass","play_card","remove_seat","resign","start","take","take_row"] as const;
