@@ -23,6 +23,7 @@ pub mod model;
 pub mod nos_cards;
 pub mod options;
 pub mod pad;
+pub mod pad_bounds;
 pub mod rows;
 pub mod take_or_pass;
 pub mod upcast;
