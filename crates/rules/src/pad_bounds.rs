@@ -296,3 +296,33 @@ pub fn nos_split_exists(scores: &[i32], player: usize) -> bool {
             && splits.possible(entry + h, all_points - entry - h)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_nimm_oder_schieb_splits_reach_323_points_for_one_hand() {
+        let splits = NosSplits::get();
+        let best = (0..NOS_POINTS)
+            .rev()
+            .find(|a| splits.pairs[*a].iter().any(|w| *w != 0))
+            .unwrap();
+        assert_eq!(i64::try_from(best).unwrap(), NOS_MOST_HAND_POINTS);
+        // 3, 5, …, 35 for one player, seven of the even values for the others.
+        assert!(splits.possible(323, 4 + 6 + 8 + 10 + 12 + 14 + 16));
+        assert!(
+            !splits.possible(323, 69),
+            "the others' seven even cards score at least 4 + 6 + … + 16"
+        );
+        assert!(!splits.possible(323, 3), "3 is the player's");
+        // One player holding 3 … 26, nobody else anything.
+        assert!(splits.possible(3, 0));
+        assert!(!splits.possible(0, 2));
+        assert!(
+            !splits.possible(300, 11),
+            "a 300-point hand leaves the others more"
+        );
+    }
+}
