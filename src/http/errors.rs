@@ -114,6 +114,9 @@ pub enum ApiError {
         /// Seconds.
         retry_after: u64,
     },
+    /// The mail server refused or could not be reached (`mail_unavailable`).
+    #[error("the mail could not be sent; try again later")]
+    MailUnavailable,
     /// The database is unreachable, or the connection broke mid-query.
     #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
@@ -149,6 +152,7 @@ impl ApiError {
             Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Unavailable => "database_unavailable",
+            Self::MailUnavailable => "mail_unavailable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
         }
@@ -166,7 +170,9 @@ impl ResponseError for ApiError {
             Self::NameTaken | Self::VersionConflict { .. } | Self::Conflict { .. } => {
                 StatusCode::CONFLICT
             }
-            Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Busy | Self::Unavailable | Self::MailUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -358,9 +364,38 @@ impl From<crate::accounts::AccountError> for ApiError {
             A::NameTaken => Self::NameTaken,
             A::InvalidCredentials => Self::InvalidCredentials,
             A::UnknownAccount => Self::Unauthorized("the token's account does not exist"),
+            A::Revoked => Self::Unauthorized("the token was revoked"),
+            A::AlreadyRegistered | A::NotRegistered => Self::Conflict {
+                code: if matches!(e, A::AlreadyRegistered) {
+                    "already_registered"
+                } else {
+                    "not_registered"
+                },
+                detail: e.to_string(),
+            },
+            A::WrongPassword => Self::Forbidden {
+                code: "wrong_password",
+                detail: e.to_string(),
+            },
             A::Limited(limit) => limit.into(),
             A::Store(store) => store.into(),
             A::Crypto(_) => Self::Internal(anyhow::Error::new(e)),
+        }
+    }
+}
+
+impl From<crate::mail::MailError> for ApiError {
+    fn from(e: crate::mail::MailError) -> Self {
+        use crate::mail::MailError as M;
+        match e {
+            M::Disabled => Self::Conflict {
+                code: "mail_disabled",
+                detail: e.to_string(),
+            },
+            M::Invalid(detail) => Self::Validation(detail),
+            M::InvalidToken => Self::NotFound("verification link"),
+            M::Send(_) => Self::MailUnavailable,
+            M::Store(store) => store.into(),
         }
     }
 }

@@ -515,7 +515,7 @@ export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo 
   const scoreList = (scores: number[]) => scores.map((s, i) => `${name(i)} ${s}`).join(", ");
   switch (e.type) {
     case "seat_taken":
-      return k("ev_seat_taken", { name: e.data.name });
+      return k("ev_seat_taken", { name: name(e.data.seat) });
     case "bot_added":
       return k("ev_bot_added", { name: e.data.name });
     case "seat_left":
