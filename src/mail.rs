@@ -163,12 +163,28 @@ pub struct MailChoices {
     /// A mail when a move deadline is less than this many hours away, 1–720; `0` switches
     /// it off.
     #[schema(minimum = 0, maximum = 720)]
+    #[serde(default, deserialize_with = "whole_number")]
     pub deadline_hours: Option<u32>,
     /// A mail when a game of the account ends.
     pub game_finished: Option<bool>,
     /// One mail a day listing the games awaiting the account instead of the turn and
     /// deadline mails.
     pub digest: Option<bool>,
+}
+
+/// A whole number of hours, also when written as `3.0` (JSON does not tell integers from
+/// other numbers).
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    use serde::de::Error;
+    let Some(x) = <Option<f64> as serde::Deserialize>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if x.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&x) {
+        return Err(D::Error::custom("expected a whole number of hours"));
+    }
+    // Whole and in range: the conversion is exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(Some(x as u32))
 }
 
 fn defaults(account: &str, now: NaiveDateTime) -> MailSettingsRow {

@@ -395,6 +395,19 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
     assert_eq!(body["deadline_hours"], 3);
     assert_eq!(body["game_finished"], false);
     assert_eq!(body["your_turn"], true);
+    // A whole number written as a float is one; a fraction is refused.
+    assert_eq!(
+        choose(&api, &anna, &json!({ "deadline_hours": 4.0 }))["deadline_hours"],
+        4
+    );
+    send(
+        &api,
+        "PATCH",
+        "/v1/me/mail",
+        &anna.token,
+        Some(&json!({ "deadline_hours": 2.5 })),
+    )
+    .assert_problem(422, "validation_failed");
     let body = choose(&api, &anna, &json!({ "deadline_hours": 0 }));
     assert_eq!(body["deadline_hours"], Value::Null);
 
