@@ -1,14 +1,17 @@
 // Hash routes, so the server needs no fallback route: `#/`, `#/games/<id>`,
-// `#/join/<game>/<code>`, `#/pads`, `#/pads/<id>`, `#/calculator`.
+// `#/join/<game>/<code>`, `#/join/<game>` (a rematch: the seat is kept, no code needed),
+// `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`.
 import { Store } from "./store";
 
 export type Route =
   | { page: "lobby" }
   | { page: "game"; id: string }
-  | { page: "join"; id: string; code: string }
+  | { page: "join"; id: string; code: string | null }
   | { page: "pads" }
   | { page: "pad"; id: string }
   | { page: "calculator" }
+  | { page: "leaderboard"; ruleset: string | null }
+  | { page: "player"; id: string }
   | { page: "missing" };
 
 export function parse(hash: string): Route {
@@ -17,9 +20,12 @@ export function parse(hash: string): Route {
   if (parts.length === 0) return { page: "lobby" };
   if (a === "games" && b && parts.length === 2) return { page: "game", id: b };
   if (a === "join" && b && c && parts.length === 3) return { page: "join", id: b, code: c };
+  if (a === "join" && b && parts.length === 2) return { page: "join", id: b, code: null };
   if (a === "pads" && parts.length === 1) return { page: "pads" };
   if (a === "pads" && b && parts.length === 2) return { page: "pad", id: b };
   if (a === "calculator" && parts.length === 1) return { page: "calculator" };
+  if (a === "leaderboard" && parts.length <= 2) return { page: "leaderboard", ruleset: b ?? null };
+  if (a === "players" && b && parts.length === 2) return { page: "player", id: b };
   return { page: "missing" };
 }
 
@@ -38,6 +44,11 @@ export function go(hash: string): void {
 /** The absolute invite link of a private game. */
 export function inviteLink(id: string, code: string): string {
   return `${location.origin}${location.pathname}${href("join", id, code)}`;
+}
+
+/** The absolute link that takes the seat a rematch keeps for one of its people. */
+export function rematchLink(id: string): string {
+  return `${location.origin}${location.pathname}${href("join", id)}`;
 }
 
 /** The game id and code of a pasted invite link (or `<game>/<code>`), else null. */

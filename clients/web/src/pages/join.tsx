@@ -1,19 +1,19 @@
 // `#/join/<game>/<code>`: takes a seat in a private game with its invite code, then opens it.
+// `#/join/<game>`: takes the seat a rematch keeps for me (no code needed), then opens it.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, unwrap } from "../api";
 import { t } from "../i18n";
 import { go, href } from "../router";
 import { ErrorMessage } from "../ui";
 
-export function JoinPage(props: { id: string; code: string }) {
+export function JoinPage(props: { id: string; code: string | null }) {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let live = true;
     unwrap(
       api.POST("/v1/games/{id}/commands", {
         params: { path: { id: props.id } },
-        // The Command schema has no `invite_code` yet (it travels beside `type` for `join`).
-        body: { type: "join", invite_code: props.code } as never,
+        body: props.code === null ? { type: "join" } : { type: "join", invite_code: props.code },
       }),
     ).then(
       () => live && go(href("games", props.id)),
