@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { rulesetValues, type components } from "../../../typescript/src/index.ts";
 import { api, unwrap } from "../api";
 import { dateTime, rulesetName, t } from "../i18n";
-import { go, href } from "../router";
+import { href } from "../router";
 import { ErrorMessage, Select } from "../ui";
 
 type S = components["schemas"];
@@ -80,8 +80,13 @@ function usePaged<T>(
   };
 }
 
+const known = (r: string | null): string => (r && (rulesetValues as readonly string[]).includes(r) ? r : "6-nimmt");
+
 export function LeaderboardPage(props: { ruleset: string | null }) {
-  const ruleset = props.ruleset && (rulesetValues as readonly string[]).includes(props.ruleset) ? props.ruleset : "6-nimmt";
+  // The choice stays on the page (the address follows without a new route, so the focus
+  // stays on the list box while someone steps through it with the arrow keys).
+  const [ruleset, setRuleset] = useState(known(props.ruleset));
+  useEffect(() => setRuleset(known(props.ruleset)), [props.ruleset]);
   const board = usePaged<BoardLine>(
     (cursor) =>
       unwrap(
@@ -101,7 +106,10 @@ export function LeaderboardPage(props: { ruleset: string | null }) {
         <Select
           id="lb-ruleset"
           value={ruleset}
-          onChange={(r) => go(href("leaderboard", r))}
+          onChange={(r) => {
+            setRuleset(r);
+            history.replaceState(null, "", href("leaderboard", r));
+          }}
           options={rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }))}
         />
       </p>
