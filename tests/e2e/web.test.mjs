@@ -448,7 +448,7 @@ describe("the web client", () => {
     await shoot(a, "51-finished-play-again");
     await assertLabelled(a);
     await a.locator("[data-rematch=start]").click();
-    await a.waitForURL(/#\/games\//);
+    await a.waitForURL((u) => u.hash.startsWith("#/games/") && !u.hash.endsWith(id));
     const rematch = decodeURIComponent(a.url().split("#/games/")[1]);
     assert.notEqual(rematch, id);
     await a.locator(".game-lobby [data-reserved=true]").waitFor();
@@ -491,22 +491,21 @@ describe("the web client", () => {
     await link.focus();
     await a.keyboard.press("Enter");
     await a.locator(".profile h1", { hasText: "veit" }).waitFor();
-    const row = a.locator(".stats tr[data-ruleset='6-nimmt']");
+    const row = a.locator(".stats li[data-ruleset='6-nimmt']");
     await row.waitFor();
-    const cells = await row.locator("td").allTextContents();
-    assert.equal(cells[0], "1", "one game");
-    assert.equal(cells[3], "100 %", "played to the end");
-    assert.equal(await row.locator("td[data-rated]").getAttribute("data-rated"), "true");
+    assert.equal(await row.locator("[data-stat=games]").textContent(), "1", "one game");
+    assert.equal(await row.locator("[data-stat=finished]").textContent(), "100 %", "played to the end");
+    assert.equal(await row.locator("[data-stat=rating]").getAttribute("data-rated"), "true");
     const played = a.locator(`.history .game-item[data-game='${id}']`);
     await played.waitFor();
     assert.equal(await played.getAttribute("data-rated"), "true");
     assert.match(await played.textContent(), /place [12] of 2/);
     await shoot(a, "55-profile");
     await assertLabelled(a);
-    // Her own profile, from the header, in German for Veit's browser language.
+    // His own profile, from the header, in German (his browser's language).
     await b.locator("header nav a[href^='#/players/']").click();
     await b.locator(".profile h1", { hasText: "veit" }).waitFor();
-    await b.locator(".stats tr[data-ruleset='6-nimmt'] td[data-rated=true]").waitFor();
+    await b.locator(".stats li[data-ruleset='6-nimmt'] [data-rated=true]").waitFor();
     assert.match(await b.locator("#history-h").textContent(), /Beendete Spiele/);
     ulla.assertClean();
     veit.assertClean();

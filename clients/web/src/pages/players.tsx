@@ -209,36 +209,41 @@ export function PlayerPage(props: { id: string }) {
         {profile.rulesets.length === 0 ? (
           <p class="empty">{t("statsEmpty")}</p>
         ) : (
-          <div class="scroll">
-            <table class="stats">
-              <thead>
-                <tr>
-                  <th scope="col">{t("game")}</th>
-                  <th scope="col">{t("gamesPlayed")}</th>
-                  <th scope="col">{t("wins")}</th>
-                  <th scope="col">{t("penaltyPerRound")}</th>
-                  <th scope="col">{t("finishedShare")}</th>
-                  <th scope="col">{t("rating")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {profile.rulesets.map((r) => (
-                  <tr key={r.ruleset} data-ruleset={r.ruleset}>
-                    <th scope="row">
-                      <a href={href("leaderboard", r.ruleset)} aria-label={t("leaderboardOf", { game: rulesetName(r.ruleset) })}>
-                        {rulesetName(r.ruleset)}
-                      </a>
-                    </th>
-                    <td>{r.games}</td>
-                    <td>{r.wins}</td>
-                    <td>{r.average_penalty_per_round == null ? "–" : num(r.average_penalty_per_round)}</td>
-                    <td>{r.finished_share == null ? "–" : `${num(r.finished_share * 100, 0)} %`}</td>
-                    <td data-rated={r.rating ? "true" : "false"}>{r.rating ? <RatingText r={r.rating} /> : t("unrated")}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ul class="stats">
+            {profile.rulesets.map((r) => (
+              <li key={r.ruleset} data-ruleset={r.ruleset}>
+                <h3>
+                  <a href={href("leaderboard", r.ruleset)} title={t("leaderboardOf", { game: rulesetName(r.ruleset) })}>
+                    {rulesetName(r.ruleset)}
+                  </a>
+                </h3>
+                <dl>
+                  <div>
+                    <dt>{t("gamesPlayed")}</dt>
+                    <dd data-stat="games">{r.games}</dd>
+                  </div>
+                  <div>
+                    <dt>{t("wins")}</dt>
+                    <dd data-stat="wins">{r.wins}</dd>
+                  </div>
+                  <div>
+                    <dt>{t("penaltyPerRound")}</dt>
+                    <dd data-stat="penalty">{r.average_penalty_per_round == null ? "–" : num(r.average_penalty_per_round)}</dd>
+                  </div>
+                  <div>
+                    <dt>{t("finishedShare")}</dt>
+                    <dd data-stat="finished">{r.finished_share == null ? "–" : `${num(r.finished_share * 100, 0)} %`}</dd>
+                  </div>
+                  <div>
+                    <dt>{t("rating")}</dt>
+                    <dd data-stat="rating" data-rated={r.rating ? "true" : "false"}>
+                      {r.rating ? <RatingText r={r.rating} /> : t("unrated")}
+                    </dd>
+                  </div>
+                </dl>
+              </li>
+            ))}
+          </ul>
         )}
       </section>
       <section class="panel" aria-labelledby="history-h">
