@@ -844,6 +844,16 @@ impl Service {
         })
     }
 
+    /// The game a private game's invite code belongs to.
+    ///
+    /// # Errors
+    /// No game has that code (`GameNotFound`), storage failure.
+    pub fn game_of_invite(&self, code: &str) -> Result<String, ServiceError> {
+        self.store
+            .read(|tx| tx.game_by_invite_code(code).map_err(ServiceError::from))?
+            .ok_or(ServiceError::GameNotFound)
+    }
+
     /// Starts the rematch of a finished game for one of its people, or finds the one
     /// already started: a new game with the same ruleset, options, visibility and people
     /// (bots with their strategies), a fresh seed, the caller as host, and the other people's

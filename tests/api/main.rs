@@ -16,6 +16,7 @@ mod games;
 mod hardening;
 mod hidden;
 mod idempotency;
+mod invites;
 mod nimm_oder_schieb;
 mod openapi;
 mod platform;

@@ -320,6 +320,27 @@ describe("the web client", () => {
     await guest.context.close();
   });
 
+  test("an invite code typed alone seats a signed-in person", async () => {
+    const host = await person(browser, { viewport: DESKTOP });
+    const guest = await person(browser, { viewport: PHONE });
+    await host.page.goto(server.base + "/");
+    await signInAsGuest(host.page, "ida");
+    const id = await createGame(host.page, { ruleset: "6-nimmt", players: 2 });
+    const code = await host.page.locator("[data-invite-code]").textContent();
+    await guest.page.goto(server.base + "/");
+    await signInAsGuest(guest.page, "jonas");
+    // Typed as a person might, in small letters.
+    await guest.page.locator("#invite").fill(code.toLowerCase());
+    await guest.page.locator("#invite").press("Enter");
+    await guest.page.waitForURL(new RegExp(`#/games/${id}$`));
+    await guest.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "jonas" }).waitFor();
+    await host.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "jonas" }).waitFor();
+    host.assertClean();
+    guest.assertClean();
+    await host.context.close();
+    await guest.context.close();
+  });
+
   test("a score pad round, a correction, the end; and the hand calculator", async () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;

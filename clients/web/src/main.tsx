@@ -24,6 +24,8 @@ function Page(props: { r: Route }) {
       return <GamePage key={r.id} id={r.id} />;
     case "join":
       return <JoinPage id={r.id} code={r.code} />;
+    case "invite":
+      return <JoinPage id={null} code={r.code} />;
     case "pads":
       return <PadsPage />;
     case "pad":

@@ -247,7 +247,7 @@ function JoinByLink() {
           e.preventDefault();
           const inv = parseInvite(text);
           setBad(!inv);
-          if (inv) go(href("join", inv.id, inv.code));
+          if (inv) go(inv.id ? href("join", inv.id, inv.code) : href("invite", inv.code));
         }}
       >
         <Field id="invite" label={t("inviteLinkOrCode")} hint={t("inviteHint")}>
