@@ -16,6 +16,7 @@ mod games;
 mod hardening;
 mod hidden;
 mod idempotency;
+mod l10n;
 mod nimm_oder_schieb;
 mod openapi;
 mod platform;
