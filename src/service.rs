@@ -492,7 +492,15 @@ impl Service {
         &self.notifier
     }
 
-    /// The store (for the other use cases).
+    /// Whether the database answers (for `/readyz`): a connection within the pool's
+    /// wait and a trivial query. Blocking.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        self.store.ping()
+    }
+
+    /// The store, for wiring the other services and background workers at start-up
+    /// (handlers never call it).
     #[must_use]
     pub fn store(&self) -> &Store {
         &self.store

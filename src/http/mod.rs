@@ -8,6 +8,7 @@ pub mod caller;
 pub mod client;
 pub mod errors;
 pub mod games;
+pub mod l10n;
 pub mod ops;
 pub mod players;
 pub mod rulesets;
@@ -54,8 +55,8 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
-    /// Which addresses webhooks may be registered for.
-    pub webhook_targets: crate::webhooks::Targets,
+    /// Webhook registrations.
+    pub webhooks: crate::webhooks::Webhooks,
 }
 
 #[derive(OpenApi)]

@@ -17,6 +17,7 @@ mod hardening;
 mod hidden;
 mod idempotency;
 mod invites;
+mod l10n;
 mod nimm_oder_schieb;
 mod openapi;
 mod platform;

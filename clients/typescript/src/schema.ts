@@ -374,7 +374,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists the playable rulesets. */
+        /**
+         * Lists the playable rulesets. Display texts follow `Accept-Language` (`en`, the default,
+         *     or `de`; the answer's `Content-Language` says which).
+         */
         get: operations["list_rulesets"];
         put?: never;
         post?: never;
@@ -2042,22 +2045,36 @@ export interface components {
          * @enum {string}
          */
         Ruleset: "6-nimmt" | "11-nimmt" | "x-nimmt" | "nimm-oder-schieb";
-        /** @description A ruleset's description. */
+        /**
+         * @description A ruleset's description. Display texts (`title`, option `label`s and `value_labels`,
+         *     `preset_labels`, card `label`s) follow `Accept-Language` (English or German); names,
+         *     option values and card values never do.
+         */
         RulesetInfo: {
             /** @description Row games: card number (string key) → bullheads. */
             bullheads?: {
                 [key: string]: number;
             } | null;
-            /** @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`). */
+            /**
+             * @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
+             *     the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
+             */
             cards?: components["schemas"]["CardFace"][] | null;
             /** @description Row games: hand cards dealt per player and round. */
             hand_size?: number | null;
             /** @description API name. */
             name: string;
-            /** @description Each option with its allowed values and default. */
+            /**
+             * @description Each option with its allowed values and default, a `label` and, for options with
+             *     named values, `value_labels` (value → label).
+             */
             options: Record<string, unknown>;
             /** @description Seats. */
             players: components["schemas"]["PlayerRange"];
+            /** @description Preset name → its label (`Taktik`, …). */
+            preset_labels: {
+                [key: string]: string;
+            };
             /** @description Preset name → the options it stands for. */
             presets: Record<string, unknown>;
             /** @description Row games: the centre rows. */
@@ -2066,6 +2083,8 @@ export interface components {
             starting_chips?: {
                 [key: string]: number;
             } | null;
+            /** @description The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`. */
+            title: string;
         };
         /** @description The list of rulesets. */
         RulesetList: {
@@ -3932,7 +3951,10 @@ export interface operations {
     list_rulesets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `de` for German display texts; English otherwise */
+                "Accept-Language"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3940,6 +3962,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `en` or `de` */
+                    "Content-Language"?: string;
                     [name: string]: unknown;
                 };
                 content: {
