@@ -67,6 +67,16 @@ fn the_invite_code_alone_seats_a_player(backend: Backend) {
         .assert_problem(404, "not_found");
     }
 
+    // In German too, naming what was not found.
+    let de = api.post_with(
+        "/v1/invites/ZZZZZZZZZ2/join",
+        Some(&cara.token),
+        &json!({}),
+        &[("accept-language", "de")],
+    );
+    de.assert_problem(404, "not_found");
+    assert_eq!(de.body["detail"], "Die Einladung wurde nicht gefunden.");
+
     // The last seat, then a full table, then a started game.
     let third = api.post(&path, Some(&cara.token), &json!({}));
     assert_eq!(third.status, 200, "{}", third.text);

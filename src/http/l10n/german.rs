@@ -96,6 +96,7 @@ fn thing(what: &str) -> &'static str {
         "player" => "Der Spieler",
         "webhook" => "Der Webhook",
         "score pad" => "Der Spielblock",
+        "invite" => "Die Einladung",
         "ruleset" => "Das Regelwerk",
         "route" => "Die Adresse",
         _ => "Das Gesuchte",
