@@ -301,8 +301,14 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
     GameIndex {
         status: status_text(game.status()).to_owned(),
         public: game.public,
-        free_seats: i32::try_from(game.seats.iter().filter(|s| s.occupant.is_none()).count())
-            .unwrap_or(i32::MAX),
+        // A seat kept for a rematch's player is not free to anyone else.
+        free_seats: i32::try_from(
+            game.seats
+                .iter()
+                .filter(|s| s.occupant.is_none() && s.reserved_for.is_none())
+                .count(),
+        )
+        .unwrap_or(i32::MAX),
         seats,
     }
 }
