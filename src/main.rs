@@ -243,6 +243,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let pads = stammtisch::pads::Pads::new(store.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let ratings = stammtisch::ratings::Ratings::new(store.clone());
+    let webhooks = stammtisch::webhooks::Webhooks::new(store.clone(), config.webhook_targets);
     project_ratings(ratings.clone(), shutdown_rx.clone());
     let mut service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
@@ -271,7 +272,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
-        webhook_targets: config.webhook_targets,
+        webhooks,
         mail,
     });
     let api = http::openapi();
@@ -288,6 +289,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 actix_web::middleware::ErrorHandlers::new()
                     .default_handler(http::errors::bare_error_to_problem),
             )
+            // Outermost of all: the problem in the language asked for.
+            .wrap(actix_web::middleware::from_fn(http::l10n::localize))
             .app_data(state.clone())
             .configure(http::configure_extractors)
             .into_utoipa_app()

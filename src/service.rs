@@ -301,8 +301,14 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
     GameIndex {
         status: status_text(game.status()).to_owned(),
         public: game.public,
-        free_seats: i32::try_from(game.seats.iter().filter(|s| s.occupant.is_none()).count())
-            .unwrap_or(i32::MAX),
+        // A seat kept for a rematch's player is not free to anyone else.
+        free_seats: i32::try_from(
+            game.seats
+                .iter()
+                .filter(|s| s.occupant.is_none() && s.reserved_for.is_none())
+                .count(),
+        )
+        .unwrap_or(i32::MAX),
         seats,
     }
 }
@@ -545,7 +551,15 @@ impl Service {
         &self.notifier
     }
 
-    /// The store (for the other use cases).
+    /// Whether the database answers (for `/readyz`): a connection within the pool's
+    /// wait and a trivial query. Blocking.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        self.store.ping()
+    }
+
+    /// The store, for wiring the other services and background workers at start-up
+    /// (handlers never call it).
     #[must_use]
     pub fn store(&self) -> &Store {
         &self.store
@@ -896,6 +910,16 @@ impl Service {
             tx.redeem_stream_ticket(&ticket_hash(ticket), game_id, now)
                 .map_err(ServiceError::from)
         })
+    }
+
+    /// The game a private game's invite code belongs to.
+    ///
+    /// # Errors
+    /// No game has that code (`GameNotFound`), storage failure.
+    pub fn game_of_invite(&self, code: &str) -> Result<String, ServiceError> {
+        self.store
+            .read(|tx| tx.game_by_invite_code(code).map_err(ServiceError::from))?
+            .ok_or(ServiceError::GameNotFound)
     }
 
     /// Starts the rematch of a finished game for one of its people, or finds the one

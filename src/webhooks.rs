@@ -139,60 +139,75 @@ pub fn validate_url(url: &str, targets: Targets) -> Result<String, WebhookError>
     }
 }
 
-/// Registers a webhook for `account`; the URL is checked against `targets`.
-///
-/// # Errors
-/// An invalid or forbidden URL, too many webhooks, storage failure.
-pub fn register(
-    store: &Store,
-    account: &str,
-    url: &str,
+/// The webhook use cases for the HTTP layer: register, list, delete. Holds the store and
+/// the address policy, so handlers never see either.
+#[derive(Clone)]
+pub struct Webhooks {
+    store: Store,
     targets: Targets,
-) -> Result<CreatedWebhook, WebhookError> {
-    let url = validate_url(url, targets)?;
-    let row = WebhookRow {
-        id: uuid::Uuid::now_v7().to_string(),
-        account_id: account.to_owned(),
-        url,
-        secret: crate::fairness::new_seed(),
-        created_at: Utc::now().naive_utc(),
-    };
-    store.write(|tx| {
-        let tx = tx.webhooks();
-        tx.lock_account(account)?;
-        if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
-            return Err(WebhookError::TooMany);
+}
+
+impl Webhooks {
+    /// The service over `store`, registering only URLs that `targets` allows.
+    #[must_use]
+    pub fn new(store: Store, targets: Targets) -> Self {
+        Self { store, targets }
+    }
+
+    /// Registers a webhook for `account`; the URL is checked against the address policy.
+    /// Blocking (a name lookup).
+    ///
+    /// # Errors
+    /// An invalid or forbidden URL, too many webhooks, storage failure.
+    pub fn register(&self, account: &str, url: &str) -> Result<CreatedWebhook, WebhookError> {
+        let url = validate_url(url, self.targets)?;
+        let row = WebhookRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            account_id: account.to_owned(),
+            url,
+            secret: crate::fairness::new_seed(),
+            created_at: Utc::now().naive_utc(),
+        };
+        self.store.write(|tx| {
+            let tx = tx.webhooks();
+            tx.lock_account(account)?;
+            if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
+                return Err(WebhookError::TooMany);
+            }
+            tx.insert_webhook(&row)?;
+            Ok(())
+        })?;
+        Ok(CreatedWebhook {
+            id: row.id,
+            url: row.url,
+            secret: row.secret,
+            created_at: rfc3339(row.created_at),
+        })
+    }
+
+    /// The account's webhooks, oldest first, without secrets.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn list(&self, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
+        let rows = self.store.read(|tx| tx.webhooks().webhooks_of(account))?;
+        Ok(rows.into_iter().map(body_of).collect())
+    }
+
+    /// Deletes one of the account's webhooks with its pending deliveries.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
+    /// failure.
+    pub fn delete(&self, account: &str, id: &str) -> Result<(), WebhookError> {
+        if self
+            .store
+            .write(|tx| tx.webhooks().delete_webhook(account, id))?
+        {
+            Ok(())
+        } else {
+            Err(WebhookError::NotFound)
         }
-        tx.insert_webhook(&row)?;
-        Ok(())
-    })?;
-    Ok(CreatedWebhook {
-        id: row.id,
-        url: row.url,
-        secret: row.secret,
-        created_at: rfc3339(row.created_at),
-    })
-}
-
-/// The account's webhooks, oldest first, without secrets.
-///
-/// # Errors
-/// Storage failure.
-pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
-    let rows = store.read(|tx| tx.webhooks().webhooks_of(account))?;
-    Ok(rows.into_iter().map(body_of).collect())
-}
-
-/// Deletes one of the account's webhooks with its pending deliveries.
-///
-/// # Errors
-/// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
-/// failure.
-pub fn delete(store: &Store, account: &str, id: &str) -> Result<(), WebhookError> {
-    if store.write(|tx| tx.webhooks().delete_webhook(account, id))? {
-        Ok(())
-    } else {
-        Err(WebhookError::NotFound)
     }
 }
 

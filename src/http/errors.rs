@@ -5,6 +5,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
+use super::l10n::{GermanProblem, Lang};
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
@@ -191,14 +192,23 @@ impl ResponseError for ApiError {
         if let Self::Internal(e) = self {
             tracing::error!(error = ?e, "internal error");
         }
+        let current_version = match self {
+            Self::VersionConflict { current } => Some(*current),
+            _ => None,
+        };
         let body = problem_body(
             status,
             self.code(),
             self.to_string(),
-            match self {
-                Self::VersionConflict { current } => Some(*current),
-                _ => None,
-            },
+            current_version,
+            Lang::En,
+        );
+        let german = problem_body(
+            status,
+            self.code(),
+            super::l10n::german::detail(self),
+            current_version,
+            Lang::De,
         );
         let mut response = HttpResponse::build(status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
@@ -227,23 +237,26 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.body(body)
+        let mut response = response.body(body);
+        response.extensions_mut().insert(GermanProblem(german));
+        response
     }
 }
 
-/// A problem+json body for `status` with `code` and `detail`.
+/// A problem+json body for `status` with `code` and `detail`, titled in `lang`.
 fn problem_body(
     status: StatusCode,
     code: &str,
     detail: String,
     current_version: Option<i32>,
+    lang: Lang,
 ) -> String {
     serde_json::to_string(&Problem {
         type_: format!(
             "https://stammtisch.example/problems/{}",
             code.replace('_', "-")
         ),
-        title: status.canonical_reason().unwrap_or("Error").to_owned(),
+        title: super::l10n::title(status, lang),
         status: status.as_u16(),
         detail,
         code: code.to_owned(),
@@ -285,10 +298,18 @@ pub fn bare_error_to_problem<B>(
         .canonical_reason()
         .unwrap_or("the request was refused")
         .to_lowercase();
+    let german = format!("{}.", super::l10n::title(status, Lang::De));
     let (req, old) = res.into_parts();
     let mut new = HttpResponse::build(status)
         .content_type("application/problem+json")
-        .body(problem_body(status, code, detail, None));
+        .body(problem_body(status, code, detail, None, Lang::En));
+    new.extensions_mut().insert(GermanProblem(problem_body(
+        status,
+        code,
+        german,
+        None,
+        Lang::De,
+    )));
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().append(name.clone(), value.clone());
@@ -396,6 +417,23 @@ impl From<crate::mail::MailError> for ApiError {
             M::InvalidToken => Self::NotFound("verification link"),
             M::Send(_) => Self::MailUnavailable,
             M::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<crate::webhooks::WebhookError> for ApiError {
+    fn from(e: crate::webhooks::WebhookError) -> Self {
+        use crate::webhooks::WebhookError as W;
+        let code = match e {
+            W::NotFound => return Self::NotFound("webhook"),
+            W::Store(store) => return store.into(),
+            W::InvalidUrl(_) => "invalid_url",
+            W::NotAllowed(_) => "webhook_url_not_allowed",
+            W::TooMany => "too_many_webhooks",
+        };
+        Self::Unprocessable {
+            code,
+            detail: e.to_string(),
         }
     }
 }

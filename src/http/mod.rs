@@ -8,6 +8,7 @@ pub mod caller;
 pub mod client;
 pub mod errors;
 pub mod games;
+pub mod l10n;
 pub mod mail;
 pub mod ops;
 pub mod players;
@@ -55,8 +56,8 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
-    /// Which addresses webhooks may be registered for.
-    pub webhook_targets: crate::webhooks::Targets,
+    /// Webhook registrations.
+    pub webhooks: crate::webhooks::Webhooks,
     /// E-mail addresses, their verification and reminder choices.
     pub mail: crate::mail::Mail,
 }
@@ -114,6 +115,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::get_game)
         .service(games::patch_game)
         .service(games::rematch)
+        .service(games::join_by_invite)
         .service(games::post_command)
         .service(games::list_events)
         .service(stream::stream_events)

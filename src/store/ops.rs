@@ -231,6 +231,11 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError>;
+    /// The id of the game whose invite code is `code`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn game_by_invite_code(&mut self, code: &str) -> Result<Option<String>, StoreError>;
     /// All events of a game in order.
     ///
     /// # Errors
@@ -511,6 +516,14 @@ macro_rules! impl_tx {
                 Ok(games::table
                     .find(id)
                     .select(GameRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn game_by_invite_code(&mut self, code: &str) -> Result<Option<String>, StoreError> {
+                Ok(games::table
+                    .filter(games::invite_code.eq(code))
+                    .select(games::id)
                     .first(self)
                     .optional()?)
             }

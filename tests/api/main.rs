@@ -17,6 +17,8 @@ mod games;
 mod hardening;
 mod hidden;
 mod idempotency;
+mod invites;
+mod l10n;
 mod mail;
 mod nimm_oder_schieb;
 mod openapi;

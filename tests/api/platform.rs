@@ -336,12 +336,21 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     let server = crate::support::TestServer::start_with_env(
         crate::support::TestDb::new(backend),
         backend,
-        &[("REMATCH_WINDOW_SECONDS", "1")],
+        &[("REMATCH_WINDOW_SECONDS", "3")],
     );
     let api = server.client();
     let anna = api.guest("anna");
     let ben = api.guest("ben");
     let cara = api.guest("cara");
+    let listed_with_a_free_seat = |game: &str| -> bool {
+        let r = api.get("/v1/games?status=lobby&free_seats=1", Some(&cara.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == game)
+    };
     let game = start_game(
         &api,
         &[anna.clone(), ben.clone()],
@@ -356,9 +365,13 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
         &json!({}),
     );
     let rematch = rematch.body["id"].as_str().unwrap().to_owned();
-    // While the seat is kept, a stranger cannot take it.
+    // While the seat is kept, a stranger cannot take it, and the lobby does not offer it.
     let r = api.command(&cara, &rematch, &json!({ "type": "join" }));
     r.assert_problem(422, "game_full");
+    assert!(
+        !listed_with_a_free_seat(&rematch),
+        "a kept seat is listed as free"
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     while api.view(&anna, &rematch)["seats"][1]["reserved"] == true {
         assert!(
@@ -369,6 +382,7 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     }
     let events = api.events(&anna, &rematch);
     assert!(events.iter().any(|e| e["type"] == "reservations_released"));
+    assert!(listed_with_a_free_seat(&rematch));
     api.ok(&cara, &rematch, &json!({ "type": "join" }));
 }
 

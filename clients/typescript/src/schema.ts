@@ -289,6 +289,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invites/{code}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Joins a private game by its invite code alone (the 10 characters one player passes on
+         *     to another), as `join` with `invite_code` does beside the game's id: the caller takes the
+         *     lowest free seat and gets the game (its id in `Location`).
+         */
+        post: operations["join_by_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mail/verify": {
         parameters: {
             query?: never;
@@ -480,7 +501,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists the playable rulesets. */
+        /**
+         * Lists the playable rulesets. Display texts follow `Accept-Language` (`en`, the default,
+         *     or `de`; the answer's `Content-Language` says which).
+         */
         get: operations["list_rulesets"];
         put?: never;
         post?: never;
@@ -2227,22 +2251,36 @@ export interface components {
          * @enum {string}
          */
         Ruleset: "6-nimmt" | "11-nimmt" | "x-nimmt" | "nimm-oder-schieb";
-        /** @description A ruleset's description. */
+        /**
+         * @description A ruleset's description. Display texts (`title`, option `label`s and `value_labels`,
+         *     `preset_labels`, card `label`s) follow `Accept-Language` (English or German); names,
+         *     option values and card values never do.
+         */
         RulesetInfo: {
             /** @description Row games: card number (string key) → bullheads. */
             bullheads?: {
                 [key: string]: number;
             } | null;
-            /** @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`). */
+            /**
+             * @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
+             *     the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
+             */
             cards?: components["schemas"]["CardFace"][] | null;
             /** @description Row games: hand cards dealt per player and round. */
             hand_size?: number | null;
             /** @description API name. */
             name: string;
-            /** @description Each option with its allowed values and default. */
+            /**
+             * @description Each option with its allowed values and default, a `label` and, for options with
+             *     named values, `value_labels` (value → label).
+             */
             options: Record<string, unknown>;
             /** @description Seats. */
             players: components["schemas"]["PlayerRange"];
+            /** @description Preset name → its label (`Taktik`, …). */
+            preset_labels: {
+                [key: string]: string;
+            };
             /** @description Preset name → the options it stands for. */
             presets: Record<string, unknown>;
             /** @description Row games: the centre rows. */
@@ -2251,6 +2289,8 @@ export interface components {
             starting_chips?: {
                 [key: string]: number;
             } | null;
+            /** @description The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`. */
+            title: string;
         };
         /** @description The list of rulesets. */
         RulesetList: {
@@ -3908,6 +3948,66 @@ export interface operations {
             };
         };
     };
+    join_by_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invite code, e.g. `K7QX2MPW9R` */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no game has this invite code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_seated`, `game_full`, `not_in_lobby` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     verify_mail_address: {
         parameters: {
             query: {
@@ -4711,7 +4811,10 @@ export interface operations {
     list_rulesets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `de` for German display texts; English otherwise */
+                "Accept-Language"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4719,6 +4822,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `en` or `de` */
+                    "Content-Language"?: string;
                     [name: string]: unknown;
                 };
                 content: {
