@@ -460,6 +460,7 @@ fn reminders_arrive_without_hidden_information(backend: Backend) {
     );
     let id = game["id"].as_str().unwrap().to_owned();
     api.join(&bert, &id);
+    let started = Instant::now();
     let view = api.ok(&anna, &id, &json!({ "type": "start" }));
     let deadline = view["seats"][0]["deadline_at"].as_str().unwrap().to_owned();
 
@@ -470,6 +471,11 @@ fn reminders_arrive_without_hidden_information(backend: Backend) {
         mails.iter().any(|m| m.body.contains("play_card"))
             && mails.iter().any(|m| m.subject().contains("deadline"))
     });
+    // A figure, not an assertion: the worker looks at the outbox every 200 ms.
+    eprintln!(
+        "figure: start command sent -> \"your turn\" and \"deadline near\" mails in the sink: {} ms",
+        started.elapsed().as_millis()
+    );
     let mails = sink.to("anna@example.org");
     let turn = mails
         .iter()
