@@ -487,6 +487,60 @@ impl Service {
         Ok(())
     }
 
+    /// After an account's deletion: a bot takes over its seats in running games (`resign`,
+    /// so no game waits for a player who is gone) and it leaves the lobbies it sits in (a
+    /// lobby it hosts keeps it). Returns how many games it left; a game that refuses is
+    /// logged and skipped.
+    ///
+    /// # Errors
+    /// Storage failure while listing the games.
+    pub fn hand_over_seats(&self, account: &str) -> Result<usize, ServiceError> {
+        let mut handed = 0;
+        let mut before: Option<String> = None;
+        loop {
+            let page = self.store.read(|tx| {
+                tx.list_games(&ListQuery {
+                    account,
+                    mine: true,
+                    awaiting: false,
+                    status: None,
+                    ruleset: None,
+                    before_id: before.as_deref(),
+                    min_free_seats: None,
+                    limit: 200,
+                })
+            })?;
+            let Some(last) = page.last() else {
+                return Ok(handed);
+            };
+            before = Some(last.game.id.clone());
+            for summary in &page {
+                let command = match summary.game.status.as_str() {
+                    "active" => Command::Resign {},
+                    "lobby" => Command::Leave {},
+                    _ => continue,
+                };
+                let req = CommandRequest {
+                    game: &summary.game.id,
+                    account,
+                    name: crate::store::DELETED_NAME,
+                    command,
+                    if_match: None,
+                    idempotency_key: None,
+                    invite_code: None,
+                };
+                match self.execute(&req) {
+                    Ok(_) => handed += 1,
+                    Err(e) => tracing::info!(
+                        game = summary.game.id,
+                        error = %crate::telemetry::Chain(&e),
+                        "a deleted account's seat stays"
+                    ),
+                }
+            }
+        }
+    }
+
     /// The same service keeping a rematch's seats for `window`.
     #[must_use]
     pub fn with_rematch_window(mut self, window: std::time::Duration) -> Self {

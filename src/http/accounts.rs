@@ -346,7 +346,9 @@ pub async fn logout_everywhere(
 
 /// Deletes the caller's account: name, password, roles, e-mail address, reminders and
 /// webhooks are removed and every token stops working. Games keep the seat, shown as
-/// `deleted player`; the event log (which names accounts by id only) stays intact.
+/// `deleted player`: in running games a bot plays it from then on (`seat_resigned`), and it
+/// leaves the lobbies it sits in (not one it hosts). The event log, which names accounts by
+/// id only, stays intact.
 #[utoipa::path(
     operation_id = "delete_me",
     tag = "identity",
@@ -368,7 +370,12 @@ pub async fn delete_me(
         state
             .accounts
             .delete(&caller.id, password.as_deref())
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        // The account is gone either way; a game that cannot be handed over is logged.
+        if let Err(e) = state.service.hand_over_seats(&caller.id) {
+            tracing::warn!(error = %crate::telemetry::Chain(&e), "could not hand a deleted account's seats to bots");
+        }
+        Ok::<_, ApiError>(())
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())

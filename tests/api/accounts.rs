@@ -242,13 +242,23 @@ fn deletion_removes_name_and_credentials_and_keeps_the_log(backend: Backend) {
     let newcomer = api.account("delia");
     assert_ne!(newcomer.id, del.id);
 
-    // The game goes on with the seat, shown under a neutral name; the log is unchanged.
+    // The game goes on with the seat, shown under a neutral name and played by a bot; the
+    // log is intact: what was there stays, one `seat_resigned` follows.
     let view = api.view(&other, &id);
     assert_eq!(view["seats"][0]["account_id"], del.id.as_str());
     assert_eq!(view["seats"][0]["name"], "deleted player");
+    assert_eq!(view["seats"][0]["resigned"], true);
     assert_eq!(view["seats"][1]["name"], "otto");
     let after = api.events(&other, &id);
-    assert_eq!(after, before);
+    assert_eq!(after[..before.len()], before[..]);
+    assert_eq!(after[before.len()]["type"], "seat_resigned");
+    assert_eq!(after[before.len()]["data"]["seat"], 0);
+    crate::support::play_turns(&api, &other, &id, 1);
+    assert_eq!(
+        api.view(&other, &id)["awaiting"][0]["seat"],
+        1,
+        "the bot answered"
+    );
     // The profile shows the neutral name too.
     let profile = api.get(&format!("/v1/players/{}", del.id), Some(&other.token));
     assert_eq!(profile.status, 200, "{}", profile.text);

@@ -344,7 +344,9 @@ export interface paths {
         /**
          * Deletes the caller's account: name, password, roles, e-mail address, reminders and
          *     webhooks are removed and every token stops working. Games keep the seat, shown as
-         *     `deleted player`; the event log (which names accounts by id only) stays intact.
+         *     `deleted player`: in running games a bot plays it from then on (`seat_resigned`), and it
+         *     leaves the lobbies it sits in (not one it hosts). The event log, which names accounts by
+         *     id only, stays intact.
          */
         delete: operations["delete_me"];
         options?: never;
