@@ -76,13 +76,15 @@ fn valid_name(name: &str) -> Result<(), AccountError> {
 }
 
 fn new_row(name: String, password_hash: Option<String>) -> AccountRow {
+    let now = chrono::Utc::now().naive_utc();
     AccountRow {
         id: uuid::Uuid::now_v7().to_string(),
         name,
         guest: password_hash.is_none(),
+        registered_at: password_hash.is_some().then_some(now),
         password_hash,
         roles: String::new(),
-        created_at: chrono::Utc::now().naive_utc(),
+        created_at: now,
         token_version: 0,
         deleted_at: None,
     }

@@ -170,6 +170,7 @@ macro_rules! impl_account_mail_tx {
                     accounts::name.eq(name),
                     accounts::password_hash.eq(hash),
                     accounts::guest.eq(false),
+                    accounts::registered_at.eq(chrono::Utc::now().naive_utc()),
                 ))
                 .execute(self)
                 .map_err(duplicate_or)?;

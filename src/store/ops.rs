@@ -31,6 +31,9 @@ pub struct AccountRow {
     pub token_version: i32,
     /// When the account was deleted (its name and credentials are gone then).
     pub deleted_at: Option<NaiveDateTime>,
+    /// When it became registered (at creation, or when the guest registered); `None` for a
+    /// guest. Never changes afterwards, so the ratings projection can rely on it.
+    pub registered_at: Option<NaiveDateTime>,
 }
 
 /// A game's index row.

@@ -13,6 +13,7 @@ diesel::table! {
         created_at -> Timestamp,
         token_version -> Int4,
         deleted_at -> Nullable<Timestamp>,
+        registered_at -> Nullable<Timestamp>,
     }
 }
 
