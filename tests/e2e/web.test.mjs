@@ -88,6 +88,20 @@ async function register(page, name) {
   await page.locator("[data-account]").waitFor();
 }
 
+/** Logs in through the sign-in page's form with a name and password. */
+async function logIn(page, name, password) {
+  await page.locator(".toggle button").nth(0).click();
+  await page.locator("#acc-name").fill(name);
+  await page.locator("#acc-pw").fill(password);
+  await page.locator("form:has(#acc-name) button[type=submit]").click();
+}
+
+/** Opens the account page from the header. */
+async function openAccount(page) {
+  await page.locator("header nav a[href='#/account']").click();
+  await page.locator(".account-page h1").waitFor();
+}
+
 /** Runs the fairness check on a finished game's page and expects every check to pass. */
 async function verifyFairness(page) {
   await page.locator(".fairness button").click();
@@ -567,6 +581,186 @@ describe("the web client", () => {
     xena.assertClean();
     await wim.context.close();
     await xena.context.close();
+  });
+
+  test("a guest registers from the account page and keeps their games; the new password logs in elsewhere", async () => {
+    const otto = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const p = otto.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "otto");
+    const id = await createGame(p, {
+      ruleset: "6-nimmt",
+      players: 2,
+      setup: async (q) => {
+        await q.locator("input[name=end]").nth(1).check();
+        await q.locator("#c-rounds").fill("1");
+      },
+    });
+    await addBot(p, "random");
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".hand-cards button").first().waitFor();
+    await playToTheEnd([p]);
+    // The lobby tells a guest to register, and leads to the account page.
+    await p.goto(server.base + "/#/");
+    const prompt = p.locator(".register-hint a");
+    assert.equal(await prompt.textContent(), "Register to keep your games");
+    await prompt.focus();
+    await p.keyboard.press("Enter");
+    await p.locator(".account-page h1").waitFor();
+    assert.equal(await p.locator("[data-account-kind]").getAttribute("data-account-kind"), "guest");
+    assert.equal(await p.locator("#register-h").textContent(), "Register to keep your games");
+    // Mail is off on this server: a sentence says so, and the choices cannot be changed.
+    await p.locator("[data-mail-disabled]").waitFor();
+    assert.match(await p.locator("[data-mail-disabled]").textContent(), /sends no e-mail/);
+    assert.ok(await p.locator("#mail-turn").isDisabled(), "the choices are off");
+    await shoot(p, "70-account-guest");
+    await assertLabelled(p);
+    // A short password is refused in the page, with a sentence; then registration by keyboard.
+    await p.locator("#reg-pw").fill("short");
+    await p.locator("#reg-pw").press("Enter");
+    assert.match(await p.locator(".register-prompt .error").textContent(), /8 to 128 characters/);
+    await p.locator("#reg-pw").fill("otto-secret-pw");
+    await p.locator("#reg-pw").press("Enter");
+    await p.locator("[data-account-kind=registered]").waitFor();
+    assert.match(await p.locator(".account-page .done").first().textContent(), /You are registered/);
+    assert.doesNotMatch(await p.locator("[data-account]").textContent(), /guest/);
+    await p.locator("#pw-current").waitFor();
+    await shoot(p, "71-account-registered");
+    await assertLabelled(p);
+    // The game is still his: in his games and in his history.
+    await p.locator("header nav a[href='#/']").click();
+    await p.locator(`section[aria-labelledby=mine-h] a[href='#/games/${id}']`).first().waitFor();
+    assert.equal(await p.locator(".register-hint").count(), 0, "no prompt once registered");
+    await p.locator("header nav a[href^='#/players/']").click();
+    await p.locator(`.history .game-item[data-game='${id}']`).waitFor();
+    otto.assertClean();
+    await otto.context.close();
+
+    // A fresh browser logs in with the name and the new password and finds the game.
+    const again = await person(browser, { viewport: DESKTOP, locale: "de-DE" });
+    await again.page.goto(server.base + "/");
+    await logIn(again.page, "otto", "otto-secret-pw");
+    await again.page.locator("[data-account]").waitFor();
+    await again.page.locator(`section[aria-labelledby=mine-h] a[href='#/games/${id}']`).first().waitFor();
+    again.assertClean();
+    await again.context.close();
+  });
+
+  test("a password change refuses the old password; logging out everywhere signs out another browser", async () => {
+    const one = await person(browser, { viewport: DESKTOP, locale: "en-US" });
+    const p = one.page;
+    // The wrong current password below is refused by the server on purpose.
+    one.allow(/status of 403/);
+    one.allow(/HTTP 403: POST .*\/v1\/me\/password$/);
+    await p.goto(server.base + "/");
+    await register(p, "paula");
+    await openAccount(p);
+    await p.locator("#pw-current").fill("not-the-password");
+    await p.locator("#pw-new").fill("paula-new-pw-2");
+    await p.locator("form:has(#pw-new) button[type=submit]").click();
+    const error = await p.locator("form:has(#pw-new) .error").first().textContent();
+    assert.equal(error, "The password is wrong.");
+    await p.locator("#pw-current").fill("paula-secret-pw");
+    await p.locator("form:has(#pw-new) button[type=submit]").click();
+    await p.locator(".done", { hasText: "Your password was changed" }).waitFor();
+    // The page stays signed in with the fresh token.
+    await p.locator("header nav a[href='#/']").click();
+    await p.locator("section[aria-labelledby=mine-h] .empty").waitFor();
+    one.assertClean();
+
+    // The old password no longer logs in; the new one does.
+    const old = await person(browser, { viewport: PHONE, locale: "de-DE" });
+    old.allow(/status of 401/);
+    old.allow(/HTTP 401: POST .*\/v1\/tokens$/);
+    await old.page.goto(server.base + "/");
+    await logIn(old.page, "paula", "paula-secret-pw");
+    assert.equal(await old.page.locator(".signin .error").first().textContent(), "Name oder Passwort ist falsch.");
+    await old.context.close();
+    const two = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const q = two.page;
+    await q.goto(server.base + "/");
+    await logIn(q, "paula", "paula-new-pw-2");
+    await q.locator("[data-account]").waitFor();
+
+    // The first browser logs out everywhere, by keyboard and with a confirmation.
+    await openAccount(p);
+    await p.locator("[data-ask=logout]").focus();
+    await p.keyboard.press("Enter");
+    await p.locator("[data-confirm=logout]").focus();
+    await shoot(p, "72-account-logout-confirm");
+    await assertLabelled(p);
+    await p.keyboard.press("Enter");
+    await p.locator("#guest-name").waitFor();
+    assert.equal(await p.locator(".signin .notice").textContent(), "You were logged out on every device.");
+    assert.equal(await p.evaluate(() => localStorage.getItem("stammtisch.session")), null);
+    one.assertClean();
+    // The second browser's next call is refused and it shows the sign-in.
+    two.allow(/status of 401/);
+    two.allow(/HTTP 401: GET .*\/v1\/games/);
+    await q.locator("button[data-refresh]").click();
+    await q.locator("#guest-name").waitFor();
+    assert.equal(await q.locator(".signin .notice").textContent(), "Your session has ended. Please sign in again.");
+    assert.ok(two.seen.some((m) => /401/.test(m)), "the server refused the revoked token");
+    two.assertClean();
+    await one.context.close();
+    await two.context.close();
+  });
+
+  test("a deleted account shows as deleted player to the other player, and its browser is signed out", async () => {
+    const rosa = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const sven = await person(browser, { viewport: DESKTOP, locale: "en-US" });
+    const a = rosa.page;
+    const b = sven.page;
+    await a.goto(server.base + "/");
+    await register(a, "rosa");
+    await createGame(a, {
+      ruleset: "6-nimmt",
+      players: 2,
+      setup: async (q) => {
+        await q.locator("input[name=end]").nth(1).check();
+        await q.locator("#c-rounds").fill("1");
+      },
+    });
+    const link = await a.locator("#invite-link").inputValue();
+    await b.goto(link);
+    await signInAsGuest(b, "sven");
+    await b.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "sven" }).waitFor();
+    await a.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "sven" }).waitFor();
+    await a.locator(".lobby-actions button.primary").click();
+    await b.locator(".hand-cards button").first().waitFor();
+    assert.equal(await b.locator(".seat[data-seat='0'] .seat-name").textContent(), "rosa");
+
+    // Rosa deletes her account: a wrong password is refused, the right one deletes it.
+    rosa.allow(/status of 403/);
+    rosa.allow(/HTTP 403: DELETE .*\/v1\/me$/);
+    await openAccount(a);
+    await a.locator("[data-ask=delete]").click();
+    await a.locator("#delete-pw").fill("wrong-password");
+    await a.locator("[data-confirm=delete]").click();
+    assert.equal(await a.locator("form:has(#delete-pw) .error").first().textContent(), "The password is wrong.");
+    await shoot(a, "73-account-delete");
+    await assertLabelled(a);
+    await a.locator("#delete-pw").fill("rosa-secret-pw");
+    await a.locator("#delete-pw").press("Enter");
+    await a.locator("#guest-name").waitFor();
+    assert.equal(await a.locator(".signin .notice").textContent(), "Your account was deleted.");
+    rosa.assertClean();
+
+    // Sven's table shows her seat as "deleted player", played on by a bot.
+    await b.locator(".seat[data-seat='0'] .seat-name", { hasText: "deleted player" }).waitFor({ timeout: 20_000 });
+    await b.locator(".log-list li", { hasText: "resigned" }).first().waitFor();
+    await playToTheEnd([b]);
+    await b.locator(".status.finished").waitFor();
+    assert.doesNotMatch(await b.locator(".game").textContent(), /rosa/);
+    await shoot(b, "74-deleted-player");
+    // Her name is free again, and the old name no longer logs in.
+    rosa.allow(/status of 401/);
+    rosa.allow(/HTTP 401: POST .*\/v1\/tokens$/);
+    await logIn(a, "rosa", "rosa-secret-pw");
+    assert.equal(await a.locator(".signin .error").first().textContent(), "The name or the password is wrong.");
+    sven.assertClean();
+    await rosa.context.close();
+    await sven.context.close();
   });
 
   test("a dropped stream reconnects with a fresh ticket after the last event it saw", async () => {

@@ -70,9 +70,15 @@ export function startSession(token: string, expiresIn: number, account: Account)
   session.set({ token, expiresAt: Date.now() + expiresIn * 1000, account });
 }
 
-export function signOut(): void {
-  signOutReason.set(null);
+export function signOut(reason: string | null = null): void {
+  signOutReason.set(reason);
   session.set(null);
+}
+
+/** Keeps the signed-in account but swaps in a fresh token (after a password change). */
+export function renewToken(token: string, expiresIn: number): void {
+  const s = session.get();
+  if (s) session.set({ ...s, token, expiresAt: Date.now() + expiresIn * 1000 });
 }
 
 /** A sentence a player understands for any error. */

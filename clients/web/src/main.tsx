@@ -1,9 +1,10 @@
-// The app shell: header with navigation, language switch and account; the page of the
+// The app shell: header with navigation (and the account page), language switch and account; the page of the
 // current hash route; sign-in first when nobody is signed in.
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { session, signOut } from "./api";
 import { lang, t, type Lang } from "./i18n";
+import { AccountPage } from "./pages/account";
 import { CalculatorPage } from "./pages/calculator";
 import { GamePage } from "./pages/game";
 import { JoinPage } from "./pages/join";
@@ -36,6 +37,8 @@ function Page(props: { r: Route }) {
       return <LeaderboardPage ruleset={r.ruleset} />;
     case "player":
       return <PlayerPage key={r.id} id={r.id} />;
+    case "account":
+      return <AccountPage />;
     default:
       return (
         <div>
@@ -103,6 +106,9 @@ function App() {
             <a href={href("players", s.account.id)} aria-current={mine}>
               {t("navProfile")}
             </a>
+            <a href="#/account" aria-current={current("account")}>
+              {t("navAccount")}
+            </a>
           </nav>
         ) : null}
         <div class="account">
@@ -124,7 +130,7 @@ function App() {
                 {t("signedInAs", { name: s.account.name })}
                 {s.account.guest ? ` (${t("guestMark")})` : ""}
               </span>
-              <button type="button" class="link" onClick={signOut}>
+              <button type="button" class="link" onClick={() => signOut()}>
                 {t("signOut")}
               </button>
             </>

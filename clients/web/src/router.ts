@@ -1,6 +1,6 @@
 // Hash routes, so the server needs no fallback route: `#/`, `#/games/<id>`,
 // `#/join/<game>/<code>`, `#/join/<game>` (a rematch: the seat is kept, no code needed),
-// `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`.
+// `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`, `#/account`.
 import { Store } from "./store";
 
 export type Route =
@@ -13,6 +13,7 @@ export type Route =
   | { page: "calculator" }
   | { page: "leaderboard"; ruleset: string | null }
   | { page: "player"; id: string }
+  | { page: "account" }
   | { page: "missing" };
 
 export function parse(hash: string): Route {
@@ -28,6 +29,7 @@ export function parse(hash: string): Route {
   if (a === "calculator" && parts.length === 1) return { page: "calculator" };
   if (a === "leaderboard" && parts.length <= 2) return { page: "leaderboard", ruleset: b ?? null };
   if (a === "players" && b && parts.length === 2) return { page: "player", id: b };
+  if (a === "account" && parts.length === 1) return { page: "account" };
   return { page: "missing" };
 }
 

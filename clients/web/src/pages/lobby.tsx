@@ -15,10 +15,11 @@ import {
   type Ruleset,
   type RulesetInfo,
 } from "../../../typescript/src/index.ts";
-import { api, rulesets, unwrap } from "../api";
+import { api, rulesets, session, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
 import { ErrorMessage, Field, Select, useAction } from "../ui";
+import { useStore } from "../store";
 import type { ComponentChildren } from "preact";
 
 function actionsText(actions: string[]): string {
@@ -96,6 +97,7 @@ function List(props: {
 }
 
 export function Lobby() {
+  const guest = useStore(session)?.account.guest ?? false;
   const [inbox, setInbox] = useState<GameSummary[] | null>(null);
   const [mine, setMine] = useState<GameSummary[] | null>(null);
   const [open, setOpen] = useState<GameSummary[] | null>(null);
@@ -140,6 +142,11 @@ export function Lobby() {
   return (
     <div class="lobby">
       <h1 tabIndex={-1}>{t("navLobby")}</h1>
+      {guest ? (
+        <p class="notice register-hint">
+          {t("lobbyGuestPrompt")} <a href="#/account">{t("registerPromptTitle")}</a>
+        </p>
+      ) : null}
       <ErrorMessage error={error} onRetry={() => void load()} />
       <QuickPlay />
       <div class="lobby-grid">

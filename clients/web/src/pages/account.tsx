@@ -1,0 +1,418 @@
+// The account page: a guest registers to keep their games; a registered person changes
+// their password; e-mail reminders (address and choices); log out everywhere; deletion.
+// The session itself lives in api.ts.
+import { useEffect, useState } from "preact/hooks";
+import type { components } from "../../../typescript/src/index.ts";
+import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
+import { dateTime, t } from "../i18n";
+import { useStore } from "../store";
+import { ErrorMessage, Field, useAction } from "../ui";
+
+type MailSettings = components["schemas"]["MailSettings"];
+
+const NAME = /^[A-Za-z0-9_-]{3,32}$/;
+
+export function AccountPage() {
+  const s = useStore(session);
+  const [done, setDone] = useState<string | null>(null);
+  if (!s) return null;
+  const a = s.account;
+  return (
+    <div class="account-page">
+      <h1 tabIndex={-1}>{t("accountPageTitle")}</h1>
+      <p class="meta" data-account-kind={a.guest ? "guest" : "registered"}>
+        {a.guest ? t("accountGuestSummary", { name: a.name }) : t("accountRegisteredSummary", { name: a.name })}{" "}
+        {t("memberSince", { date: dateTime(a.created_at) })}
+      </p>
+      <Done text={done} />
+      <div class="cols">
+        <div>
+          {a.guest ? <Register s={s} onDone={() => setDone(t("registered"))} /> : <ChangePassword />}
+          <Mail />
+        </div>
+        <div>
+          <LogoutEverywhere guest={a.guest} />
+          <DeleteAccount guest={a.guest} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** A short confirmation read out by screen readers. */
+function Done(props: { text: string | null }) {
+  return (
+    <p role="status" class="done">
+      {props.text ?? ""}
+    </p>
+  );
+}
+
+function Register(props: { s: Session; onDone: () => void }) {
+  const [name, setName] = useState(props.s.account.name);
+  const [password, setPassword] = useState("");
+  const [hint, setHint] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!NAME.test(name)) return setHint(t("badName"));
+    if (password.length < 8 || password.length > 128) return setHint(t("badPassword"));
+    setHint(null);
+    void run(async () => {
+      const body = name === props.s.account.name ? { password } : { name, password };
+      const r = await unwrap(api.POST("/v1/me/register", { body }));
+      startSession(r.access_token, r.expires_in, r.account);
+      props.onDone();
+    });
+  };
+  return (
+    <section class="panel register-prompt" aria-labelledby="register-h">
+      <h2 id="register-h">{t("registerPromptTitle")}</h2>
+      <p>{t("registerPromptText")}</p>
+      <form onSubmit={submit} noValidate>
+        <Field id="reg-name" label={t("name")} hint={t("registerNameHint")}>
+          <input
+            id="reg-name"
+            name="username"
+            autocomplete="username"
+            value={name}
+            aria-describedby="reg-name-hint"
+            onInput={(e) => setName(e.currentTarget.value)}
+            required
+          />
+        </Field>
+        <Field id="reg-pw" label={t("password")} hint={t("passwordHint")}>
+          <input
+            id="reg-pw"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            value={password}
+            aria-describedby="reg-pw-hint"
+            onInput={(e) => setPassword(e.currentTarget.value)}
+            required
+          />
+        </Field>
+        {hint ? (
+          <p class="error" role="alert">
+            {hint}
+          </p>
+        ) : null}
+        <ErrorMessage error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {t("registerKeep")}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function ChangePassword() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [hint, setHint] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    if (next.length < 8 || next.length > 128) return setHint(t("badPassword"));
+    setHint(null);
+    void run(async () => {
+      const tok = await unwrap(
+        api.POST("/v1/me/password", { body: { current_password: current, new_password: next } }),
+      );
+      renewToken(tok.access_token, tok.expires_in);
+      setCurrent("");
+      setNext("");
+      setDone(t("passwordChanged"));
+    });
+  };
+  return (
+    <section class="panel" aria-labelledby="pw-h">
+      <h2 id="pw-h">{t("changePasswordTitle")}</h2>
+      <form onSubmit={submit} noValidate>
+        <Field id="pw-current" label={t("currentPassword")}>
+          <input
+            id="pw-current"
+            name="current-password"
+            type="password"
+            autocomplete="current-password"
+            value={current}
+            onInput={(e) => setCurrent(e.currentTarget.value)}
+            required
+          />
+        </Field>
+        <Field id="pw-new" label={t("newPassword")} hint={t("passwordHint")}>
+          <input
+            id="pw-new"
+            name="new-password"
+            type="password"
+            autocomplete="new-password"
+            value={next}
+            aria-describedby="pw-new-hint"
+            onInput={(e) => setNext(e.currentTarget.value)}
+            required
+          />
+        </Field>
+        {hint ? (
+          <p class="error" role="alert">
+            {hint}
+          </p>
+        ) : null}
+        <ErrorMessage error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          {t("changePassword")}
+        </button>
+        <Done text={done} />
+      </form>
+    </section>
+  );
+}
+
+function Mail() {
+  const [m, setM] = useState<MailSettings | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const load = () => {
+    setLoadError(null);
+    unwrap(api.GET("/v1/me/mail")).then(setM, setLoadError);
+  };
+  useEffect(load, []);
+  return (
+    <section class="panel mail" aria-labelledby="mail-h">
+      <h2 id="mail-h">{t("mailTitle")}</h2>
+      <p>{t("mailExplain")}</p>
+      <ErrorMessage error={loadError} onRetry={load} />
+      {m === null ? (
+        loadError ? null : <p>{t("loading")}</p>
+      ) : (
+        <>
+          {m.enabled ? null : (
+            <p class="notice" data-mail-disabled>
+              {t("err_mail_disabled")}
+            </p>
+          )}
+          <MailAddress m={m} set={setM} />
+          <MailChoices m={m} set={setM} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function MailAddress(props: { m: MailSettings; set: (m: MailSettings) => void }) {
+  const { m } = props;
+  const [address, setAddress] = useState("");
+  const [done, setDone] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    void run(async () => {
+      const r = await unwrap(api.POST("/v1/me/mail/address", { body: { address: address.trim() } }));
+      props.set(r);
+      setAddress("");
+      setDone(t("mailLinkSent", { address: r.pending_address ?? address.trim() }));
+    });
+  };
+  const remove = () =>
+    void run(async () => {
+      await unwrap(api.DELETE("/v1/me/mail/address"));
+      props.set({ ...m, address: null, pending_address: null });
+      setDone(t("mailRemoved"));
+    });
+  return (
+    <div class="mail-address">
+      {m.address ? (
+        <p data-mail-address={m.address}>
+          {t("mailGoesTo", { address: m.address })}{" "}
+          <button type="button" class="small" disabled={busy} onClick={remove}>
+            {t("mailRemove")}
+          </button>
+        </p>
+      ) : m.enabled ? (
+        <p data-mail-address="">{t("mailNoAddress")}</p>
+      ) : null}
+      {m.pending_address ? <p class="hint">{t("mailPending", { address: m.pending_address })}</p> : null}
+      {m.enabled ? (
+        <form onSubmit={submit} noValidate class="inline-form">
+          <Field id="mail-address" label={m.address ? t("mailNewAddress") : t("mailAddress")} hint={t("mailAddressHint")}>
+            <input
+              id="mail-address"
+              name="email"
+              type="email"
+              autocomplete="email"
+              value={address}
+              aria-describedby="mail-address-hint"
+              onInput={(e) => setAddress(e.currentTarget.value)}
+              required
+            />
+          </Field>
+          <button type="submit" disabled={busy || address.trim() === ""}>
+            {t("mailSendLink")}
+          </button>
+        </form>
+      ) : null}
+      <ErrorMessage error={error} />
+      <Done text={done} />
+    </div>
+  );
+}
+
+function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void }) {
+  const { m } = props;
+  const [yourTurn, setYourTurn] = useState(m.your_turn);
+  const [finished, setFinished] = useState(m.game_finished);
+  const [digest, setDigest] = useState(m.digest);
+  const [hours, setHours] = useState(String(m.deadline_hours ?? 0));
+  const [hint, setHint] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const off = !m.enabled;
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    const h = Number(hours);
+    if (hours.trim() === "" || !Number.isInteger(h) || h < 0 || h > 720) return setHint(t("badDeadlineHours"));
+    setHint(null);
+    void run(async () => {
+      const r = await unwrap(
+        api.PATCH("/v1/me/mail", {
+          body: { your_turn: yourTurn, game_finished: finished, digest, deadline_hours: h },
+        }),
+      );
+      props.set(r);
+      setDone(t("saved"));
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate class="mail-choices">
+      <fieldset disabled={off}>
+        <legend>{t("mailChoicesTitle")}</legend>
+        <label class="check">
+          <input type="checkbox" id="mail-turn" checked={yourTurn} onChange={(e) => setYourTurn(e.currentTarget.checked)} />
+          {t("mailYourTurn")}
+        </label>
+        <div class="field">
+          <label for="mail-hours">{t("mailDeadlineHours")}</label>
+          <input
+            id="mail-hours"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={720}
+            step={1}
+            value={hours}
+            aria-describedby="mail-hours-hint"
+            aria-invalid={hint ? "true" : undefined}
+            onInput={(e) => setHours(e.currentTarget.value)}
+          />
+          <small id="mail-hours-hint" class="hint">
+            {t("mailDeadlineHint")}
+          </small>
+        </div>
+        <label class="check">
+          <input type="checkbox" id="mail-finished" checked={finished} onChange={(e) => setFinished(e.currentTarget.checked)} />
+          {t("mailGameFinished")}
+        </label>
+        <label class="check">
+          <input type="checkbox" id="mail-digest" checked={digest} onChange={(e) => setDigest(e.currentTarget.checked)} />
+          {t("mailDigest")}
+        </label>
+        {hint ? (
+          <p class="error" role="alert">
+            {hint}
+          </p>
+        ) : null}
+        <ErrorMessage error={error} />
+        <button type="submit" disabled={busy}>
+          {t("save")}
+        </button>
+        <Done text={done} />
+      </fieldset>
+    </form>
+  );
+}
+
+function LogoutEverywhere(props: { guest: boolean }) {
+  const [asking, setAsking] = useState(false);
+  const [run, busy, error] = useAction();
+  const confirm = () =>
+    void run(async () => {
+      await unwrap(api.POST("/v1/me/logout"));
+      signOut(t("loggedOutEverywhere"));
+    });
+  return (
+    <section class="panel" aria-labelledby="logout-h">
+      <h2 id="logout-h">{t("logoutEverywhereTitle")}</h2>
+      <p>{t("logoutEverywhereText")}</p>
+      {props.guest ? <p class="notice">{t("guestCannotReturn")}</p> : null}
+      <ErrorMessage error={error} />
+      {asking ? (
+        <div role="group" aria-labelledby="logout-q">
+          <p id="logout-q">{t("logoutEverywhereConfirm")}</p>
+          <button type="button" class="danger" data-confirm="logout" disabled={busy} onClick={confirm}>
+            {t("logoutEverywhere")}
+          </button>{" "}
+          <button type="button" onClick={() => setAsking(false)}>
+            {t("cancel")}
+          </button>
+        </div>
+      ) : (
+        <button type="button" data-ask="logout" onClick={() => setAsking(true)}>
+          {t("logoutEverywhere")}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function DeleteAccount(props: { guest: boolean }) {
+  const [asking, setAsking] = useState(false);
+  const [password, setPassword] = useState("");
+  const [run, busy, error] = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      await unwrap(api.DELETE("/v1/me", { body: props.guest ? {} : { password } }));
+      signOut(t("accountDeleted"));
+    });
+  };
+  return (
+    <section class="panel" aria-labelledby="delete-h">
+      <h2 id="delete-h">{t("deleteTitle")}</h2>
+      <p>{t("deleteText")}</p>
+      {asking ? (
+        <form onSubmit={submit} noValidate aria-labelledby="delete-q">
+          <p id="delete-q">
+            <strong>{t("deleteConfirm")}</strong>
+          </p>
+          {props.guest ? null : (
+            <Field id="delete-pw" label={t("deletePassword")}>
+              <input
+                id="delete-pw"
+                name="password"
+                type="password"
+                autocomplete="current-password"
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+                required
+              />
+            </Field>
+          )}
+          <ErrorMessage error={error} />
+          <button type="submit" class="danger" data-confirm="delete" disabled={busy || (!props.guest && password === "")}>
+            {t("deleteAccount")}
+          </button>{" "}
+          <button type="button" onClick={() => setAsking(false)}>
+            {t("cancel")}
+          </button>
+        </form>
+      ) : (
+        <button type="button" class="danger" data-ask="delete" onClick={() => setAsking(true)}>
+          {t("deleteAccount")}
+        </button>
+      )}
+    </section>
+  );
+}
