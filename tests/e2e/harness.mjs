@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +33,7 @@ export async function freePort() {
  * Starts the server on a fresh SQLite file (or the one in `dir`, on `port`, to restart it);
  * resolves with its base URL and a stop() that also deletes a directory it made.
  */
-export async function startServer({ corsOrigins = "", dir: given, port = 0 } = {}) {
+export async function startServer({ corsOrigins = "", dir: given, port = 0, env = {} } = {}) {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run cargo build first`);
   const dir = given ?? (await mkdtemp(join(tmpdir(), "stammtisch-e2e-")));
   const child = spawn(BIN, ["serve"], {
@@ -43,6 +44,7 @@ export async function startServer({ corsOrigins = "", dir: given, port = 0 } = {
       CORS_ORIGINS: corsOrigins,
       RUST_LOG: process.env.RUST_LOG ?? "warn",
       STREAM_POLL_MS: "500",
+      ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -311,4 +313,71 @@ export async function assertLabelled(page) {
     return out;
   });
   if (unnamed.length > 0) throw new Error(`controls without an accessible name:\n  ${unnamed.join("\n  ")}`);
+}
+
+/**
+ * A small SMTP sink on 127.0.0.1 speaking just enough SMTP for the server's mailer (no
+ * TLS): every accepted mail's recipients and body (quoted-printable decoded) are kept.
+ */
+export async function startSmtpSink() {
+  const mails = [];
+  const server = net.createServer((socket) => {
+    socket.setEncoding("latin1");
+    let buffer = "";
+    let to = [];
+    let data = null;
+    socket.write("220 sink ESMTP\r\n");
+    socket.on("data", (chunk) => {
+      buffer += chunk;
+      for (;;) {
+        const end = buffer.indexOf("\r\n");
+        if (end < 0) return;
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (data !== null) {
+          if (line === ".") {
+            const raw = data.join("\n");
+            const split = raw.indexOf("\n\n");
+            const headers = split < 0 ? raw : raw.slice(0, split);
+            let body = split < 0 ? "" : raw.slice(split + 2);
+            if (/Content-Transfer-Encoding: quoted-printable/i.test(headers)) {
+              body = Buffer.from(
+                body.replace(/=\n/g, "").replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16))),
+                "latin1",
+              ).toString("utf8");
+            }
+            mails.push({ to, headers, body });
+            data = null;
+            socket.write("250 ok\r\n");
+          } else {
+            data.push(line.startsWith(".") ? line.slice(1) : line);
+          }
+          continue;
+        }
+        const upper = line.toUpperCase();
+        if (upper.startsWith("EHLO") || upper.startsWith("HELO")) socket.write("250-sink\r\n250 8BITMIME\r\n");
+        else if (upper.startsWith("MAIL FROM")) {
+          to = [];
+          socket.write("250 ok\r\n");
+        } else if (upper.startsWith("RCPT TO")) {
+          to.push(line.slice(line.indexOf(":") + 1).trim().replace(/^<|>$/g, ""));
+          socket.write("250 ok\r\n");
+        } else if (upper === "DATA") {
+          data = [];
+          socket.write("354 go on\r\n");
+        } else if (upper === "QUIT") {
+          socket.end("221 bye\r\n");
+        } else socket.write("250 ok\r\n");
+      }
+    });
+    socket.on("error", () => undefined);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address();
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    /** The mails to `address` so far. */
+    to: (address) => mails.filter((m) => m.to.includes(address)),
+    stop: () => new Promise((r) => server.close(r)),
+  };
 }

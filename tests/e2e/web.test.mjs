@@ -19,6 +19,7 @@ import {
   shoot,
   signInAsGuest,
   startServer,
+  startSmtpSink,
   startStaticServer,
   until,
 } from "./harness.mjs";
@@ -761,6 +762,66 @@ describe("the web client", () => {
     sven.assertClean();
     await rosa.context.close();
     await sven.context.close();
+  });
+
+  test("e-mail reminders: an address confirmed by the mailed link, the choices saved, the address removed", async () => {
+    // Its own server, with mail on and a sink for the mails.
+    const sink = await startSmtpSink();
+    const port = await freePort();
+    const own = await startServer({
+      port,
+      env: { SMTP_URL: sink.url, PUBLIC_URL: `http://127.0.0.1:${port}`, WEBHOOK_BACKOFF_MS: "200" },
+    });
+    const me = await person(browser, { viewport: PHONE, locale: "de-DE" });
+    // The malformed address below is refused by the server on purpose.
+    me.allow(/status of 422/);
+    me.allow(/HTTP 422: POST .*\/v1\/me\/mail\/address$/);
+    try {
+      const p = me.page;
+      await p.goto(own.base + "/");
+      await signInAsGuest(p, "tilda");
+      await openAccount(p);
+      await p.locator("#mail-address").waitFor();
+      assert.equal(await p.locator("[data-mail-disabled]").count(), 0);
+      assert.equal(await p.locator("#mail-h").textContent(), "Erinnerungen per E-Mail");
+      await p.locator("#mail-address").fill("kein-adresse");
+      await p.locator("#mail-address").press("Enter");
+      assert.match(await p.locator(".mail-address .error").first().textContent(), /Eine Eingabe ist nicht gültig/);
+      await p.locator("#mail-address").fill("tilda@example.org");
+      await p.locator("#mail-address").press("Enter");
+      await p.locator(".mail-address .done", { hasText: "tilda@example.org" }).waitFor();
+      await p.locator(".mail-address .hint", { hasText: "24 Stunden" }).waitFor();
+      // The mailed link confirms the address.
+      const mail = await until(() => sink.to("tilda@example.org")[0], 30_000, "the verification mail");
+      const link = /http:\/\/\S+\/v1\/mail\/verify\?token=[0-9a-f]+/.exec(mail.body)?.[0];
+      assert.ok(link, `a link in the mail: ${mail.body}`);
+      const verified = await fetch(link);
+      assert.equal(verified.status, 200);
+      await p.reload();
+      await p.locator("[data-mail-address='tilda@example.org']").waitFor();
+      // The choices: no turn mails, a deadline reminder at 6 hours, the daily digest.
+      await p.locator("#mail-turn").uncheck();
+      await p.locator("#mail-hours").fill("6");
+      await p.locator("#mail-digest").check();
+      await p.locator(".mail-choices button[type=submit]").click();
+      await p.locator(".mail-choices .done", { hasText: "Gespeichert." }).waitFor();
+      await shoot(p, "75-account-mail");
+      await assertLabelled(p);
+      await p.reload();
+      await p.locator("[data-mail-address='tilda@example.org']").waitFor();
+      assert.equal(await p.locator("#mail-hours").inputValue(), "6");
+      assert.equal(await p.locator("#mail-turn").isChecked(), false);
+      assert.equal(await p.locator("#mail-digest").isChecked(), true);
+      assert.equal(await p.locator("#mail-finished").isChecked(), true);
+      // Removing the address stops the mails.
+      await p.locator(".mail-address button", { hasText: "Adresse entfernen" }).click();
+      await p.locator("[data-mail-address='']").waitFor();
+      me.assertClean();
+    } finally {
+      await me.context.close();
+      await own.stop();
+      await sink.stop();
+    }
   });
 
   test("a dropped stream reconnects with a fresh ticket after the last event it saw", async () => {
