@@ -655,6 +655,10 @@ describe("the web client", () => {
     one.allow(/HTTP 403: POST .*\/v1\/me\/password$/);
     await p.goto(server.base + "/");
     await register(p, "paula");
+    // A second tab of the same browser, open on the lobby.
+    const tab = await one.context.newPage();
+    await tab.goto(server.base + "/");
+    await tab.locator("section[aria-labelledby=mine-h]").waitFor();
     await openAccount(p);
     await p.locator("#pw-current").fill("not-the-password");
     await p.locator("#pw-new").fill("paula-new-pw-2");
@@ -664,6 +668,12 @@ describe("the web client", () => {
     await p.locator("#pw-current").fill("paula-secret-pw");
     await p.locator("form:has(#pw-new) button[type=submit]").click();
     await p.locator(".done", { hasText: "Your password was changed" }).waitFor();
+    // The other tab took the fresh token over: its next call is accepted.
+    const refreshed = tab.waitForResponse((r) => r.url().includes("/v1/games?") && r.request().method() === "GET");
+    await tab.locator("button[data-refresh]").click();
+    assert.equal((await refreshed).status(), 200, "the other tab uses the fresh token");
+    assert.equal(await tab.locator("#guest-name").count(), 0, "the other tab stays signed in");
+    await tab.close();
     // The page stays signed in with the fresh token.
     await p.locator("header nav a[href='#/']").click();
     await p.locator("section[aria-labelledby=mine-h] .empty").waitFor();

@@ -49,15 +49,27 @@ session.subscribe((s) => {
   else localStorage.removeItem(SESSION_KEY);
 });
 
+// Other tabs of this browser follow a sign-in, a fresh token (registration, password
+// change) or a sign-out, instead of using a revoked token and signing out the fresh one.
+window.addEventListener("storage", (e) => {
+  if (e.key !== SESSION_KEY) return;
+  const next = loadSession();
+  if (next?.token !== session.get()?.token) session.set(next);
+});
+
 export const api = createApi({
   baseUrl: apiBase,
   token: () => session.get()?.token ?? null,
 });
 
-/** Signs out when the server no longer accepts the token. */
+/**
+ * Signs out when the server no longer accepts the token: only the current one (a request
+ * still on its way with a token replaced meanwhile must not end the fresh session).
+ */
 api.use({
   onResponse({ response, request }) {
-    if (response.status === 401 && request.headers.has("Authorization") && session.get()) {
+    const s = session.get();
+    if (response.status === 401 && s && request.headers.get("Authorization") === `Bearer ${s.token}`) {
       signOutReason.set(t("sessionExpired"));
       session.set(null);
     }
