@@ -620,7 +620,23 @@ describe("the web client", () => {
     await p.locator("#reg-pw").fill("short");
     await p.locator("#reg-pw").press("Enter");
     assert.match(await p.locator(".register-prompt .error").textContent(), /8 to 128 characters/);
+    // A name someone else registered is refused with a sentence; his own name is free.
+    const taken = await fetch(`${server.base}/v1/accounts`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "otto-taken", password: "someone-elses-pw" }),
+    });
+    assert.equal(taken.status, 201);
+    otto.allow(/status of 409/);
+    otto.allow(/HTTP 409: POST .*\/v1\/me\/register$/);
+    await p.locator("#reg-name").fill("otto-taken");
     await p.locator("#reg-pw").fill("otto-secret-pw");
+    await p.locator("#reg-pw").press("Enter");
+    assert.equal(
+      await p.locator(".register-prompt .error").first().textContent(),
+      "This name is already taken. Please choose another one.",
+    );
+    await p.locator("#reg-name").fill("otto");
     await p.locator("#reg-pw").press("Enter");
     await p.locator("[data-account-kind=registered]").waitFor();
     assert.match(await p.locator(".account-page .done").first().textContent(), /You are registered/);
@@ -695,9 +711,15 @@ describe("the web client", () => {
 
     // The first browser logs out everywhere, by keyboard and with a confirmation.
     await openAccount(p);
+    // Cancelling returns the focus to the button; asking again moves it to the confirmation.
     await p.locator("[data-ask=logout]").focus();
     await p.keyboard.press("Enter");
-    await p.locator("[data-confirm=logout]").focus();
+    await until(() => p.locator("[data-confirm=logout]").evaluate((el) => el === document.activeElement), 5_000, "focus on the confirmation");
+    await p.keyboard.press("Tab");
+    await p.keyboard.press("Enter");
+    await until(() => p.locator("[data-ask=logout]").evaluate((el) => el === document.activeElement), 5_000, "focus back on the button");
+    await p.keyboard.press("Enter");
+    await until(() => p.locator("[data-confirm=logout]").evaluate((el) => el === document.activeElement), 5_000, "focus on the confirmation");
     await shoot(p, "72-account-logout-confirm");
     await assertLabelled(p);
     await p.keyboard.press("Enter");
@@ -746,7 +768,8 @@ describe("the web client", () => {
     rosa.allow(/HTTP 403: DELETE .*\/v1\/me$/);
     await openAccount(a);
     await a.locator("[data-ask=delete]").click();
-    await a.locator("#delete-pw").fill("wrong-password");
+    await until(() => a.locator("#delete-pw").evaluate((el) => el === document.activeElement), 5_000, "focus on the password");
+    await a.keyboard.type("wrong-password");
     await a.locator("[data-confirm=delete]").click();
     assert.equal(await a.locator("form:has(#delete-pw) .error").first().textContent(), "The password is wrong.");
     await shoot(a, "73-account-delete");

@@ -1,7 +1,8 @@
 // The account page: a guest registers to keep their games; a registered person changes
 // their password; e-mail reminders (address and choices); log out everywhere; deletion.
 // The session itself lives in api.ts.
-import { useEffect, useState } from "preact/hooks";
+import type { RefObject } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { components } from "../../../typescript/src/index.ts";
 import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
 import { dateTime, t } from "../i18n";
@@ -37,6 +38,23 @@ export function AccountPage() {
       </div>
     </div>
   );
+}
+
+/**
+ * A question asked before a step that cannot be undone: keyboard focus moves to the first
+ * control of the question when it opens, and back to the button that asked when it closes.
+ */
+function useAsking(): [boolean, (v: boolean) => void, RefObject<HTMLButtonElement | null>, RefObject<HTMLElement | null>] {
+  const [asking, setAsking] = useState(false);
+  const ask = useRef<HTMLButtonElement>(null);
+  const first = useRef<HTMLElement>(null);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (asking) first.current?.focus();
+    else if (opened.current) ask.current?.focus();
+    opened.current = asking;
+  }, [asking]);
+  return [asking, setAsking, ask, first];
 }
 
 /** A short confirmation read out by screen readers. */
@@ -335,7 +353,7 @@ function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void })
 }
 
 function LogoutEverywhere(props: { guest: boolean }) {
-  const [asking, setAsking] = useState(false);
+  const [asking, setAsking, ask, first] = useAsking();
   const [run, busy, error] = useAction();
   const confirm = () =>
     void run(async () => {
@@ -351,7 +369,14 @@ function LogoutEverywhere(props: { guest: boolean }) {
       {asking ? (
         <div role="group" aria-labelledby="logout-q">
           <p id="logout-q">{t("logoutEverywhereConfirm")}</p>
-          <button type="button" class="danger" data-confirm="logout" disabled={busy} onClick={confirm}>
+          <button
+            type="button"
+            class="danger"
+            data-confirm="logout"
+            ref={first as RefObject<HTMLButtonElement | null>}
+            disabled={busy}
+            onClick={confirm}
+          >
             {t("logoutEverywhere")}
           </button>{" "}
           <button type="button" onClick={() => setAsking(false)}>
@@ -359,7 +384,7 @@ function LogoutEverywhere(props: { guest: boolean }) {
           </button>
         </div>
       ) : (
-        <button type="button" data-ask="logout" onClick={() => setAsking(true)}>
+        <button type="button" data-ask="logout" ref={ask} onClick={() => setAsking(true)}>
           {t("logoutEverywhere")}
         </button>
       )}
@@ -368,7 +393,7 @@ function LogoutEverywhere(props: { guest: boolean }) {
 }
 
 function DeleteAccount(props: { guest: boolean }) {
-  const [asking, setAsking] = useState(false);
+  const [asking, setAsking, ask, first] = useAsking();
   const [password, setPassword] = useState("");
   const [run, busy, error] = useAction();
   const submit = (e: Event) => {
@@ -390,6 +415,7 @@ function DeleteAccount(props: { guest: boolean }) {
           {props.guest ? null : (
             <Field id="delete-pw" label={t("deletePassword")}>
               <input
+                ref={first as RefObject<HTMLInputElement | null>}
                 id="delete-pw"
                 name="password"
                 type="password"
@@ -401,7 +427,13 @@ function DeleteAccount(props: { guest: boolean }) {
             </Field>
           )}
           <ErrorMessage error={error} />
-          <button type="submit" class="danger" data-confirm="delete" disabled={busy || (!props.guest && password === "")}>
+          <button
+            type="submit"
+            class="danger"
+            data-confirm="delete"
+            ref={props.guest ? (first as RefObject<HTMLButtonElement | null>) : undefined}
+            disabled={busy || (!props.guest && password === "")}
+          >
             {t("deleteAccount")}
           </button>{" "}
           <button type="button" onClick={() => setAsking(false)}>
@@ -409,7 +441,7 @@ function DeleteAccount(props: { guest: boolean }) {
           </button>
         </form>
       ) : (
-        <button type="button" class="danger" data-ask="delete" onClick={() => setAsking(true)}>
+        <button type="button" class="danger" data-ask="delete" ref={ask} onClick={() => setAsking(true)}>
           {t("deleteAccount")}
         </button>
       )}
