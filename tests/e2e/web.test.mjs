@@ -792,6 +792,19 @@ describe("the web client", () => {
     rosa.allow(/HTTP 401: POST .*\/v1\/tokens$/);
     await logIn(a, "rosa", "rosa-secret-pw");
     assert.equal(await a.locator(".signin .error").first().textContent(), "The name or the password is wrong.");
+    // Someone new takes the name: the old seat is still "deleted player", not the new rosa.
+    await register(a, "rosa");
+    await b.reload();
+    await b.locator(".status.finished").waitFor();
+    assert.equal(await b.locator(".seat[data-seat='0'] .seat-name").textContent(), "deleted player");
+    rosa.assertClean();
+    // Sven, a guest, deletes his account too: no password to give, just the confirmation.
+    await openAccount(b);
+    await b.locator("[data-ask=delete]").click();
+    assert.equal(await b.locator("#delete-pw").count(), 0, "a guest has no password to confirm with");
+    await b.locator("[data-confirm=delete]").click();
+    await b.locator("#guest-name").waitFor();
+    assert.equal(await b.locator(".signin .notice").textContent(), "Your account was deleted.");
     sven.assertClean();
     await rosa.context.close();
     await sven.context.close();
