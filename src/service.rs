@@ -1016,12 +1016,19 @@ impl Service {
                     .filter(|(i, _)| *i != usize::from(seat));
                 for (new_seat, (_, s)) in (1u8..).zip(others) {
                     match &s.occupant {
-                        Some(rules::Occupant::Human { account: a, .. }) => {
+                        // A deleted account's seat stays open instead of waiting for
+                        // someone who cannot come back.
+                        Some(rules::Occupant::Human { account: a, .. })
+                            if tx
+                                .account_by_id(a)?
+                                .is_some_and(|row| row.deleted_at.is_none()) =>
+                        {
                             reservations.push(rules::Reservation {
                                 seat: new_seat,
                                 account: a.clone(),
                             });
                         }
+                        Some(rules::Occupant::Human { .. }) => {}
                         Some(rules::Occupant::Bot { strategy, .. }) => bots.push(*strategy),
                         None => {}
                     }

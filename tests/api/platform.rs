@@ -384,6 +384,43 @@ fn a_rematch_keeps_the_people_and_their_seats(backend: Backend) {
     );
 }
 
+fn a_rematch_keeps_no_seat_for_a_deleted_account(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let ben = api.guest("ben");
+    let cara = api.guest("cara");
+    let game = start_game(
+        &api,
+        &[anna.clone(), ben.clone(), cara.clone()],
+        &json!({ "ruleset": "6-nimmt", "players": 3, "public": true,
+                 "options": { "end": { "rounds": 1 } } }),
+        &[],
+    );
+    play_randomly(&api, &[anna.clone(), ben.clone(), cara.clone()], &game, 41);
+    let r = api
+        .http
+        .delete(api.url("/v1/me"))
+        .bearer_auth(&ben.token)
+        .json(&json!({}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+    let r = api.post(
+        &format!("/v1/games/{game}/rematch"),
+        Some(&anna.token),
+        &json!({}),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let rematch = r.body["id"].as_str().unwrap().to_owned();
+    let seats = r.body["seats"].as_array().unwrap();
+    // Seat 1 was ben's, seat 2 cara's: only cara's is kept.
+    assert_ne!(seats[1]["reserved"], true, "{}", r.text);
+    assert_eq!(seats[2]["reserved"], true, "{}", r.text);
+    let dora = api.guest("dora");
+    api.ok(&dora, &rematch, &json!({ "type": "join" }));
+}
+
 fn kept_seats_are_released_after_the_window(backend: Backend) {
     let server = crate::support::TestServer::start_with_env(
         crate::support::TestDb::new(backend),
@@ -523,6 +560,7 @@ fn simultaneous_quick_plays_fill_one_table_before_the_next(backend: Backend) {
 both!(
     a_guest_who_registers_later_leaves_old_games_unrated,
     a_rematch_keeps_the_people_and_their_seats,
+    a_rematch_keeps_no_seat_for_a_deleted_account,
     kept_seats_are_released_after_the_window,
     simultaneous_quick_plays_fill_one_table_before_the_next,
     public_games_of_registered_people_are_rated,
