@@ -10,6 +10,7 @@ mod ops;
 mod pads;
 mod platform;
 pub mod schema;
+pub mod wakeups;
 mod webhooks;
 
 use std::time::Duration;

@@ -547,8 +547,7 @@ macro_rules! impl_tx {
                     .execute(self)
                     .map_err(conflict_or)?;
                 insert_events(self, &row.id, 0, events)?;
-                write_seats(self, &row.id, index)?;
-                self.hint(&row.id)
+                write_seats(self, &row.id, index)
             }
 
             fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -619,8 +618,7 @@ macro_rules! impl_tx {
                     return Err(StoreError::Conflict);
                 }
                 insert_events(self, game, expected, events)?;
-                write_seats(self, game, index)?;
-                self.hint(game)
+                write_seats(self, game, index)
             }
 
             fn idempotent_response(
@@ -1074,29 +1072,6 @@ impl Locks for diesel::pg::PgConnection {
 impl Locks for diesel::sqlite::SqliteConnection {
     /// Write transactions start with `BEGIN IMMEDIATE`: one at a time already.
     fn lock(&mut self, _key: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-}
-
-/// Tells other processes that a game has new events, when the backend can.
-trait Hint {
-    fn hint(&mut self, game: &str) -> Result<(), StoreError>;
-}
-
-impl Hint for diesel::pg::PgConnection {
-    /// `pg_notify` is delivered at commit, and not at all after a rollback.
-    fn hint(&mut self, game: &str) -> Result<(), StoreError> {
-        diesel::sql_query("SELECT pg_notify($1, $2)")
-            .bind::<diesel::sql_types::Text, _>(crate::notify::CHANNEL)
-            .bind::<diesel::sql_types::Text, _>(game)
-            .execute(self)?;
-        Ok(())
-    }
-}
-
-impl Hint for diesel::sqlite::SqliteConnection {
-    /// One process owns an SQLite file: the in-process notifier is enough.
-    fn hint(&mut self, _game: &str) -> Result<(), StoreError> {
         Ok(())
     }
 }
