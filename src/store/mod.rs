@@ -338,6 +338,10 @@ impl Store {
                     .max_size(16)
                     .min_idle(Some(0))
                     .connection_timeout(timeout)
+                    // No `SELECT 1` round trip per checkout: a connection whose query failed
+                    // for a connection-level reason is discarded when it comes back
+                    // (`Manager::has_broken`), and the next request's query fails fast.
+                    .test_on_check_out(false)
                     .connection_customizer(Box::new(PgSession))
                     .build(manager)?,
             )
@@ -350,6 +354,7 @@ impl Store {
                 Pool::builder()
                     .max_size(8)
                     .connection_timeout(timeout)
+                    .test_on_check_out(false)
                     .connection_customizer(Box::new(SqlitePragmas {
                         synchronous: match options.sqlite_synchronous {
                             crate::config::SqliteSynchronous::Full => "FULL",

@@ -925,12 +925,7 @@ macro_rules! impl_tx {
                 game: &str,
                 index: &GameIndex,
             ) -> Result<(), StoreError> {
-                diesel::delete(game_seats::table.filter(game_seats::game_id.eq(game)))
-                    .execute(self)?;
-                diesel::insert_into(game_seats::table)
-                    .values(index.seats.clone())
-                    .execute(self)?;
-                Ok(())
+                Seats::write(self, game, index)
             }
         }
     };
@@ -1051,6 +1046,53 @@ impl Feed for diesel::sqlite::SqliteConnection {
                 .set(change)
                 .execute(self)?,
         )
+    }
+}
+
+/// Writes a game's seat rows, per backend.
+trait Seats {
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError>;
+}
+
+impl Seats for diesel::pg::PgConnection {
+    /// One statement that writes only the seats that changed (a command changes one or
+    /// two): a game's seats are fixed when it is created.
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
+        use diesel::query_dsl::methods::FilterDsl;
+        use diesel::upsert::excluded;
+        debug_assert!(index.seats.iter().all(|s| s.game_id == game));
+        let upsert = diesel::insert_into(game_seats::table)
+            .values(&index.seats)
+            .on_conflict((game_seats::game_id, game_seats::seat))
+            .do_update()
+            .set((
+                game_seats::account_id.eq(excluded(game_seats::account_id)),
+                game_seats::awaiting.eq(excluded(game_seats::awaiting)),
+                game_seats::action.eq(excluded(game_seats::action)),
+                game_seats::deadline_at.eq(excluded(game_seats::deadline_at)),
+            ));
+        FilterDsl::filter(
+            upsert,
+            diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "game_seats.account_id IS DISTINCT FROM excluded.account_id \
+                 OR game_seats.awaiting IS DISTINCT FROM excluded.awaiting \
+                 OR game_seats.action IS DISTINCT FROM excluded.action \
+                 OR game_seats.deadline_at IS DISTINCT FROM excluded.deadline_at",
+            ),
+        )
+        .execute(self)?;
+        Ok(())
+    }
+}
+
+impl Seats for diesel::sqlite::SqliteConnection {
+    /// SQLite is in process (no round trips to save): all rows anew.
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
+        diesel::delete(game_seats::table.filter(game_seats::game_id.eq(game))).execute(self)?;
+        diesel::insert_into(game_seats::table)
+            .values(&index.seats)
+            .execute(self)?;
+        Ok(())
     }
 }
 
