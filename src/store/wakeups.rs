@@ -9,7 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::{Connection, PgConnection, RunQueryDsl};
@@ -19,6 +19,9 @@ pub const CHANNEL: &str = "stammtisch_events";
 
 /// How long the connection waits for hints to send before it looks for other replicas'.
 const POLL: Duration = Duration::from_millis(20);
+/// At most one notification per this interval: hints that arrive meanwhile wait for it
+/// (a busy replica sends one notification for many commands; a hint waits at most this).
+const BATCH: Duration = Duration::from_millis(10);
 /// Stays below PostgreSQL's 8,000-byte payload limit.
 const MAX_PAYLOAD: usize = 7_000;
 
@@ -59,12 +62,17 @@ fn run(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut conn = PgConnection::establish(url)?;
     conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+    let mut sent = Instant::now();
     loop {
         let mut games = BTreeSet::new();
         match outbox.recv_timeout(POLL) {
             Ok(game) => {
                 games.insert(game);
+                if let Some(wait) = (sent + BATCH).checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
                 games.extend(outbox.try_iter());
+                sent = Instant::now();
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return Ok(()),
