@@ -27,6 +27,18 @@ pub enum AccountError {
     /// The token's account does not exist (any more).
     #[error("the token's account does not exist")]
     UnknownAccount,
+    /// The token was revoked (logout everywhere, a password change, deletion).
+    #[error("the token was revoked")]
+    Revoked,
+    /// Only a guest account can register.
+    #[error("the account is registered already")]
+    AlreadyRegistered,
+    /// A guest has no password to change.
+    #[error("a guest account has no password; register first")]
+    NotRegistered,
+    /// The current password given is wrong.
+    #[error("the current password is wrong")]
+    WrongPassword,
     /// Over a rate limit.
     #[error(transparent)]
     Limited(#[from] LimitError),
@@ -64,14 +76,30 @@ fn valid_name(name: &str) -> Result<(), AccountError> {
 }
 
 fn new_row(name: String, password_hash: Option<String>) -> AccountRow {
+    let now = chrono::Utc::now().naive_utc();
     AccountRow {
         id: uuid::Uuid::now_v7().to_string(),
         name,
         guest: password_hash.is_none(),
+        registered_at: password_hash.is_some().then_some(now),
         password_hash,
         roles: String::new(),
-        created_at: chrono::Utc::now().naive_utc(),
+        created_at: now,
+        token_version: 0,
+        deleted_at: None,
     }
+}
+
+fn valid_password(password: &str) -> Result<(), AccountError> {
+    if (8..=128).contains(&password.chars().count()) {
+        Ok(())
+    } else {
+        Err(AccountError::InvalidPassword)
+    }
+}
+
+fn hash(password: &str) -> Result<String, AccountError> {
+    auth::hash_password(password).map_err(|e| AccountError::Crypto(e.to_string()))
 }
 
 impl Accounts {
@@ -94,7 +122,7 @@ impl Accounts {
     fn issue(&self, row: &AccountRow) -> Result<Issued, AccountError> {
         let token = self
             .tokens
-            .issue(&row.id, &row.name)
+            .issue(&row.id, &row.name, row.token_version)
             .map_err(|e| AccountError::Crypto(e.to_string()))?;
         Ok(Issued {
             token,
@@ -108,12 +136,8 @@ impl Accounts {
     /// Invalid name or password, a taken name, storage failure.
     pub fn register(&self, name: String, password: &str) -> Result<AccountRow, AccountError> {
         valid_name(&name)?;
-        if !(8..=128).contains(&password.chars().count()) {
-            return Err(AccountError::InvalidPassword);
-        }
-        let hash =
-            auth::hash_password(password).map_err(|e| AccountError::Crypto(e.to_string()))?;
-        let row = new_row(name, Some(hash));
+        valid_password(password)?;
+        let row = new_row(name, Some(hash(password)?));
         self.store.write(|tx| match tx.insert_account(&row) {
             Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
             other => other.map_err(AccountError::from),
@@ -176,7 +200,129 @@ impl Accounts {
     /// # Errors
     /// An unknown account, storage failure.
     pub fn resolve(&self, claims: &Claims) -> Result<AccountRow, AccountError> {
-        self.find(&claims.sub)?.ok_or(AccountError::UnknownAccount)
+        let row = self
+            .find(&claims.sub)?
+            .filter(|r| r.deleted_at.is_none())
+            .ok_or(AccountError::UnknownAccount)?;
+        if row.token_version != claims.ver {
+            return Err(AccountError::Revoked);
+        }
+        Ok(row)
+    }
+
+    /// Turns the guest account `id` into a registered one, keeping its id and so its games,
+    /// seats and results; `name` defaults to the guest's name. Returns the account and a
+    /// token for its new name (the guest's tokens stay valid).
+    ///
+    /// # Errors
+    /// Not a guest, an invalid name or password, a taken name, storage failure.
+    pub fn register_guest(
+        &self,
+        id: &str,
+        name: Option<String>,
+        password: &str,
+    ) -> Result<(AccountRow, Issued), AccountError> {
+        let current = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        if !current.guest {
+            return Err(AccountError::AlreadyRegistered);
+        }
+        let name = name.unwrap_or(current.name);
+        valid_name(&name)?;
+        valid_password(password)?;
+        let hash = hash(password)?;
+        let changed =
+            self.store.write(
+                |tx| match tx.account_mail().register_guest(id, &name, &hash) {
+                    Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
+                    other => other.map_err(AccountError::from),
+                },
+            )?;
+        if !changed {
+            return Err(AccountError::AlreadyRegistered);
+        }
+        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let issued = self.issue(&row)?;
+        Ok((row, issued))
+    }
+
+    /// Changes a registered account's password after checking the current one. Every token
+    /// issued before stops working; returns a fresh token.
+    ///
+    /// # Errors
+    /// A guest, a wrong current password, an invalid new one, storage failure.
+    pub fn change_password(
+        &self,
+        id: &str,
+        current: &str,
+        new: &str,
+    ) -> Result<Issued, AccountError> {
+        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let Some(stored) = row.password_hash.as_deref() else {
+            return Err(AccountError::NotRegistered);
+        };
+        if !auth::verify_password(current, stored) {
+            return Err(AccountError::WrongPassword);
+        }
+        valid_password(new)?;
+        let hash = hash(new)?;
+        self.store.write(|tx| {
+            tx.account_mail()
+                .set_password(id, &hash)
+                .map_err(AccountError::from)
+        })?;
+        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        self.issue(&row)
+    }
+
+    /// Revokes every token of the account, on every replica (the version is in the
+    /// account's row, which every request reads).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn logout_everywhere(&self, id: &str) -> Result<(), AccountError> {
+        self.store.write(|tx| {
+            tx.account_mail()
+                .bump_token_version(id)
+                .map(|_| ())
+                .map_err(AccountError::from)
+        })
+    }
+
+    /// Deletes an account: its name, password, roles, e-mail address and webhooks go, its
+    /// tokens stop working, and views show it as "deleted player". The event log keeps the
+    /// account's id (never a name). A registered account must confirm with its password.
+    ///
+    /// # Errors
+    /// A wrong or missing password, storage failure.
+    pub fn delete(&self, id: &str, password: Option<&str>) -> Result<(), AccountError> {
+        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        if let Some(stored) = row.password_hash.as_deref()
+            && !password.is_some_and(|p| auth::verify_password(p, stored))
+        {
+            return Err(AccountError::WrongPassword);
+        }
+        let now = chrono::Utc::now().naive_utc();
+        self.store.write(|tx| {
+            tx.account_mail()
+                .delete_account(id, now)
+                .map_err(AccountError::from)
+        })
+    }
+
+    /// Display names of accounts by id, for views: a deleted account shows
+    /// [`crate::store::DELETED_NAME`].
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn names(
+        &self,
+        ids: &[&str],
+    ) -> Result<std::collections::HashMap<String, String>, AccountError> {
+        Ok(self
+            .store
+            .read(|tx| tx.account_mail().account_names(ids))?
+            .into_iter()
+            .collect())
     }
 
     /// An account by id.

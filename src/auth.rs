@@ -58,6 +58,11 @@ pub struct Claims {
     pub iat: i64,
     /// Expiry (seconds).
     pub exp: i64,
+    /// The account's token version at issue: a token whose version is not the account's
+    /// current one is revoked (logout everywhere, password change, deletion). Tokens from
+    /// before versions existed read as 0.
+    #[serde(default)]
+    pub ver: i32,
 }
 
 /// Signs and checks tokens with one HS256 secret.
@@ -94,6 +99,7 @@ impl Tokens {
         &self,
         account_id: &str,
         name: &str,
+        version: i32,
     ) -> Result<String, jsonwebtoken::errors::Error> {
         let now = chrono::Utc::now().timestamp();
         let claims = Claims {
@@ -103,6 +109,7 @@ impl Tokens {
             aud: AUDIENCE.into(),
             iat: now,
             exp: now + i64::try_from(self.ttl.as_secs()).unwrap_or(i64::MAX / 2),
+            ver: version,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
     }

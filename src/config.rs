@@ -105,6 +105,16 @@ pub struct Config {
     /// `normal` (faster; in WAL mode the last commits may be lost on power loss, never
     /// corrupted).
     pub sqlite_synchronous: SqliteSynchronous,
+    /// `PUBLIC_URL`: the address people reach the server (and its web client) at, for
+    /// links in mails, e.g. `https://play.example.org`. Default: `http://` and the
+    /// address the server listens on.
+    pub public_url: Option<String>,
+    /// E-mail reminders, on when `SMTP_URL` is set (`smtp://host:port`, `smtps://host`,
+    /// `smtp://host?tls=required`, credentials as `user:password@`); the sender is
+    /// `MAIL_FROM` (default `Stammtisch <noreply@localhost>`), the digest comes
+    /// `MAIL_DIGEST_SECONDS` (default 86400) after the first game it lists, and one SMTP
+    /// conversation may take `WEBHOOK_TIMEOUT_MS`.
+    pub mail: Option<crate::mail::MailConfig>,
 }
 
 /// SQLite's `synchronous` pragma.
@@ -182,6 +192,57 @@ fn duration(
     Ok(unit(n))
 }
 
+fn public_url() -> Result<Option<String>, ConfigError> {
+    let Some(value) = var("PUBLIC_URL") else {
+        return Ok(None);
+    };
+    let trimmed = value.trim().trim_end_matches('/');
+    match url::Url::parse(trimmed) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+            Ok(Some(trimmed.to_owned()))
+        }
+        _ => Err(ConfigError {
+            name: "PUBLIC_URL",
+            value,
+            reason: "use an http:// or https:// URL such as https://play.example.org".into(),
+        }),
+    }
+}
+
+fn mail(
+    bind_addr: &str,
+    public_url: Option<&str>,
+    timeout: Duration,
+) -> Result<Option<crate::mail::MailConfig>, ConfigError> {
+    let Some(smtp_url) = var("SMTP_URL") else {
+        return Ok(None);
+    };
+    let scheme_ok = url::Url::parse(smtp_url.trim())
+        .is_ok_and(|u| matches!(u.scheme(), "smtp" | "smtps") && u.host().is_some());
+    if !scheme_ok {
+        return Err(ConfigError {
+            name: "SMTP_URL",
+            value: "(not shown)".into(),
+            reason: "use smtp://host:port, smtps://host or smtp://host?tls=required".into(),
+        });
+    }
+    let from = var("MAIL_FROM").unwrap_or_else(|| "Stammtisch <noreply@localhost>".into());
+    if from.parse::<lettre::message::Mailbox>().is_err() {
+        return Err(ConfigError {
+            name: "MAIL_FROM",
+            value: from,
+            reason: "use an address such as Stammtisch <noreply@example.org>".into(),
+        });
+    }
+    Ok(Some(crate::mail::MailConfig {
+        smtp_url: smtp_url.trim().to_owned(),
+        from,
+        public_url: public_url.map_or_else(|| format!("http://{bind_addr}"), str::to_owned),
+        digest_interval: duration("MAIL_DIGEST_SECONDS", 86_400, Duration::from_secs)?,
+        timeout,
+    }))
+}
+
 fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
     let d = crate::limits::LimitConfig::default();
     Ok(crate::limits::LimitConfig {
@@ -200,9 +261,23 @@ impl Config {
     /// # Errors
     /// A variable that is set but malformed.
     pub fn from_env() -> Result<Self, ConfigError> {
+        let bind_addr = var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into());
+        let public_url = public_url()?;
+        let webhook_timeout = match duration("WEBHOOK_TIMEOUT_MS", 10_000, Duration::from_millis)? {
+            t if t < Duration::from_millis(100) => {
+                return Err(ConfigError {
+                    name: "WEBHOOK_TIMEOUT_MS",
+                    value: t.as_millis().to_string(),
+                    reason: "must be at least 100".into(),
+                });
+            }
+            t => t,
+        };
         Ok(Self {
+            mail: mail(&bind_addr, public_url.as_deref(), webhook_timeout)?,
+            public_url,
             database_url: var("DATABASE_URL").unwrap_or_else(|| "sqlite://stammtisch.db".into()),
-            bind_addr: var("BIND_ADDR").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            bind_addr,
             jwt_secret: match var("JWT_SECRET") {
                 Some(secret) if secret.len() < MIN_JWT_SECRET_BYTES => {
                     return Err(ConfigError {
@@ -237,16 +312,7 @@ impl Config {
                 Duration::from_millis,
             )?,
             webhook_backoff: duration("WEBHOOK_BACKOFF_MS", 1_000, Duration::from_millis)?,
-            webhook_timeout: match duration("WEBHOOK_TIMEOUT_MS", 10_000, Duration::from_millis)? {
-                t if t < Duration::from_millis(100) => {
-                    return Err(ConfigError {
-                        name: "WEBHOOK_TIMEOUT_MS",
-                        value: t.as_millis().to_string(),
-                        reason: "must be at least 100".into(),
-                    });
-                }
-                t => t,
-            },
+            webhook_timeout,
             webhook_targets: Targets {
                 allow_loopback: parsed("WEBHOOK_ALLOW_LOOPBACK", false)?,
             },

@@ -11,6 +11,7 @@ pub mod config;
 pub mod fairness;
 pub mod http;
 pub mod limits;
+pub mod mail;
 pub mod notify;
 pub mod pads;
 pub mod ratings;

@@ -244,18 +244,22 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let pads = stammtisch::pads::Pads::new(store.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let ratings = stammtisch::ratings::Ratings::new(store.clone());
+    let webhooks = stammtisch::webhooks::Webhooks::new(store.clone(), config.webhook_targets);
     project_ratings(ratings.clone(), shutdown_rx.clone());
-    let service = Service::new(store, notifier)
+    let mut service = Service::new(store, notifier)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)
         .with_limits(limits.clone());
+    if let Some(mail) = &config.mail {
+        service = service.with_mail(mail.digest_interval);
+    }
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
-    stammtisch::webhooks::spawn_worker(
-        service.store().clone(),
-        stammtisch::webhooks::WorkerConfig::from_config(&config),
-        shutdown_rx.clone(),
-    );
+    let mut worker = stammtisch::webhooks::WorkerConfig::from_config(&config);
+    let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let store_for_worker = service.store().clone();
+    let shutdown_rx_worker = shutdown_rx.clone();
     let state = web::Data::new(AppState {
         service,
         accounts,
@@ -269,7 +273,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
-        webhook_targets: config.webhook_targets,
+        webhooks,
+        mail,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();
@@ -285,6 +290,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 actix_web::middleware::ErrorHandlers::new()
                     .default_handler(http::errors::bare_error_to_problem),
             )
+            // Outermost of all: the problem in the language asked for.
+            .wrap(actix_web::middleware::from_fn(http::l10n::localize))
             .app_data(state.clone())
             .configure(http::configure_extractors)
             .into_utoipa_app()
@@ -309,6 +316,15 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         // Tests and scripts read this line to find the port.
         println!("listening on http://{addr}");
     }
+    // Links in mails point at PUBLIC_URL, or else at the address the server listens on.
+    if let (None, Some(mail), Some(addr)) = (
+        &config.public_url,
+        worker.mail.as_mut(),
+        server.addrs().first(),
+    ) {
+        mail.public_url = format!("http://{addr}");
+    }
+    stammtisch::webhooks::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
     std::io::stdout().flush()?;
     tracing::info!(?backend, "stammtisch is serving");
     let server = server.disable_signals().run();

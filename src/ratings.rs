@@ -117,10 +117,16 @@ fn project_game(
     let ruleset = game.setup.ruleset.name();
     let seated = people(&game);
     let public = game.public == Some(true);
+    // Registered when the game finished: an account registered later (a guest that kept its
+    // games by registering) does not make an old game rated, so a rebuild from the log
+    // arrives at the numbers the running projection wrote.
     let mut registered = Vec::new();
     for person in &seated {
         let account = tx.account_by_id(&person.account)?;
-        if account.is_some_and(|a| !a.guest) {
+        if account
+            .and_then(|a| a.registered_at)
+            .is_some_and(|at| at <= finished_at)
+        {
             registered.push(person);
         }
     }

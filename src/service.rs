@@ -313,8 +313,14 @@ fn index_of(game: &Game, game_id: &str) -> GameIndex {
     GameIndex {
         status: status_text(game.status()).to_owned(),
         public: game.public,
-        free_seats: i32::try_from(game.seats.iter().filter(|s| s.occupant.is_none()).count())
-            .unwrap_or(i32::MAX),
+        // A seat kept for a rematch's player is not free to anyone else.
+        free_seats: i32::try_from(
+            game.seats
+                .iter()
+                .filter(|s| s.occupant.is_none() && s.reserved_for.is_none())
+                .count(),
+        )
+        .unwrap_or(i32::MAX),
         seats,
     }
 }
@@ -390,6 +396,8 @@ pub struct Service {
     limits: crate::limits::Limits,
     stand_in: BotStrategy,
     rematch_window: std::time::Duration,
+    /// E-mail reminders are written to the outbox (with this digest interval) when on.
+    mail_digest: Option<std::time::Duration>,
 }
 
 impl Service {
@@ -402,6 +410,7 @@ impl Service {
             ticket_ttl: std::time::Duration::from_secs(30),
             stand_in: BotStrategy::Heuristic,
             rematch_window: std::time::Duration::from_secs(86_400),
+            mail_digest: None,
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             store,
         }
@@ -414,8 +423,17 @@ impl Service {
         self
     }
 
-    /// A game as `viewer` sees it. A resigned seat shows the strategy that stands in for it.
-    fn body(&self, game: &Game, row: &GameRow, version: i32, viewer: &str) -> GameBody {
+    /// A game as `viewer` sees it. A resigned seat shows the strategy that stands in for it;
+    /// a person's seat shows the account's current name (the log records account ids only),
+    /// `deleted player` for a deleted account.
+    fn body(
+        &self,
+        tx: &mut dyn Tx,
+        game: &Game,
+        row: &GameRow,
+        version: i32,
+        viewer: &str,
+    ) -> Result<GameBody, ServiceError> {
         let seated = game.seat_of(viewer).is_some();
         let mut view = game.view_for(Some(viewer));
         for (seat, shown) in game.seats.iter().zip(view.seats.iter_mut()) {
@@ -423,13 +441,29 @@ impl Service {
                 shown.strategy = Some(self.stand_in);
             }
         }
-        GameBody {
+        let people: Vec<&str> = game.seats.iter().filter_map(|s| s.account()).collect();
+        let names: std::collections::HashMap<String, String> = tx
+            .account_mail()
+            .account_names(&people)?
+            .into_iter()
+            .collect();
+        for shown in &mut view.seats {
+            if let Some(account) = &shown.account_id {
+                shown.name = Some(
+                    names
+                        .get(account)
+                        .cloned()
+                        .unwrap_or_else(|| crate::store::DELETED_NAME.to_owned()),
+                );
+            }
+        }
+        Ok(GameBody {
             id: row.id.clone(),
             version,
             public: row.public,
             invite_code: row.invite_code.clone().filter(|_| seated),
             view,
-        }
+        })
     }
 
     /// The same service with `strategy` playing for resigned seats and seats whose move
@@ -438,6 +472,85 @@ impl Service {
     pub fn with_stand_in(mut self, strategy: BotStrategy) -> Self {
         self.stand_in = strategy;
         self
+    }
+
+    /// The same service writing e-mail reminders to the outbox (mail is on), with daily
+    /// digests `digest_interval` after the first game they list.
+    #[must_use]
+    pub fn with_mail(mut self, digest_interval: std::time::Duration) -> Self {
+        self.mail_digest = Some(digest_interval);
+        self
+    }
+
+    /// Writes the outbox rows (webhooks, and mails when on) that a change causes, in the
+    /// change's transaction.
+    fn notify_outbox(
+        &self,
+        tx: &mut dyn Tx,
+        game_id: &str,
+        version: i32,
+        before: &Game,
+        after: &Game,
+    ) -> Result<(), StoreError> {
+        crate::webhooks::enqueue(tx.webhooks(), game_id, version, before, after)?;
+        if let Some(digest) = self.mail_digest {
+            crate::mail::enqueue(tx, game_id, version, before, after, digest)?;
+        }
+        Ok(())
+    }
+
+    /// After an account's deletion: a bot takes over its seats in running games (`resign`,
+    /// so no game waits for a player who is gone) and it leaves the lobbies it sits in (a
+    /// lobby it hosts keeps it). Returns how many games it left; a game that refuses is
+    /// logged and skipped.
+    ///
+    /// # Errors
+    /// Storage failure while listing the games.
+    pub fn hand_over_seats(&self, account: &str) -> Result<usize, ServiceError> {
+        let mut handed = 0;
+        let mut before: Option<String> = None;
+        loop {
+            let page = self.store.read(|tx| {
+                tx.list_games(&ListQuery {
+                    account,
+                    mine: true,
+                    awaiting: false,
+                    status: None,
+                    ruleset: None,
+                    before_id: before.as_deref(),
+                    min_free_seats: None,
+                    limit: 200,
+                })
+            })?;
+            let Some(last) = page.last() else {
+                return Ok(handed);
+            };
+            before = Some(last.game.id.clone());
+            for summary in &page {
+                let command = match summary.game.status.as_str() {
+                    "active" => Command::Resign {},
+                    "lobby" => Command::Leave {},
+                    _ => continue,
+                };
+                let req = CommandRequest {
+                    game: &summary.game.id,
+                    account,
+                    name: crate::store::DELETED_NAME,
+                    command,
+                    if_match: None,
+                    idempotency_key: None,
+                    invite_code: None,
+                };
+                match self.execute(&req) {
+                    Ok(_) => handed += 1,
+                    Err(e) => tracing::info!(
+                        game = summary.game.id,
+                        error = %crate::telemetry::Chain(&e),
+                        "a deleted account's seat stays"
+                    ),
+                }
+            }
+        }
     }
 
     /// The same service keeping a rematch's seats for `window`.
@@ -504,7 +617,15 @@ impl Service {
         &self.notifier
     }
 
-    /// The store (for the other use cases).
+    /// Whether the database answers (for `/readyz`): a connection within the pool's
+    /// wait and a trivial query. Blocking.
+    #[must_use]
+    pub fn ready(&self) -> bool {
+        self.store.ping()
+    }
+
+    /// The store, for wiring the other services and background workers at start-up
+    /// (handlers never call it).
     #[must_use]
     pub fn store(&self) -> &Store {
         &self.store
@@ -523,7 +644,8 @@ impl Service {
         let (row, game, events) = self.new_game(req, Extras::default())?;
         self.store
             .write(|tx| insert_game(tx, &row, &game, &events))?;
-        Ok(self.body(&game, &row, row.version, account))
+        self.store
+            .read(|tx| self.body(tx, &game, &row, row.version, account))
     }
 
     /// The index row, state and events of a new game (nothing stored yet).
@@ -577,7 +699,7 @@ impl Service {
     pub fn view(&self, game_id: &str, viewer: &str) -> Result<GameBody, ServiceError> {
         self.store.read(|tx| {
             let (row, version, game) = self.visible(tx, game_id, viewer)?;
-            Ok(self.body(&game, &row, version, viewer))
+            self.body(tx, &game, &row, version, viewer)
         })
     }
 
@@ -599,7 +721,7 @@ impl Service {
                     return Err(ServiceError::Rule(rules::RuleError::NotHost));
                 }
                 if row.public == public {
-                    return Ok(self.body(&game, &row, version, account));
+                    return self.body(tx, &game, &row, version, account);
                 }
                 // Recorded in the log (ratings and profiles read visibility from it).
                 let event = Event::VisibilitySet { public };
@@ -612,7 +734,7 @@ impl Service {
                     &encode_all(&[event])?,
                 )?;
                 row.public = public;
-                let response = self.body(&game, &row, new_version, account);
+                let response = self.body(tx, &game, &row, new_version, account)?;
                 committed = Some((new_version, game));
                 Ok(response)
             });
@@ -730,8 +852,8 @@ impl Service {
         let encoded = encode_all(&events)?;
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
-        crate::webhooks::enqueue(tx.webhooks(), req.game, new_version, &before, &game)?;
-        let response = self.body(&game, &row, new_version, req.account);
+        self.notify_outbox(tx, req.game, new_version, &before, &game)?;
+        let response = self.body(tx, &game, &row, new_version, req.account)?;
         *committed = Some((new_version, game));
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(ServiceError::Encode)?;
@@ -811,7 +933,7 @@ impl Service {
         }
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
-        crate::webhooks::enqueue(tx.webhooks(), game_id, new_version, &before, &game)?;
+        self.notify_outbox(tx, game_id, new_version, &before, &game)?;
         Ok(moved)
     }
 
@@ -856,6 +978,16 @@ impl Service {
         })
     }
 
+    /// The game a private game's invite code belongs to.
+    ///
+    /// # Errors
+    /// No game has that code (`GameNotFound`), storage failure.
+    pub fn game_of_invite(&self, code: &str) -> Result<String, ServiceError> {
+        self.store
+            .read(|tx| tx.game_by_invite_code(code).map_err(ServiceError::from))?
+            .ok_or(ServiceError::GameNotFound)
+    }
+
     /// Starts the rematch of a finished game for one of its people, or finds the one
     /// already started: a new game with the same ruleset, options, visibility and people
     /// (bots with their strategies), a fresh seed, the caller as host, and the other people's
@@ -877,7 +1009,7 @@ impl Service {
                 let (row, version, old) = self.visible(tx, game_id, account)?;
                 if let Some(existing) = old.rematch.clone() {
                     let (erow, eversion, egame) = self.visible(tx, &existing, account)?;
-                    return Ok((self.body(&egame, &erow, eversion, account), false));
+                    return Ok((self.body(tx, &egame, &erow, eversion, account)?, false));
                 }
                 let Some(seat) = old.seat_of(account) else {
                     return Err(ServiceError::Rule(rules::RuleError::NotAPlayer));
@@ -961,7 +1093,10 @@ impl Service {
                     &game,
                 )?;
                 linked = Some((version + 1, finished));
-                Ok((self.body(&game, &new_row, new_row.version, account), true))
+                Ok((
+                    self.body(tx, &game, &new_row, new_row.version, account)?,
+                    true,
+                ))
             });
             match result {
                 Err(ServiceError::Store(StoreError::Conflict)) => {}
@@ -1057,7 +1192,7 @@ impl Service {
                     }
                     let row = tx.game(&id)?.ok_or(ServiceError::GameNotFound)?;
                     if game.seat_of(req.account).is_some() {
-                        return Ok((self.body(&game, &row, version, req.account), false));
+                        return Ok((self.body(tx, &game, &row, version, req.account)?, false));
                     }
                     let join = CommandRequest {
                         game: &id,
@@ -1095,7 +1230,7 @@ impl Service {
                     },
                 )?;
                 insert_game(tx, &row, &game, &events)?;
-                Ok((self.body(&game, &row, row.version, req.account), true))
+                Ok((self.body(tx, &game, &row, row.version, req.account)?, true))
             });
             match result {
                 Err(

@@ -38,7 +38,8 @@ pub use targets::{CheckedResolver, Targets, UrlRefusal};
 
 use crate::store::json::JsonValue;
 use crate::store::{
-    DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, Store, StoreError, WebhookRow, WebhookTx,
+    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, Store,
+    StoreError, Tx, WebhookRow, WebhookTx,
 };
 
 /// At most this many webhooks per account.
@@ -138,60 +139,75 @@ pub fn validate_url(url: &str, targets: Targets) -> Result<String, WebhookError>
     }
 }
 
-/// Registers a webhook for `account`; the URL is checked against `targets`.
-///
-/// # Errors
-/// An invalid or forbidden URL, too many webhooks, storage failure.
-pub fn register(
-    store: &Store,
-    account: &str,
-    url: &str,
+/// The webhook use cases for the HTTP layer: register, list, delete. Holds the store and
+/// the address policy, so handlers never see either.
+#[derive(Clone)]
+pub struct Webhooks {
+    store: Store,
     targets: Targets,
-) -> Result<CreatedWebhook, WebhookError> {
-    let url = validate_url(url, targets)?;
-    let row = WebhookRow {
-        id: uuid::Uuid::now_v7().to_string(),
-        account_id: account.to_owned(),
-        url,
-        secret: crate::fairness::new_seed(),
-        created_at: Utc::now().naive_utc(),
-    };
-    store.write(|tx| {
-        let tx = tx.webhooks();
-        tx.lock_account(account)?;
-        if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
-            return Err(WebhookError::TooMany);
+}
+
+impl Webhooks {
+    /// The service over `store`, registering only URLs that `targets` allows.
+    #[must_use]
+    pub fn new(store: Store, targets: Targets) -> Self {
+        Self { store, targets }
+    }
+
+    /// Registers a webhook for `account`; the URL is checked against the address policy.
+    /// Blocking (a name lookup).
+    ///
+    /// # Errors
+    /// An invalid or forbidden URL, too many webhooks, storage failure.
+    pub fn register(&self, account: &str, url: &str) -> Result<CreatedWebhook, WebhookError> {
+        let url = validate_url(url, self.targets)?;
+        let row = WebhookRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            account_id: account.to_owned(),
+            url,
+            secret: crate::fairness::new_seed(),
+            created_at: Utc::now().naive_utc(),
+        };
+        self.store.write(|tx| {
+            let tx = tx.webhooks();
+            tx.lock_account(account)?;
+            if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
+                return Err(WebhookError::TooMany);
+            }
+            tx.insert_webhook(&row)?;
+            Ok(())
+        })?;
+        Ok(CreatedWebhook {
+            id: row.id,
+            url: row.url,
+            secret: row.secret,
+            created_at: rfc3339(row.created_at),
+        })
+    }
+
+    /// The account's webhooks, oldest first, without secrets.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn list(&self, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
+        let rows = self.store.read(|tx| tx.webhooks().webhooks_of(account))?;
+        Ok(rows.into_iter().map(body_of).collect())
+    }
+
+    /// Deletes one of the account's webhooks with its pending deliveries.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
+    /// failure.
+    pub fn delete(&self, account: &str, id: &str) -> Result<(), WebhookError> {
+        if self
+            .store
+            .write(|tx| tx.webhooks().delete_webhook(account, id))?
+        {
+            Ok(())
+        } else {
+            Err(WebhookError::NotFound)
         }
-        tx.insert_webhook(&row)?;
-        Ok(())
-    })?;
-    Ok(CreatedWebhook {
-        id: row.id,
-        url: row.url,
-        secret: row.secret,
-        created_at: rfc3339(row.created_at),
-    })
-}
-
-/// The account's webhooks, oldest first, without secrets.
-///
-/// # Errors
-/// Storage failure.
-pub fn list(store: &Store, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
-    let rows = store.read(|tx| tx.webhooks().webhooks_of(account))?;
-    Ok(rows.into_iter().map(body_of).collect())
-}
-
-/// Deletes one of the account's webhooks with its pending deliveries.
-///
-/// # Errors
-/// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
-/// failure.
-pub fn delete(store: &Store, account: &str, id: &str) -> Result<(), WebhookError> {
-    if store.write(|tx| tx.webhooks().delete_webhook(account, id))? {
-        Ok(())
-    } else {
-        Err(WebhookError::NotFound)
     }
 }
 
@@ -215,6 +231,41 @@ fn fingerprint(game: &Game, seat: u8, account: &str) -> Value {
     })
 }
 
+/// The people asked to act in `after` who were not asked the same in `before` (other
+/// actions, or the same actions at a later point of the game: a new turn). Webhooks and
+/// mails announce exactly these.
+#[must_use]
+pub fn new_asks<'a>(before: &Game, after: &'a Game) -> Vec<rules::PersonAsk<'a>> {
+    let asked_before = before.person_asks();
+    after
+        .person_asks()
+        .into_iter()
+        .filter(|ask| {
+            let same = asked_before.iter().any(|b| {
+                b.seat == ask.seat && b.account == ask.account && b.actions == ask.actions
+            }) && fingerprint(before, ask.seat, ask.account)
+                == fingerprint(after, ask.seat, ask.account);
+            !same
+        })
+        .collect()
+}
+
+/// The seated people `(seat, account)` of a game that `after` finished (empty unless this
+/// change ended it).
+#[must_use]
+pub fn finished_seats<'a>(before: &Game, after: &'a Game) -> Vec<(u8, &'a str)> {
+    if after.status() == Status::Finished && before.status() != Status::Finished {
+        after
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.account()?)))
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Writes the notifications that a change of a game from `before` to `after` causes, in the
 /// transaction that appends the change (`version` is the game's version after it):
 ///
@@ -234,29 +285,8 @@ pub fn enqueue(
     before: &Game,
     after: &Game,
 ) -> Result<(), StoreError> {
-    let asked_before = before.person_asks();
-    let turns: Vec<rules::PersonAsk<'_>> = after
-        .person_asks()
-        .into_iter()
-        .filter(|ask| {
-            let same = asked_before.iter().any(|b| {
-                b.seat == ask.seat && b.account == ask.account && b.actions == ask.actions
-            }) && fingerprint(before, ask.seat, ask.account)
-                == fingerprint(after, ask.seat, ask.account);
-            !same
-        })
-        .collect();
-    let finished = after.status() == Status::Finished && before.status() != Status::Finished;
-    let seated: Vec<(u8, &str)> = if finished {
-        after
-            .seats
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.account()?)))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let turns = new_asks(before, after);
+    let seated = finished_seats(before, after);
     if turns.is_empty() && seated.is_empty() {
         return Ok(());
     }
@@ -287,7 +317,7 @@ pub fn enqueue(
         payload.insert("id".into(), id.clone().into());
         DeliveryRow {
             id,
-            webhook_id: hook.id.clone(),
+            webhook_id: Some(hook.id.clone()),
             account_id: hook.account_id.clone(),
             game_id: game_id.to_owned(),
             kind: kind.to_owned(),
@@ -299,6 +329,7 @@ pub fn enqueue(
             last_error: None,
             created_at: now,
             finished_at: None,
+            channel: CHANNEL_WEBHOOK.to_owned(),
         }
     };
     let mut rows = Vec::new();
@@ -314,6 +345,7 @@ pub fn enqueue(
             game_id,
             ask.account,
             YOUR_TURN,
+            CHANNEL_WEBHOOK,
             "superseded by a newer your_turn",
             now,
         )?;
@@ -387,7 +419,7 @@ pub fn enqueue_rematch(
             });
             rows.push(DeliveryRow {
                 id,
-                webhook_id: hook.id.clone(),
+                webhook_id: Some(hook.id.clone()),
                 account_id: hook.account_id.clone(),
                 game_id: game_id.to_owned(),
                 kind: REMATCH_OFFERED.to_owned(),
@@ -399,6 +431,7 @@ pub fn enqueue_rematch(
                 last_error: None,
                 created_at: now,
                 finished_at: None,
+                channel: CHANNEL_WEBHOOK.to_owned(),
             });
         }
     }
@@ -433,6 +466,9 @@ pub struct WorkerConfig {
     pub poll: Duration,
     /// At most this many deliveries are sent at once (16).
     pub batch: i64,
+    /// E-mail reminders (`SMTP_URL` set), sent from the same outbox; `None`: mail rows
+    /// are dropped.
+    pub mail: Option<crate::mail::MailConfig>,
 }
 
 impl WorkerConfig {
@@ -445,6 +481,7 @@ impl WorkerConfig {
             targets: config.webhook_targets,
             poll: Duration::from_millis(200),
             batch: 16,
+            mail: config.mail.clone(),
         }
     }
 
@@ -471,11 +508,23 @@ fn delta(d: Duration) -> TimeDelta {
     TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
 }
 
+/// Where a leased delivery goes.
+enum Target {
+    /// A webhook POST.
+    Hook {
+        /// The URL.
+        url: String,
+        /// The HMAC key.
+        secret: String,
+    },
+    /// A mail, rendered.
+    Mail(crate::mail::Outgoing),
+}
+
 /// A delivery a worker has leased, with where it goes.
 struct Claimed {
     delivery: DeliveryRow,
-    url: String,
-    secret: String,
+    target: Target,
 }
 
 /// Whether the game still asks the delivery's account for the actions its `your_turn`
@@ -505,19 +554,24 @@ fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreErr
 /// Takes up to `batch` due deliveries: drops the `your_turn` ones the game no longer asks
 /// for, counts an attempt for the others and leases them. PostgreSQL skips rows another
 /// replica holds (`FOR UPDATE SKIP LOCKED`), so no delivery is sent twice at the same time.
-fn claim(tx: &mut dyn WebhookTx, config: &WorkerConfig) -> Result<Vec<Claimed>, StoreError> {
+///
+/// Mails (channel `mail`) are rendered here ([`crate::mail::render`]); one no longer
+/// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
+/// every mail while mail is off.
+fn claim(full: &mut dyn Tx, config: &WorkerConfig) -> Result<Vec<Claimed>, StoreError> {
     let now = Utc::now().naive_utc();
-    let due = tx.due_deliveries(now, config.batch)?;
+    let due = full.webhooks().due_deliveries(now, config.batch)?;
     if due.is_empty() {
         return Ok(Vec::new());
     }
-    let hook_ids: Vec<&str> = due.iter().map(|d| d.webhook_id.as_str()).collect();
-    let hooks = tx.webhooks_by_id(&hook_ids)?;
+    let hook_ids: Vec<&str> = due.iter().filter_map(|d| d.webhook_id.as_deref()).collect();
+    let hooks = full.webhooks().webhooks_by_id(&hook_ids)?;
     let lease_until = now + delta(config.lease());
     let mut claimed = Vec::new();
     for mut delivery in due {
-        if delivery.kind == YOUR_TURN && !still_asked(tx, &delivery)? {
-            tx.finish_delivery(
+        let asks_move = delivery.kind == YOUR_TURN || delivery.kind == crate::mail::DEADLINE_SOON;
+        if asks_move && !still_asked(full.webhooks(), &delivery)? {
+            full.webhooks().finish_delivery(
                 &delivery.id,
                 DROPPED,
                 Some("the game no longer asks for this move"),
@@ -529,28 +583,61 @@ fn claim(tx: &mut dyn WebhookTx, config: &WorkerConfig) -> Result<Vec<Claimed>, 
             );
             continue;
         }
-        // The foreign key deletes deliveries with their webhook, so this always finds one.
-        let Some(hook) = hooks.iter().find(|h| h.id == delivery.webhook_id) else {
-            continue;
+        let target = if delivery.channel == CHANNEL_MAIL {
+            let rendered = match &config.mail {
+                Some(mail) => crate::mail::render(full, &delivery, &mail.public_url)?,
+                None => None,
+            };
+            let Some(mail) = rendered else {
+                full.webhooks().finish_delivery(
+                    &delivery.id,
+                    DROPPED,
+                    Some("no longer wanted (address, choice or inbox changed, or mail is off)"),
+                    now,
+                )?;
+                continue;
+            };
+            Target::Mail(mail)
+        } else {
+            // The foreign key deletes deliveries with their webhook, so this always finds one.
+            let Some(hook) = hooks
+                .iter()
+                .find(|h| Some(h.id.as_str()) == delivery.webhook_id.as_deref())
+            else {
+                continue;
+            };
+            Target::Hook {
+                url: hook.url.clone(),
+                secret: hook.secret.clone(),
+            }
         };
-        tx.lease_delivery(&delivery.id, lease_until)?;
+        full.webhooks().lease_delivery(&delivery.id, lease_until)?;
         delivery.attempts += 1;
-        claimed.push(Claimed {
-            url: hook.url.clone(),
-            secret: hook.secret.clone(),
-            delivery,
-        });
+        claimed.push(Claimed { delivery, target });
     }
     Ok(claimed)
 }
 
-/// POSTs one delivery; `Err` describes a failed attempt.
-fn send(agent: &ureq::Agent, c: &Claimed) -> Result<(), String> {
+/// Sends one delivery (a POST or a mail); `Err` describes a failed attempt.
+fn send(
+    agent: &ureq::Agent,
+    mailer: Option<&crate::mail::Mailer>,
+    c: &Claimed,
+) -> Result<(), String> {
+    let (url, secret) = match &c.target {
+        Target::Hook { url, secret } => (url, secret),
+        Target::Mail(mail) => {
+            return match mailer {
+                Some(mailer) => mailer.send(mail),
+                None => Err("mail is not configured".into()),
+            };
+        }
+    };
     let body = serde_json::to_string(&c.delivery.payload.0).map_err(|e| e.to_string())?;
     let timestamp = Utc::now().timestamp();
-    let signature = sign(&c.secret, timestamp, body.as_bytes());
+    let signature = sign(secret, timestamp, body.as_bytes());
     let response = agent
-        .post(&c.url)
+        .post(url)
         .header("Content-Type", "application/json")
         .header(DELIVERY_HEADER, &c.delivery.id)
         .header(SIGNATURE_HEADER, format!("t={timestamp},v1={signature}"))
@@ -601,17 +688,18 @@ fn record(
 pub fn deliver_due(
     store: &Store,
     agent: &ureq::Agent,
+    mailer: Option<&crate::mail::Mailer>,
     config: &WorkerConfig,
 ) -> Result<usize, StoreError> {
     let now = Utc::now().naive_utc();
     if !store.read(|tx| tx.webhooks().any_due(now))? {
         return Ok(0);
     }
-    let claimed = store.write(|tx| claim(tx.webhooks(), config))?;
+    let claimed = store.write(|tx| claim(tx, config))?;
     std::thread::scope(|scope| {
         for c in &claimed {
             scope.spawn(move || {
-                let outcome = send(agent, c);
+                let outcome = send(agent, mailer, c);
                 if let Err(e) = record(store, config, c, outcome) {
                     tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a webhook delivery");
                 }
@@ -652,8 +740,18 @@ pub fn spawn_worker(
         .name("webhooks".into())
         .spawn(move || {
             let agent = agent(&config);
+            let mailer = config
+                .mail
+                .as_ref()
+                .and_then(|m| match crate::mail::Mailer::new(m) {
+                    Ok(mailer) => Some(mailer),
+                    Err(e) => {
+                        tracing::error!(error = e, "cannot send mail");
+                        None
+                    }
+                });
             while !*shutdown.borrow() {
-                if let Err(e) = deliver_due(&store, &agent, &config) {
+                if let Err(e) = deliver_due(&store, &agent, mailer.as_ref(), &config) {
                     tracing::warn!(error = %crate::telemetry::Chain(&e), "could not claim webhook deliveries");
                 }
                 std::thread::sleep(config.poll);
@@ -677,6 +775,7 @@ mod tests {
             targets: Targets::default(),
             poll: Duration::from_millis(200),
             batch: 16,
+            mail: None,
         };
         let waits: Vec<u64> = (1..=12)
             .map(|n| config.backoff_after(n).as_secs())

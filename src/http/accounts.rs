@@ -1,6 +1,6 @@
 //! Accounts, guests, tokens and `/v1/me`.
 
-use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -200,4 +200,183 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpRespon
         .await?
         .ok_or(ApiError::Unauthorized("the token's account does not exist"))?;
     Ok(HttpResponse::Ok().json(Account::from(row)))
+}
+
+/// A guest's registration: the account keeps its id, games, seats and results.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Registration {
+    /// The registered name (3–32 of `A–Z a–z 0–9 _ -`); the guest's name when absent.
+    #[schema(min_length = 3, max_length = 32, pattern = "^[A-Za-z0-9_-]{3,32}$")]
+    pub name: Option<String>,
+    /// 8–128 characters.
+    #[schema(min_length = 8, max_length = 128)]
+    pub password: String,
+}
+
+/// An account with a fresh token for it.
+#[derive(Serialize, ToSchema)]
+pub struct AccountToken {
+    /// The account.
+    pub account: Account,
+    /// The JWT.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+    /// Seconds until it expires.
+    pub expires_in: u64,
+}
+
+/// A password change.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    /// The current password.
+    pub current_password: String,
+    /// The new password, 8–128 characters.
+    #[schema(min_length = 8, max_length = 128)]
+    pub new_password: String,
+}
+
+/// The confirmation of an account's deletion.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Deletion {
+    /// The account's password (required for a registered account; a guest has none).
+    pub password: Option<String>,
+}
+
+/// Turns the caller's guest account into a registered one: the same id, so its games,
+/// seats and results stay. Answers the account and a token for its new name.
+#[utoipa::path(
+    operation_id = "register_guest",
+    tag = "identity",
+    request_body = Registration,
+    responses(
+        (status = 200, body = AccountToken),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 409, description = "`already_registered`, `name_taken`", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[post("/v1/me/register")]
+pub async fn register_guest(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<Registration>,
+) -> Result<HttpResponse, ApiError> {
+    let Registration { name, password } = body.0;
+    let (row, issued) = blocking(move || {
+        state
+            .accounts
+            .register_guest(&caller.id, name, &password)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(AccountToken {
+        account: Account::from(row),
+        access_token: issued.token,
+        token_type: "Bearer",
+        expires_in: issued.expires_in,
+    }))
+}
+
+/// Changes the caller's password (the current one is required). Every token issued before
+/// stops working, on every replica; the answer carries a fresh one.
+#[utoipa::path(
+    operation_id = "change_password",
+    tag = "identity",
+    request_body = PasswordChange,
+    responses(
+        (status = 200, body = Token),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 403, description = "`wrong_password`: the current password is wrong", body = Problem),
+        (status = 409, description = "`not_registered`: a guest has no password", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[post("/v1/me/password")]
+pub async fn change_password(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<PasswordChange>,
+) -> Result<HttpResponse, ApiError> {
+    let PasswordChange {
+        current_password,
+        new_password,
+    } = body.0;
+    let issued = blocking(move || {
+        state
+            .accounts
+            .change_password(&caller.id, &current_password, &new_password)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(HttpResponse::Ok().json(Token {
+        access_token: issued.token,
+        token_type: "Bearer",
+        expires_in: issued.expires_in,
+    }))
+}
+
+/// Logs the caller out everywhere: every token of the account stops working at once, on
+/// every replica (the account's token version, in the database, is checked per request).
+#[utoipa::path(
+    operation_id = "logout_everywhere",
+    tag = "identity",
+    responses(
+        (status = 204, description = "every token of the account is revoked"),
+        (status = 401, description = "`unauthorized`", body = Problem)
+    )
+)]
+#[post("/v1/me/logout")]
+pub async fn logout_everywhere(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    blocking(move || {
+        state
+            .accounts
+            .logout_everywhere(&caller.id)
+            .map_err(ApiError::from)
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Deletes the caller's account: name, password, roles, e-mail address, reminders and
+/// webhooks are removed and every token stops working. Games keep the seat, shown as
+/// `deleted player`: in running games a bot plays it from then on (`seat_resigned`), and it
+/// leaves the lobbies it sits in (not one it hosts). The event log, which names accounts by
+/// id only, stays intact.
+#[utoipa::path(
+    operation_id = "delete_me",
+    tag = "identity",
+    request_body = Deletion,
+    responses(
+        (status = 204, description = "deleted"),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 403, description = "`wrong_password`: missing or wrong password", body = Problem)
+    )
+)]
+#[delete("/v1/me")]
+pub async fn delete_me(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<Deletion>,
+) -> Result<HttpResponse, ApiError> {
+    let Deletion { password } = body.0;
+    blocking(move || {
+        state
+            .accounts
+            .delete(&caller.id, password.as_deref())
+            .map_err(ApiError::from)?;
+        // The account is gone either way; a game that cannot be handed over is logged.
+        if let Err(e) = state.service.hand_over_seats(&caller.id) {
+            tracing::warn!(error = %crate::telemetry::Chain(&e), "could not hand a deleted account's seats to bots");
+        }
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
 }

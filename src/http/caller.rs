@@ -1,6 +1,8 @@
 //! The `Caller` extractor: the account a request speaks for. A bearer token must be well
-//! formed, correctly signed, unexpired, and name an account that still exists (checked on
-//! every request, so a deleted account's tokens stop working at once).
+//! formed, correctly signed, unexpired, name an account that still exists and is not
+//! deleted, and carry the account's current token version (checked on every request
+//! against the account's row, so logout everywhere, a password change or a deletion
+//! revokes every token at once, on every replica).
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use futures_util::future::LocalBoxFuture;

@@ -5,6 +5,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
+use super::l10n::{GermanProblem, Lang};
 use crate::service::ServiceError;
 use crate::store::StoreError;
 
@@ -114,6 +115,9 @@ pub enum ApiError {
         /// Seconds.
         retry_after: u64,
     },
+    /// The mail server refused or could not be reached (`mail_unavailable`).
+    #[error("the mail could not be sent; try again later")]
+    MailUnavailable,
     /// The database is unreachable, or the connection broke mid-query.
     #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
@@ -149,6 +153,7 @@ impl ApiError {
             Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Unavailable => "database_unavailable",
+            Self::MailUnavailable => "mail_unavailable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
         }
@@ -166,7 +171,9 @@ impl ResponseError for ApiError {
             Self::NameTaken | Self::VersionConflict { .. } | Self::Conflict { .. } => {
                 StatusCode::CONFLICT
             }
-            Self::Busy | Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Busy | Self::Unavailable | Self::MailUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -185,14 +192,23 @@ impl ResponseError for ApiError {
         if let Self::Internal(e) = self {
             tracing::error!(error = ?e, "internal error");
         }
+        let current_version = match self {
+            Self::VersionConflict { current } => Some(*current),
+            _ => None,
+        };
         let body = problem_body(
             status,
             self.code(),
             self.to_string(),
-            match self {
-                Self::VersionConflict { current } => Some(*current),
-                _ => None,
-            },
+            current_version,
+            Lang::En,
+        );
+        let german = problem_body(
+            status,
+            self.code(),
+            super::l10n::german::detail(self),
+            current_version,
+            Lang::De,
         );
         let mut response = HttpResponse::build(status);
         response.insert_header((header::CONTENT_TYPE, "application/problem+json"));
@@ -221,23 +237,26 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        response.body(body)
+        let mut response = response.body(body);
+        response.extensions_mut().insert(GermanProblem(german));
+        response
     }
 }
 
-/// A problem+json body for `status` with `code` and `detail`.
+/// A problem+json body for `status` with `code` and `detail`, titled in `lang`.
 fn problem_body(
     status: StatusCode,
     code: &str,
     detail: String,
     current_version: Option<i32>,
+    lang: Lang,
 ) -> String {
     serde_json::to_string(&Problem {
         type_: format!(
             "https://stammtisch.example/problems/{}",
             code.replace('_', "-")
         ),
-        title: status.canonical_reason().unwrap_or("Error").to_owned(),
+        title: super::l10n::title(status, lang),
         status: status.as_u16(),
         detail,
         code: code.to_owned(),
@@ -279,10 +298,18 @@ pub fn bare_error_to_problem<B>(
         .canonical_reason()
         .unwrap_or("the request was refused")
         .to_lowercase();
+    let german = format!("{}.", super::l10n::title(status, Lang::De));
     let (req, old) = res.into_parts();
     let mut new = HttpResponse::build(status)
         .content_type("application/problem+json")
-        .body(problem_body(status, code, detail, None));
+        .body(problem_body(status, code, detail, None, Lang::En));
+    new.extensions_mut().insert(GermanProblem(problem_body(
+        status,
+        code,
+        german,
+        None,
+        Lang::De,
+    )));
     for (name, value) in old.headers() {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             new.headers_mut().append(name.clone(), value.clone());
@@ -358,9 +385,55 @@ impl From<crate::accounts::AccountError> for ApiError {
             A::NameTaken => Self::NameTaken,
             A::InvalidCredentials => Self::InvalidCredentials,
             A::UnknownAccount => Self::Unauthorized("the token's account does not exist"),
+            A::Revoked => Self::Unauthorized("the token was revoked"),
+            A::AlreadyRegistered | A::NotRegistered => Self::Conflict {
+                code: if matches!(e, A::AlreadyRegistered) {
+                    "already_registered"
+                } else {
+                    "not_registered"
+                },
+                detail: e.to_string(),
+            },
+            A::WrongPassword => Self::Forbidden {
+                code: "wrong_password",
+                detail: e.to_string(),
+            },
             A::Limited(limit) => limit.into(),
             A::Store(store) => store.into(),
             A::Crypto(_) => Self::Internal(anyhow::Error::new(e)),
+        }
+    }
+}
+
+impl From<crate::mail::MailError> for ApiError {
+    fn from(e: crate::mail::MailError) -> Self {
+        use crate::mail::MailError as M;
+        match e {
+            M::Disabled => Self::Conflict {
+                code: "mail_disabled",
+                detail: e.to_string(),
+            },
+            M::Invalid(detail) => Self::Validation(detail),
+            M::InvalidToken => Self::NotFound("verification link"),
+            M::Send(_) => Self::MailUnavailable,
+            M::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<crate::webhooks::WebhookError> for ApiError {
+    fn from(e: crate::webhooks::WebhookError) -> Self {
+        use crate::webhooks::WebhookError as W;
+        let code = match e {
+            W::NotFound => return Self::NotFound("webhook"),
+            W::Store(store) => return store.into(),
+            W::InvalidUrl(_) => "invalid_url",
+            W::NotAllowed(_) => "webhook_url_not_allowed",
+            W::TooMany => "too_many_webhooks",
+        };
+        Self::Unprocessable {
+            code,
+            detail: e.to_string(),
         }
     }
 }

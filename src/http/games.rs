@@ -463,6 +463,69 @@ pub async fn post_command(
     }
 }
 
+/// Joins a private game by its invite code alone (the 10 characters one player passes on
+/// to another), as `join` with `invite_code` does beside the game's id: the caller takes the
+/// lowest free seat and gets the game (its id in `Location`).
+#[utoipa::path(
+    operation_id = "join_by_invite",
+    tag = "games",
+    params(("code" = String, Path, description = "Invite code, e.g. `K7QX2MPW9R`")),
+    responses(
+        (status = 200, body = GameBody, headers(("Location" = String), ("ETag" = String))),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 404, description = "`not_found`: no game has this invite code", body = Problem),
+        (status = 422, description = "`already_seated`, `game_full`, `not_in_lobby`", body = Problem)
+    )
+)]
+#[post("/v1/invites/{code}/join")]
+pub async fn join_by_invite(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    // Codes are short and alphanumeric; anything else names no game.
+    if !(1..=32).contains(&code.len()) || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return Err(ApiError::NotFound("invite"));
+    }
+    let st = state.clone();
+    let outcome = blocking(move || {
+        let id = st.service.game_of_invite(&code).map_err(ApiError::from)?;
+        st.service
+            .execute(&CommandRequest {
+                game: &id,
+                account: &caller.id,
+                name: &caller.name,
+                command: Command::Join {},
+                if_match: None,
+                idempotency_key: None,
+                invite_code: Some(&code),
+            })
+            .map_err(|e| {
+                if matches!(e, ServiceError::Rule(_)) {
+                    Metrics::inc(&st.metrics.commands_refused);
+                }
+                ApiError::from(e)
+            })
+    })
+    .await
+    .map_err(|e| match e {
+        ApiError::NotFound(_) => ApiError::NotFound("invite"),
+        other => other,
+    });
+    match outcome? {
+        CommandOutcome::Applied(body) => {
+            Metrics::inc(&state.metrics.commands_applied);
+            Ok(HttpResponse::Ok()
+                .insert_header((header::LOCATION, format!("/v1/games/{}", body.id)))
+                .insert_header(etag(body.version))
+                .json(&*body))
+        }
+        // No Idempotency-Key is sent here, so nothing is replayed.
+        CommandOutcome::Replayed(json) => Ok(HttpResponse::Ok().json(json)),
+    }
+}
+
 /// The game's events as the caller may see them: public events and those of the caller's
 /// own seat.
 #[utoipa::path(

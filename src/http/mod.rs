@@ -8,6 +8,8 @@ pub mod caller;
 pub mod client;
 pub mod errors;
 pub mod games;
+pub mod l10n;
+pub mod mail;
 pub mod ops;
 pub mod players;
 pub mod rulesets;
@@ -54,8 +56,10 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
-    /// Which addresses webhooks may be registered for.
-    pub webhook_targets: crate::webhooks::Targets,
+    /// Webhook registrations.
+    pub webhooks: crate::webhooks::Webhooks,
+    /// E-mail addresses, their verification and reminder choices.
+    pub mail: crate::mail::Mail,
 }
 
 #[derive(OpenApi)]
@@ -95,6 +99,15 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(accounts::create_guest)
         .service(accounts::create_token)
         .service(accounts::me)
+        .service(accounts::register_guest)
+        .service(accounts::change_password)
+        .service(accounts::logout_everywhere)
+        .service(accounts::delete_me)
+        .service(mail::get_mail_settings)
+        .service(mail::set_mail_choices)
+        .service(mail::add_mail_address)
+        .service(mail::remove_mail_address)
+        .service(mail::verify_mail_address)
         .service(rulesets::list_rulesets)
         .service(games::quick_play)
         .service(games::create_game)
@@ -102,6 +115,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::get_game)
         .service(games::patch_game)
         .service(games::rematch)
+        .service(games::join_by_invite)
         .service(games::post_command)
         .service(games::list_events)
         .service(stream::stream_events)

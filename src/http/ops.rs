@@ -52,7 +52,7 @@ const READY_WITHIN: Duration = Duration::from_secs(1);
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     // The ping waits at most 800 ms for a connection; the timeout also bounds a query that
     // hangs on a dead network (the blocking thread finishes on its own).
-    let ping = blocking(move || Ok(state.service.store().ping()));
+    let ping = blocking(move || Ok(state.service.ready()));
     match tokio::time::timeout(READY_WITHIN, ping).await {
         Ok(Ok(true)) => Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))),
         _ => Err(ApiError::Unavailable),

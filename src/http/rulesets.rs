@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use actix_web::http::header;
 use actix_web::{HttpResponse, get};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -10,11 +11,17 @@ use utoipa::ToSchema;
 use rules::nos_cards::{CardFace, NosCard, starting_chips};
 use rules::{Card, Layout, Options, Preset, Ruleset};
 
-/// A ruleset's description.
+use super::l10n::Lang;
+
+/// A ruleset's description. Display texts (`title`, option `label`s and `value_labels`,
+/// `preset_labels`, card `label`s) follow `Accept-Language` (English or German); names,
+/// option values and card values never do.
 #[derive(Serialize, ToSchema)]
 pub struct RulesetInfo {
     /// API name.
     pub name: &'static str,
+    /// The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`.
+    pub title: &'static str,
     /// Seats.
     pub players: PlayerRange,
     /// Row games: hand cards dealt per player and round.
@@ -23,16 +30,20 @@ pub struct RulesetInfo {
     /// Row games: the centre rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<Vec<RowShape>>,
-    /// Each option with its allowed values and default.
+    /// Each option with its allowed values and default, a `label` and, for options with
+    /// named values, `value_labels` (value → label).
     #[schema(value_type = Object)]
     pub options: Value,
     /// Preset name → the options it stands for.
     #[schema(value_type = Object)]
     pub presets: BTreeMap<String, Options>,
+    /// Preset name → its label (`Taktik`, …).
+    pub preset_labels: BTreeMap<String, &'static str>,
     /// Row games: card number (string key) → bullheads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bullheads: Option<BTreeMap<String, u32>>,
-    /// nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`).
+    /// nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
+    /// the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cards: Option<Vec<CardFace>>,
     /// nimm-oder-schieb: chips each player starts with, by number of players.
@@ -65,7 +76,60 @@ pub struct RulesetList {
     pub items: Vec<RulesetInfo>,
 }
 
-fn describe(ruleset: Ruleset) -> RulesetInfo {
+/// The name players know a ruleset by.
+fn title(ruleset: Ruleset, lang: Lang) -> &'static str {
+    match ruleset {
+        Ruleset::SixNimmt => "6 nimmt!",
+        Ruleset::ElevenNimmt => "11 nimmt!",
+        Ruleset::XNimmt => "X nimmt!",
+        Ruleset::NimmOderSchieb => lang.pick("Nimm oder schieb (take or pass)", "Nimm oder schieb"),
+    }
+}
+
+/// An option's label and its values' labels, in `lang`.
+fn labelled(mut option: Value, label: &str, values: &[(&str, &str, &str)], lang: Lang) -> Value {
+    option["label"] = json!(label);
+    if !values.is_empty() {
+        option["value_labels"] = values
+            .iter()
+            .map(|(value, en, de)| ((*value).to_owned(), json!(lang.pick(*en, *de))))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+    }
+    option
+}
+
+/// A preset's label.
+fn preset_label(preset: Preset, lang: Lang) -> &'static str {
+    match preset {
+        Preset::Standard => "Standard",
+        Preset::Taktik => lang.pick("Taktik (tactical)", "Taktik"),
+        Preset::Logik => lang.pick("Logik (logic)", "Logik"),
+        Preset::Profi => lang.pick("Profi (pro)", "Profi"),
+    }
+}
+
+/// A card's face with its label in `lang` (German: Bube, Dame, König, Ass).
+fn localized_face(card: NosCard, lang: Lang) -> CardFace {
+    let mut face = card.face();
+    if lang == Lang::De {
+        let rank = match face.rank.as_str() {
+            "J" => "B",
+            "Q" => "D",
+            other => other,
+        };
+        let symbol = face
+            .label
+            .chars()
+            .last()
+            .map(String::from)
+            .unwrap_or_default();
+        face.label = format!("{rank}{symbol}");
+    }
+    face
+}
+
+fn describe(ruleset: Ruleset, lang: Lang) -> RulesetInfo {
     let (min, max) = ruleset.players();
     let table = ruleset.score_table();
     let layout = Layout::new(ruleset, ruleset.default_options());
@@ -73,22 +137,74 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
         .filter_map(Card::new)
         .map(|c| (c.number().to_string(), table.bullheads(c)))
         .collect();
-    let points_end = json!({
-        "values": [{ "points": "1–999" }, { "rounds": "1–50" }], "default": { "points": 66 },
-        "suggested": [{ "points": 33 }, { "points": 66 }, { "points": 100 }]
-    });
+    let points_end = labelled(
+        json!({
+            "values": [{ "points": "1–999" }, { "rounds": "1–50" }], "default": { "points": 66 },
+            "suggested": [{ "points": 33 }, { "points": 66 }, { "points": 100 }]
+        }),
+        lang.pick(
+            "End: at a penalty total or after a number of rounds",
+            "Ende: bei einer Hornochsen-Summe oder nach einer Anzahl Runden",
+        ),
+        &[],
+        lang,
+    );
     let options = match ruleset {
         Ruleset::SixNimmt => json!({
-            "deck": { "values": ["full", "tactical"], "default": "full" },
-            "deal": { "values": ["random", "draft"], "default": "random", "note": "draft needs deck: tactical" },
-            "placement": { "values": ["right", "both_ends"], "default": "right" },
+            "deck": labelled(
+                json!({ "values": ["full", "tactical"], "default": "full" }),
+                lang.pick("Deck", "Kartensatz"),
+                &[
+                    ("full", "All 104 cards", "Alle 104 Karten"),
+                    ("tactical", "Tactical: only cards 1 to 10 per player plus 4", "Taktik: nur die Karten 1 bis 10 je Spieler plus 4"),
+                ],
+                lang,
+            ),
+            "deal": labelled(
+                json!({ "values": ["random", "draft"], "default": "random", "note": "draft needs deck: tactical" }),
+                lang.pick("Deal", "Verteilen"),
+                &[
+                    ("random", "Shuffled", "Gemischt"),
+                    ("draft", "Open draft (Logik)", "Offene Auswahl (Logik)"),
+                ],
+                lang,
+            ),
+            "placement": labelled(
+                json!({ "values": ["right", "both_ends"], "default": "right" }),
+                lang.pick("Placement", "Anlegen"),
+                &[
+                    ("right", "Right end only", "Nur rechts"),
+                    ("both_ends", "Both ends (Profi)", "An beiden Enden (Profi)"),
+                ],
+                lang,
+            ),
             "end": points_end
         }),
         Ruleset::ElevenNimmt => json!({ "end": points_end }),
-        Ruleset::XNimmt => json!({ "deals": { "values": "1–50", "default": 2 } }),
+        Ruleset::XNimmt => json!({
+            "deals": labelled(
+                json!({ "values": "1–50", "default": 2 }),
+                lang.pick("Deals", "Durchgänge"),
+                &[],
+                lang,
+            )
+        }),
         Ruleset::NimmOderSchieb => json!({
-            "chips": { "values": ["hidden", "open"], "default": "hidden" },
-            "games": { "values": "1–50", "default": 1 }
+            "chips": labelled(
+                json!({ "values": ["hidden", "open"], "default": "hidden" }),
+                lang.pick("Chips", "Chips"),
+                &[
+                    ("hidden", "Hidden", "Verdeckt"),
+                    ("open", "Open", "Offen"),
+                ],
+                lang,
+            ),
+            "games": labelled(
+                json!({ "values": "1–50", "default": 1 }),
+                lang.pick("Games", "Partien"),
+                &[],
+                lang,
+            )
         }),
     };
     let nos = ruleset == Ruleset::NimmOderSchieb;
@@ -105,8 +221,20 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
     } else {
         BTreeMap::new()
     };
+    let preset_labels = if ruleset == Ruleset::SixNimmt {
+        Preset::ALL
+            .into_iter()
+            .filter_map(|p| {
+                let name = serde_json::to_value(p).ok()?.as_str()?.to_owned();
+                Some((name, preset_label(p, lang)))
+            })
+            .collect()
+    } else {
+        BTreeMap::new()
+    };
     RulesetInfo {
         name: ruleset.name(),
+        title: title(ruleset, lang),
         players: PlayerRange { min, max },
         hand_size: (!nos).then_some(layout.hand_size),
         rows: (!nos).then(|| {
@@ -119,8 +247,9 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
         }),
         options,
         presets,
+        preset_labels,
         bullheads: (!nos).then_some(bullheads),
-        cards: nos.then(|| NosCard::all().map(NosCard::face).collect()),
+        cards: nos.then(|| NosCard::all().map(|c| localized_face(c, lang)).collect()),
         starting_chips: nos.then(|| {
             (min..=max)
                 .map(|p| (p.to_string(), starting_chips(p)))
@@ -129,11 +258,23 @@ fn describe(ruleset: Ruleset) -> RulesetInfo {
     }
 }
 
-/// Lists the playable rulesets.
-#[utoipa::path(operation_id = "list_rulesets", tag = "rulesets", security(()), responses((status = 200, body = RulesetList)))]
+/// Lists the playable rulesets. Display texts follow `Accept-Language` (`en`, the default,
+/// or `de`; the answer's `Content-Language` says which).
+#[utoipa::path(
+    operation_id = "list_rulesets",
+    tag = "rulesets",
+    security(()),
+    params(("Accept-Language" = Option<String>, Header, description = "`de` for German display texts; English otherwise")),
+    responses((status = 200, body = RulesetList, headers(("Content-Language" = String, description = "`en` or `de`"))))
+)]
 #[get("/v1/rulesets")]
-pub async fn list_rulesets() -> HttpResponse {
-    HttpResponse::Ok().json(RulesetList {
-        items: Ruleset::ALL.into_iter().map(describe).collect(),
-    })
+pub async fn list_rulesets(lang: Lang) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_LANGUAGE, lang.tag()))
+        .json(RulesetList {
+            items: Ruleset::ALL
+                .into_iter()
+                .map(|r| describe(r, lang))
+                .collect(),
+        })
 }

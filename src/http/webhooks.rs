@@ -1,16 +1,15 @@
 //! Webhooks: register a URL for the caller's notifications (`your_turn`, `game_finished`),
 //! list and delete them. A webhook is its owner's: to every other account it does not exist.
 
-use actix_web::http::StatusCode;
 use actix_web::http::header;
-use actix_web::{HttpResponse, ResponseError, delete, get, post, web};
+use actix_web::{HttpResponse, delete, get, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body};
-use crate::webhooks::{self, CreatedWebhook, WebhookBody, WebhookError};
+use crate::webhooks::{CreatedWebhook, WebhookBody, WebhookError};
 
 /// A new webhook.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -33,82 +32,13 @@ pub struct WebhookPage {
     pub next_cursor: Option<String>,
 }
 
-/// A webhook handler's failure: an [`ApiError`], or a registration refused with `422` and
-/// its own code.
-#[derive(Debug, thiserror::Error)]
-pub enum WebhookApiError {
-    /// Authentication, lookup, storage.
-    #[error(transparent)]
-    Api(#[from] ApiError),
-    /// A refused registration.
-    #[error("{detail}")]
-    Refused {
-        /// `invalid_url`, `webhook_url_not_allowed` or `too_many_webhooks`.
-        code: &'static str,
-        /// What is wrong.
-        detail: String,
-    },
-}
-
-impl From<WebhookError> for WebhookApiError {
-    fn from(e: WebhookError) -> Self {
-        match e {
-            WebhookError::InvalidUrl(detail) => Self::Refused {
-                code: "invalid_url",
-                detail,
-            },
-            WebhookError::NotAllowed(detail) => Self::Refused {
-                code: "webhook_url_not_allowed",
-                detail,
-            },
-            too_many @ WebhookError::TooMany => Self::Refused {
-                code: "too_many_webhooks",
-                detail: too_many.to_string(),
-            },
-            WebhookError::NotFound => Self::Api(ApiError::NotFound("webhook")),
-            WebhookError::Store(store) => Self::Api(store.into()),
-        }
-    }
-}
-
-impl ResponseError for WebhookApiError {
-    fn status_code(&self) -> StatusCode {
-        match self {
-            Self::Api(e) => e.status_code(),
-            Self::Refused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-        }
-    }
-
-    fn error_response(&self) -> HttpResponse {
-        let (code, detail) = match self {
-            Self::Api(e) => return e.error_response(),
-            Self::Refused { code, detail } => (*code, detail),
-        };
-        let status = StatusCode::UNPROCESSABLE_ENTITY;
-        let problem = Problem {
-            type_: format!(
-                "https://stammtisch.example/problems/{}",
-                code.replace('_', "-")
-            ),
-            title: status.canonical_reason().unwrap_or("Error").to_owned(),
-            status: status.as_u16(),
-            detail: detail.clone(),
-            code: code.to_owned(),
-            current_version: None,
-        };
-        HttpResponse::build(status)
-            .insert_header((header::CONTENT_TYPE, "application/problem+json"))
-            .body(serde_json::to_string(&problem).unwrap_or_default())
-    }
-}
-
 /// Runs a blocking use case on the thread pool.
-async fn blocking<T, F>(f: F) -> Result<T, WebhookApiError>
+async fn blocking<T, F>(f: F) -> Result<T, ApiError>
 where
     F: FnOnce() -> Result<T, WebhookError> + Send + 'static,
     T: Send + 'static,
 {
-    Ok(web::block(f).await.map_err(ApiError::from)??)
+    Ok(web::block(f).await??)
 }
 
 /// Registers a webhook for the caller. When it becomes the caller's turn in a game, or a
@@ -132,11 +62,10 @@ pub async fn create_webhook(
     state: web::Data<AppState>,
     caller: Caller,
     body: Body<CreateWebhook>,
-) -> Result<HttpResponse, WebhookApiError> {
+) -> Result<HttpResponse, ApiError> {
     let url = body.0.url;
-    let store = state.service.store().clone();
-    let targets = state.webhook_targets;
-    let created = blocking(move || webhooks::register(&store, &caller.id, &url, targets)).await?;
+    let service = state.webhooks.clone();
+    let created = blocking(move || service.register(&caller.id, &url)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/webhooks/{}", created.id)))
         .json(&created))
@@ -155,9 +84,9 @@ pub async fn create_webhook(
 pub async fn list_webhooks(
     state: web::Data<AppState>,
     caller: Caller,
-) -> Result<HttpResponse, WebhookApiError> {
-    let store = state.service.store().clone();
-    let items = blocking(move || webhooks::list(&store, &caller.id)).await?;
+) -> Result<HttpResponse, ApiError> {
+    let service = state.webhooks.clone();
+    let items = blocking(move || service.list(&caller.id)).await?;
     Ok(HttpResponse::Ok().json(WebhookPage {
         items,
         next_cursor: None,
@@ -180,11 +109,11 @@ pub async fn delete_webhook(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<String>,
-) -> Result<HttpResponse, WebhookApiError> {
+) -> Result<HttpResponse, ApiError> {
     let id = uuid::Uuid::parse_str(&path)
         .map(|u| u.to_string())
         .map_err(|_| ApiError::NotFound("webhook"))?;
-    let store = state.service.store().clone();
-    blocking(move || webhooks::delete(&store, &caller.id, &id)).await?;
+    let service = state.webhooks.clone();
+    blocking(move || service.delete(&caller.id, &id)).await?;
     Ok(HttpResponse::NoContent().finish())
 }

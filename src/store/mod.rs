@@ -4,6 +4,7 @@
 //! operation is written once in [`ops`] and compiled for both connection types; the
 //! service sees only [`Tx`] and [`Store`].
 
+mod accounts;
 mod counters;
 pub mod json;
 mod ops;
@@ -26,6 +27,7 @@ use diesel::sqlite::SqliteConnection;
 use diesel::{Connection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
+pub use accounts::{AccountMailTx, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use ops::{
     AccountRow, FeedCursor, FeedLag, GameIndex, GameRow, GameSummaryRow, IdempotentRow, ListQuery,
     NewEvent, SeatRow, StoredEvent, Tx,
@@ -33,7 +35,8 @@ pub use ops::{
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
 pub use webhooks::{
-    DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, SeatAsk, WebhookRow, WebhookTx,
+    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, SeatAsk,
+    WebhookRow, WebhookTx,
 };
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

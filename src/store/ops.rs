@@ -26,6 +26,14 @@ pub struct AccountRow {
     pub roles: String,
     /// Creation time (UTC).
     pub created_at: NaiveDateTime,
+    /// Bumped to revoke every token issued before (tokens carry the version they were
+    /// issued with).
+    pub token_version: i32,
+    /// When the account was deleted (its name and credentials are gone then).
+    pub deleted_at: Option<NaiveDateTime>,
+    /// When it became registered (at creation, or when the guest registered); `None` for a
+    /// guest. Never changes afterwards, so the ratings projection can rely on it.
+    pub registered_at: Option<NaiveDateTime>,
 }
 
 /// A game's index row.
@@ -221,7 +229,7 @@ pub trait Tx {
     /// # Errors
     /// Duplicate name, database failure.
     fn insert_account(&mut self, row: &AccountRow) -> Result<(), StoreError>;
-    /// A registered (non-guest) account by name, case-insensitively.
+    /// A registered (non-guest), not deleted account by name, case-insensitively.
     ///
     /// # Errors
     /// Database failure.
@@ -261,6 +269,11 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError>;
+    /// The id of the game whose invite code is `code`.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn game_by_invite_code(&mut self, code: &str) -> Result<Option<String>, StoreError>;
     /// All events of a game in order.
     ///
     /// # Errors
@@ -368,6 +381,8 @@ pub trait Tx {
     fn pads(&mut self) -> &mut dyn super::pads::PadTx;
     /// The player-platform operations (results, ratings) on the same connection.
     fn platform(&mut self) -> &mut dyn super::platform::PlatformTx;
+    /// The account lifecycle and mail-reminder operations on the same connection.
+    fn account_mail(&mut self) -> &mut dyn super::accounts::AccountMailTx;
     /// Serialises the transactions that name `key` until this one ends (PostgreSQL: an
     /// advisory lock; SQLite's write transactions are serialised anyway).
     ///
@@ -499,6 +514,7 @@ macro_rules! impl_tx {
             fn account_by_name(&mut self, name: &str) -> Result<Option<AccountRow>, StoreError> {
                 Ok(accounts::table
                     .filter(accounts::guest.eq(false))
+                    .filter(accounts::deleted_at.is_null())
                     .filter(lower(accounts::name).eq(name.to_lowercase()))
                     .select(AccountRow::as_select())
                     .first(self)
@@ -554,6 +570,14 @@ macro_rules! impl_tx {
                 Ok(games::table
                     .find(id)
                     .select(GameRow::as_select())
+                    .first(self)
+                    .optional()?)
+            }
+
+            fn game_by_invite_code(&mut self, code: &str) -> Result<Option<String>, StoreError> {
+                Ok(games::table
+                    .filter(games::invite_code.eq(code))
+                    .select(games::id)
                     .first(self)
                     .optional()?)
             }
@@ -789,6 +813,10 @@ macro_rules! impl_tx {
             }
 
             fn platform(&mut self) -> &mut dyn super::platform::PlatformTx {
+                self
+            }
+
+            fn account_mail(&mut self) -> &mut dyn super::accounts::AccountMailTx {
                 self
             }
 

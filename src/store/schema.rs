@@ -11,6 +11,9 @@ diesel::table! {
         guest -> Bool,
         roles -> Text,
         created_at -> Timestamp,
+        token_version -> Int4,
+        deleted_at -> Nullable<Timestamp>,
+        registered_at -> Nullable<Timestamp>,
     }
 }
 
@@ -79,6 +82,34 @@ diesel::table! {
         response -> Jsonb,
         created_at -> Timestamp,
         request_hash -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    mail_settings (account_id) {
+        account_id -> Text,
+        address -> Nullable<Text>,
+        your_turn -> Bool,
+        deadline_hours -> Nullable<Int4>,
+        game_finished -> Bool,
+        digest -> Bool,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    mail_verifications (token_hash) {
+        token_hash -> Text,
+        account_id -> Text,
+        address -> Text,
+        expires_at -> Timestamp,
+        created_at -> Timestamp,
     }
 }
 
@@ -206,7 +237,7 @@ diesel::table! {
 
     webhook_deliveries (id) {
         id -> Text,
-        webhook_id -> Text,
+        webhook_id -> Nullable<Text>,
         account_id -> Text,
         game_id -> Text,
         kind -> Text,
@@ -218,6 +249,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         created_at -> Timestamp,
         finished_at -> Nullable<Timestamp>,
+        channel -> Text,
     }
 }
 
@@ -237,6 +269,8 @@ diesel::table! {
 diesel::joinable!(events -> games (game_id));
 diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(idempotency_keys -> games (game_id));
+diesel::joinable!(mail_settings -> accounts (account_id));
+diesel::joinable!(mail_verifications -> accounts (account_id));
 diesel::joinable!(scorepad_events -> scorepads (pad_id));
 diesel::joinable!(scorepads -> accounts (owner));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
@@ -248,6 +282,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     game_seats,
     games,
     idempotency_keys,
+    mail_settings,
+    mail_verifications,
     player_results,
     projections,
     rate_counters,

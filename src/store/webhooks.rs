@@ -24,6 +24,10 @@ pub const DELIVERED: &str = "delivered";
 pub const FAILED: &str = "failed";
 /// A delivery not sent because the game no longer asks for that move.
 pub const DROPPED: &str = "dropped";
+/// The outbox channel of a webhook POST.
+pub const CHANNEL_WEBHOOK: &str = "webhook";
+/// The outbox channel of an e-mail.
+pub const CHANNEL_MAIL: &str = "mail";
 
 /// A registered webhook.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -47,8 +51,8 @@ pub struct WebhookRow {
 pub struct DeliveryRow {
     /// Id (UUID text), also the payload's `id` and the `Stammtisch-Delivery` header.
     pub id: String,
-    /// The webhook it goes to.
-    pub webhook_id: String,
+    /// The webhook it goes to (`None` for a mail).
+    pub webhook_id: Option<String>,
     /// The account notified.
     pub account_id: String,
     /// The game it is about.
@@ -71,6 +75,8 @@ pub struct DeliveryRow {
     pub created_at: NaiveDateTime,
     /// When it left the `pending` state.
     pub finished_at: Option<NaiveDateTime>,
+    /// `webhook` or `mail`.
+    pub channel: String,
 }
 
 /// What the index says a person is asked in a game now.
@@ -119,8 +125,8 @@ pub trait WebhookTx {
     /// # Errors
     /// Database failure.
     fn insert_deliveries(&mut self, rows: &[DeliveryRow]) -> Result<(), StoreError>;
-    /// Marks an account's pending deliveries of one kind for one game `dropped` (a newer
-    /// notification supersedes them); returns how many.
+    /// Marks an account's pending deliveries of one kind and channel for one game `dropped`
+    /// (a newer notification supersedes them); returns how many.
     ///
     /// # Errors
     /// Database failure.
@@ -129,6 +135,7 @@ pub trait WebhookTx {
         game: &str,
         account: &str,
         kind: &str,
+        channel: &str,
         reason: &str,
         now: NaiveDateTime,
     ) -> Result<usize, StoreError>;
@@ -271,6 +278,7 @@ macro_rules! impl_webhook_tx {
                 game: &str,
                 account: &str,
                 kind: &str,
+                channel: &str,
                 reason: &str,
                 now: NaiveDateTime,
             ) -> Result<usize, StoreError> {
@@ -279,6 +287,7 @@ macro_rules! impl_webhook_tx {
                         .filter(webhook_deliveries::game_id.eq(game))
                         .filter(webhook_deliveries::account_id.eq(account))
                         .filter(webhook_deliveries::kind.eq(kind))
+                        .filter(webhook_deliveries::channel.eq(channel))
                         .filter(webhook_deliveries::status.eq(PENDING)),
                 )
                 .set((

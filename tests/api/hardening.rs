@@ -348,7 +348,7 @@ fn every_refusal_is_problem_json(backend: Backend) {
             format!("/v1/games/{game}/stream-tickets"),
             "POST",
         ),
-        (reqwest::Method::POST, "/v1/me".to_owned(), "GET"),
+        (reqwest::Method::POST, "/v1/me".to_owned(), "DELETE, GET"),
     ] {
         let r = send(method.clone(), &path);
         r.assert_problem(405, "method_not_allowed");

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod accounts;
 mod analytics;
 mod analytics_views;
 mod auth;
@@ -16,6 +17,9 @@ mod games;
 mod hardening;
 mod hidden;
 mod idempotency;
+mod invites;
+mod l10n;
+mod mail;
 mod nimm_oder_schieb;
 mod openapi;
 mod platform;

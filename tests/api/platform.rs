@@ -268,6 +268,58 @@ fn ratings_rebuild_from_the_log_to_the_same_numbers(backend: Backend) {
     );
 }
 
+fn a_guest_who_registers_later_leaves_old_games_unrated(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.account("anna");
+    let ben = api.guest("ben");
+    // Played while ben was a guest: one registered person only, so unrated.
+    finished_game(&api, &[anna.clone(), ben.clone()], &["heuristic"], true, 7);
+    wait_for_history(&api, &anna, 1);
+    let r = api.post(
+        "/v1/me/register",
+        Some(&ben.token),
+        &json!({ "password": "password-of-ben" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let ben = crate::support::Player {
+        token: r.body["access_token"].as_str().unwrap().to_owned(),
+        ..ben
+    };
+    // Played after ben registered: rated.
+    finished_game(&api, &[anna.clone(), ben.clone()], &["heuristic"], true, 8);
+    let history = wait_for_history(&api, &anna, 2);
+    let rated: Vec<bool> = history["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["rated"].as_bool().unwrap())
+        .collect();
+    assert_eq!(rated, vec![true, false], "newest first: {history}");
+    let before = api.get(&format!("/v1/players/{}/games", anna.id), Some(&anna.token));
+    let board = api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&anna.token));
+    // A rebuild reads ben as registered only for games that finished after he registered.
+    sql(&server, "DELETE FROM player_results");
+    sql(&server, "DELETE FROM ratings");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .arg("rebuild-ratings")
+        .env("DATABASE_URL", &server.db.url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = api.get(&format!("/v1/players/{}/games", anna.id), Some(&anna.token));
+    assert_eq!(before.body, after.body);
+    assert_eq!(
+        board.body,
+        api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&anna.token))
+            .body
+    );
+}
+
 fn a_rematch_keeps_the_people_and_their_seats(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
@@ -336,12 +388,21 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     let server = crate::support::TestServer::start_with_env(
         crate::support::TestDb::new(backend),
         backend,
-        &[("REMATCH_WINDOW_SECONDS", "1")],
+        &[("REMATCH_WINDOW_SECONDS", "3")],
     );
     let api = server.client();
     let anna = api.guest("anna");
     let ben = api.guest("ben");
     let cara = api.guest("cara");
+    let listed_with_a_free_seat = |game: &str| -> bool {
+        let r = api.get("/v1/games?status=lobby&free_seats=1", Some(&cara.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == game)
+    };
     let game = start_game(
         &api,
         &[anna.clone(), ben.clone()],
@@ -356,9 +417,13 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
         &json!({}),
     );
     let rematch = rematch.body["id"].as_str().unwrap().to_owned();
-    // While the seat is kept, a stranger cannot take it.
+    // While the seat is kept, a stranger cannot take it, and the lobby does not offer it.
     let r = api.command(&cara, &rematch, &json!({ "type": "join" }));
     r.assert_problem(422, "game_full");
+    assert!(
+        !listed_with_a_free_seat(&rematch),
+        "a kept seat is listed as free"
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     while api.view(&anna, &rematch)["seats"][1]["reserved"] == true {
         assert!(
@@ -369,6 +434,7 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     }
     let events = api.events(&anna, &rematch);
     assert!(events.iter().any(|e| e["type"] == "reservations_released"));
+    assert!(listed_with_a_free_seat(&rematch));
     api.ok(&cara, &rematch, &json!({ "type": "join" }));
 }
 
@@ -455,6 +521,7 @@ fn simultaneous_quick_plays_fill_one_table_before_the_next(backend: Backend) {
 }
 
 both!(
+    a_guest_who_registers_later_leaves_old_games_unrated,
     a_rematch_keeps_the_people_and_their_seats,
     kept_seats_are_released_after_the_window,
     simultaneous_quick_plays_fill_one_table_before_the_next,

@@ -79,6 +79,15 @@ async function playToTheEnd(pages, { ms = 240_000, nos } = {}) {
   }
 }
 
+/** Registers an account through the sign-in page's form (and is signed in). */
+async function register(page, name) {
+  await page.locator(".toggle button").nth(1).click();
+  await page.locator("#acc-name").fill(name);
+  await page.locator("#acc-pw").fill(`${name}-secret-pw`);
+  await page.locator("form:has(#acc-name) button[type=submit]").click();
+  await page.locator("[data-account]").waitFor();
+}
+
 /** Runs the fairness check on a finished game's page and expects every check to pass. */
 async function verifyFairness(page) {
   await page.locator(".fairness button").click();
@@ -311,6 +320,27 @@ describe("the web client", () => {
     await guest.context.close();
   });
 
+  test("an invite code typed alone seats a signed-in person", async () => {
+    const host = await person(browser, { viewport: DESKTOP });
+    const guest = await person(browser, { viewport: PHONE });
+    await host.page.goto(server.base + "/");
+    await signInAsGuest(host.page, "ida");
+    const id = await createGame(host.page, { ruleset: "6-nimmt", players: 2 });
+    const code = await host.page.locator("[data-invite-code]").textContent();
+    await guest.page.goto(server.base + "/");
+    await signInAsGuest(guest.page, "jonas");
+    // Typed as a person might, in small letters.
+    await guest.page.locator("#invite").fill(code.toLowerCase());
+    await guest.page.locator("#invite").press("Enter");
+    await guest.page.waitForURL(new RegExp(`#/games/${id}$`));
+    await guest.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "jonas" }).waitFor();
+    await host.page.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "jonas" }).waitFor();
+    host.assertClean();
+    guest.assertClean();
+    await host.context.close();
+    await guest.context.close();
+  });
+
   test("a score pad round, a correction, the end; and the hand calculator", async () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;
@@ -399,6 +429,146 @@ describe("the web client", () => {
     );
     await other.context.close();
   });
+  test("two registered people finish a public game: ratings, profiles, and they play again", async () => {
+    const ulla = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const veit = await person(browser, { viewport: DESKTOP, locale: "de-DE" });
+    const a = ulla.page;
+    const b = veit.page;
+    await a.goto(server.base + "/");
+    await register(a, "ulla");
+    await b.goto(server.base + "/");
+    await register(b, "veit");
+    const id = await createGame(a, {
+      ruleset: "6-nimmt",
+      players: 2,
+      setup: async (p) => {
+        await p.locator("input[name=end]").nth(1).check();
+        await p.locator("#c-rounds").fill("1");
+        await p.locator("form.create label.check input[type=checkbox]").check();
+      },
+    });
+    // Veit finds the table among the open games, filtered to those with a free seat.
+    await b.locator("#free-seats").selectOption("1");
+    const item = b.locator("section[aria-labelledby=open-h] .game-item", { has: b.locator(`a[href='#/games/${id}']`) });
+    await until(async () => {
+      if ((await item.count()) > 0) return true;
+      await b.locator("button[data-refresh]").click();
+      return false;
+    }, 20_000, "the open game in the list");
+    assert.match(await item.textContent(), /1 Platz frei/);
+    await shoot(b, "50-lobby-free-seats");
+    await item.locator("a.button").click();
+    await b.locator(".game-lobby .lobby-actions button.primary").click();
+    await a.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "veit" }).waitFor();
+    await a.locator(".lobby-actions button.primary").click();
+    await b.locator(".hand-cards button").first().waitFor();
+    await playToTheEnd([a, b]);
+
+    // Ulla plays again: she hosts the new game, Veit's seat is kept for him.
+    await a.locator("[data-rematch=start]").waitFor();
+    await shoot(a, "51-finished-play-again");
+    await assertLabelled(a);
+    await a.locator("[data-rematch=start]").click();
+    await a.waitForURL((u) => u.hash.startsWith("#/games/") && !u.hash.endsWith(id));
+    const rematch = decodeURIComponent(a.url().split("#/games/")[1]);
+    assert.notEqual(rematch, id);
+    await a.locator(".game-lobby [data-reserved=true]").waitFor();
+    await a.locator(".rematch-of a[href='#/games/" + id + "']").waitFor();
+    // Veit's finished table learns of it by itself and shows its link; he accepts.
+    const join = b.locator("[data-rematch=join]");
+    await join.waitFor({ timeout: 20_000 });
+    assert.equal(await join.textContent(), "Bei der Revanche mitspielen");
+    assert.match(await b.locator("#rematch-link").inputValue(), new RegExp(`#/join/${rematch}$`));
+    await shoot(b, "52-rematch-offered");
+    await assertLabelled(b);
+    await join.focus();
+    await b.keyboard.press("Enter");
+    await b.waitForURL(new RegExp(`#/games/${rematch}$`));
+    await b.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "veit" }).waitFor();
+    await a.locator(".seats-list [data-seat='1'] .seat-name", { hasText: "veit" }).waitFor();
+    assert.equal(await a.locator(".seats-list [data-seat='0'] .seat-name").textContent(), "ulla");
+    await shoot(a, "53-rematch-lobby");
+    await a.locator(".lobby-actions button.primary").click();
+    await a.locator(".hand-cards button").first().waitFor();
+    await b.locator(".hand-cards button").first().waitFor();
+
+    // The rated result: both on the leaderboard (once the ratings caught up), with one game each.
+    await a.locator("header nav a[href='#/leaderboard']").click();
+    await a.locator(".leaderboard h1").waitFor();
+    await until(async () => {
+      if ((await a.locator(".board tbody tr").count()) === 2) return true;
+      await a.reload();
+      await a.locator(".leaderboard h1").waitFor();
+      return false;
+    }, 30_000, "two lines on the leaderboard");
+    const lines = await a.locator(".board tbody tr").allTextContents();
+    assert.match(lines[0], /^1/);
+    assert.ok(lines.some((l) => /ulla/.test(l)) && lines.some((l) => /veit/.test(l)), lines.join(" | "));
+    assert.match(lines.join(" "), /provisional/);
+    await shoot(a, "54-leaderboard");
+    await assertLabelled(a);
+    // Veit's profile, from his name on the board: one rated 6 nimmt! game, by keyboard.
+    const link = a.locator(".board a.player-link", { hasText: "veit" });
+    await link.focus();
+    await a.keyboard.press("Enter");
+    await a.locator(".profile h1", { hasText: "veit" }).waitFor();
+    const row = a.locator(".stats li[data-ruleset='6-nimmt']");
+    await row.waitFor();
+    assert.equal(await row.locator("[data-stat=games]").textContent(), "1", "one game");
+    assert.equal(await row.locator("[data-stat=finished]").textContent(), "100 %", "played to the end");
+    assert.equal(await row.locator("[data-stat=rating]").getAttribute("data-rated"), "true");
+    const played = a.locator(`.history .game-item[data-game='${id}']`);
+    await played.waitFor();
+    assert.equal(await played.getAttribute("data-rated"), "true");
+    assert.match(await played.textContent(), /place [12] of 2/);
+    await shoot(a, "55-profile");
+    await assertLabelled(a);
+    // His own profile, from the header, in German (his browser's language).
+    await b.locator("header nav a[href^='#/players/']").click();
+    await b.locator(".profile h1", { hasText: "veit" }).waitFor();
+    await b.locator(".stats li[data-ruleset='6-nimmt'] [data-rated=true]").waitFor();
+    assert.match(await b.locator("#history-h").textContent(), /Beendete Spiele/);
+    ulla.assertClean();
+    veit.assertClean();
+    await ulla.context.close();
+    await veit.context.close();
+  });
+
+  test("quick play seats two people at the same table, which starts by itself", async () => {
+    const wim = await person(browser, { viewport: PHONE });
+    const xena = await person(browser, { viewport: DESKTOP });
+    const a = wim.page;
+    const b = xena.page;
+    await a.goto(server.base + "/");
+    await signInAsGuest(a, "wim");
+    await b.goto(server.base + "/");
+    await signInAsGuest(b, "xena");
+    await assertLabelled(a);
+    await a.locator("#q-ruleset").selectOption("11-nimmt");
+    await a.locator("#q-players").selectOption("2");
+    await shoot(a, "60-quick-play");
+    await a.locator("form.quick-form button[type=submit]").click();
+    await a.waitForURL(/#\/games\//);
+    const id = decodeURIComponent(a.url().split("#/games/")[1]);
+    await a.locator(".game-lobby").waitFor();
+    assert.match(await a.locator(".game-lobby .hint").first().textContent(), /starts by itself/);
+    // Xena chooses the same by keyboard and lands at Wim's table; it starts by itself.
+    await b.locator("#q-ruleset").selectOption("11-nimmt");
+    await b.locator("#q-players").selectOption("2");
+    await b.locator("form.quick-form button[type=submit]").focus();
+    await b.keyboard.press("Enter");
+    await b.waitForURL(new RegExp(`#/games/${id}$`));
+    await a.locator(".hand-cards button").first().waitFor();
+    await b.locator(".hand-cards button").first().waitFor();
+    assert.equal(await b.locator(".seat[data-seat='0'] .seat-name").textContent(), "wim");
+    assert.equal(await a.locator(".seat[data-seat='1'] .seat-name").textContent(), "xena");
+    await shoot(b, "61-quick-play-table");
+    wim.assertClean();
+    xena.assertClean();
+    await wim.context.close();
+    await xena.context.close();
+  });
+
   test("a dropped stream reconnects with a fresh ticket after the last event it saw", async () => {
     // Its own server, restarted on the same address and database.
     const port = await freePort();

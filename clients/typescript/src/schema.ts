@@ -290,6 +290,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invites/{code}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Joins a private game by its invite code alone (the 10 characters one player passes on
+         *     to another), as `join` with `invite_code` does beside the game's id: the caller takes the
+         *     lowest free seat and gets the game (its id in `Location`).
+         */
+        post: operations["join_by_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/mail/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The verification link of a mail: makes its address the account's (once; the link
+         *     expires after 24 hours). Needs no token: the link's own token identifies the account.
+         */
+        get: operations["verify_mail_address"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -301,6 +342,115 @@ export interface paths {
         get: operations["me"];
         put?: never;
         post?: never;
+        /**
+         * Deletes the caller's account: name, password, roles, e-mail address, reminders and
+         *     webhooks are removed and every token stops working. Games keep the seat, shown as
+         *     `deleted player`: in running games a bot plays it from then on (`seat_resigned`), and it
+         *     leaves the lobbies it sits in (not one it hosts). The event log, which names accounts by
+         *     id only, stays intact.
+         */
+        delete: operations["delete_me"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Logs the caller out everywhere: every token of the account stops working at once, on
+         *     every replica (the account's token version, in the database, is checked per request).
+         */
+        post: operations["logout_everywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's address and reminder choices. */
+        get: operations["get_mail_settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes the caller's reminder choices ("your turn", "deadline in less than N hours",
+         *     "game finished", daily digest); absent fields stay.
+         */
+        patch: operations["set_mail_choices"];
+        trace?: never;
+    };
+    "/v1/me/mail/address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a verification link (valid 24 hours, single use) to an address; it receives the
+         *     caller's reminders once the link is opened.
+         */
+        post: operations["add_mail_address"];
+        /** Removes the caller's address: no more mails. */
+        delete: operations["remove_mail_address"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Changes the caller's password (the current one is required). Every token issued before
+         *     stops working, on every replica; the answer carries a fresh one.
+         */
+        post: operations["change_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turns the caller's guest account into a registered one: the same id, so its games,
+         *     seats and results stay. Answers the account and a token for its new name.
+         */
+        post: operations["register_guest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -354,7 +504,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists the playable rulesets. */
+        /**
+         * Lists the playable rulesets. Display texts follow `Accept-Language` (`en`, the default,
+         *     or `de`; the answer's `Content-Language` says which).
+         */
         get: operations["list_rulesets"];
         put?: never;
         post?: never;
@@ -547,6 +700,20 @@ export interface components {
             name: string;
             /** @description Roles such as `analyst`. */
             roles: string[];
+        };
+        /** @description An account with a fresh token for it. */
+        AccountToken: {
+            /** @description The JWT. */
+            access_token: string;
+            /** @description The account. */
+            account: components["schemas"]["Account"];
+            /**
+             * Format: int64
+             * @description Seconds until it expires.
+             */
+            expires_in: number;
+            /** @description Always `Bearer`. */
+            token_type: string;
         };
         /**
          * AddBotCommand
@@ -989,6 +1156,11 @@ export interface components {
          * @enum {string}
          */
         DeckOption: "full" | "tactical";
+        /** @description The confirmation of an account's deletion. */
+        Deletion: {
+            /** @description The account's password (required for a registered account; a guest has none). */
+            password?: string | null;
+        };
         /**
          * DraftCardCommand
          * @description Take a card from the open draft (`deal: draft`).
@@ -1447,6 +1619,47 @@ export interface components {
              */
             type: "leave";
         };
+        /** @description A change of the reminder choices; absent fields stay. */
+        MailChoices: {
+            /**
+             * Format: int32
+             * @description A mail when a move deadline is less than this many hours away, 1–720; `0` switches
+             *     it off.
+             */
+            deadline_hours?: number | null;
+            /**
+             * @description One mail a day listing the games awaiting the account instead of the turn and
+             *     deadline mails.
+             */
+            digest?: boolean | null;
+            /** @description A mail when a game of the account ends. */
+            game_finished?: boolean | null;
+            /** @description A mail when it becomes the account's turn. */
+            your_turn?: boolean | null;
+        };
+        /** @description An account's mail settings as it sees them. */
+        MailSettings: {
+            /** @description The verified address reminders go to (`null`: none, nothing is sent). */
+            address?: string | null;
+            /**
+             * Format: int32
+             * @description A mail when a move deadline is less than this many hours away (`null`: off).
+             */
+            deadline_hours?: number | null;
+            /**
+             * @description One mail a day listing the games awaiting the account, instead of the turn and
+             *     deadline mails.
+             */
+            digest: boolean;
+            /** @description Whether this server sends e-mail at all. */
+            enabled: boolean;
+            /** @description A mail when a game of the account ends. */
+            game_finished: boolean;
+            /** @description An address whose verification link was sent and not yet used. */
+            pending_address?: string | null;
+            /** @description A mail when it becomes the account's turn. */
+            your_turn: boolean;
+        };
         /**
          * MoveDeadlineSetEvent
          * @description Moves must be made within this many seconds, or the server moves for the seat.
@@ -1477,6 +1690,11 @@ export interface components {
             name: string;
             /** @description 8–128 characters. */
             password: string;
+        };
+        /** @description An address to send reminders to. */
+        NewAddress: {
+            /** @description The e-mail address; a verification link is sent to it. */
+            address: string;
         };
         /** @description A guest's chosen name. */
         NewGuest: {
@@ -1690,6 +1908,13 @@ export interface components {
              */
             type: "passed";
         };
+        /** @description A password change. */
+        PasswordChange: {
+            /** @description The current password. */
+            current_password: string;
+            /** @description The new password, 8–128 characters. */
+            new_password: string;
+        };
         /** @description Cards a seat took and must choose from (x-nimmt `keep_card`), public. */
         PendingKeepView: {
             /** @description The cards it took. */
@@ -1873,6 +2098,13 @@ export interface components {
              */
             scores: number[];
         };
+        /** @description A guest's registration: the account keeps its id, games, seats and results. */
+        Registration: {
+            /** @description The registered name (3–32 of `A–Z a–z 0–9 _ -`); the guest's name when absent. */
+            name?: string | null;
+            /** @description 8–128 characters. */
+            password: string;
+        };
         /**
          * RematchCreatedEvent
          * @description A rematch of this finished game was created.
@@ -2024,22 +2256,36 @@ export interface components {
          * @enum {string}
          */
         Ruleset: "6-nimmt" | "11-nimmt" | "x-nimmt" | "nimm-oder-schieb";
-        /** @description A ruleset's description. */
+        /**
+         * @description A ruleset's description. Display texts (`title`, option `label`s and `value_labels`,
+         *     `preset_labels`, card `label`s) follow `Accept-Language` (English or German); names,
+         *     option values and card values never do.
+         */
         RulesetInfo: {
             /** @description Row games: card number (string key) → bullheads. */
             bullheads?: {
                 [key: string]: number;
             } | null;
-            /** @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`). */
+            /**
+             * @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
+             *     the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
+             */
             cards?: components["schemas"]["CardFace"][] | null;
             /** @description Row games: hand cards dealt per player and round. */
             hand_size?: number | null;
             /** @description API name. */
             name: string;
-            /** @description Each option with its allowed values and default. */
+            /**
+             * @description Each option with its allowed values and default, a `label` and, for options with
+             *     named values, `value_labels` (value → label).
+             */
             options: Record<string, unknown>;
             /** @description Seats. */
             players: components["schemas"]["PlayerRange"];
+            /** @description Preset name → its label (`Taktik`, …). */
+            preset_labels: {
+                [key: string]: string;
+            };
             /** @description Preset name → the options it stands for. */
             presets: Record<string, unknown>;
             /** @description Row games: the centre rows. */
@@ -2048,6 +2294,8 @@ export interface components {
             starting_chips?: {
                 [key: string]: number;
             } | null;
+            /** @description The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`. */
+            title: string;
         };
         /** @description The list of rulesets. */
         RulesetList: {
@@ -2189,10 +2437,16 @@ export interface components {
         };
         /**
          * SeatTakenEvent
-         * @description A person took a seat.
+         * @description A person took a seat. Names are not recorded (an account may change its name or be
+         *     deleted; the log refers to people by account id only): views look the current name
+         *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
          */
         SeatTakenEvent: {
-            /** @description A person took a seat. */
+            /**
+             * @description A person took a seat. Names are not recorded (an account may change its name or be
+             *     deleted; the log refers to people by account id only): views look the current name
+             *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+             */
             data: {
                 /** @description Account id. */
                 account: string;
@@ -2201,8 +2455,6 @@ export interface components {
                  * @enum {string}
                  */
                 cause?: "deadline";
-                /** @description Display name. */
-                name: string;
                 /**
                  * Format: int32
                  * @description Seat.
@@ -2232,7 +2484,10 @@ export interface components {
             deadline_at?: string | null;
             /** @description Cards left in hand. */
             hand_size: number;
-            /** @description Display name; `null` for a free seat. */
+            /**
+             * @description Display name: a bot's, or a person's current account name (`deleted player` once
+             *     the account is deleted; the server fills it in); `null` for a free seat.
+             */
             name?: string | null;
             /** @description The seat is kept for one of the people of the game this one is a rematch of. */
             reserved?: boolean;
@@ -2416,6 +2671,11 @@ export interface components {
             expires_in: number;
             /** @description Always `Bearer`. */
             token_type: string;
+        };
+        /** @description A verified address. */
+        Verified: {
+            /** @description The address reminders go to now. */
+            address: string;
         };
         /**
          * VisibilitySetEvent
@@ -3696,6 +3956,124 @@ export interface operations {
             };
         };
     };
+    join_by_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invite code, e.g. `K7QX2MPW9R` */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameBody"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no game has this invite code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_seated`, `game_full`, `not_in_lobby` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verify_mail_address: {
+        parameters: {
+            query: {
+                /** @description The token from the link. */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verified"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: unknown, used or expired link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: a query value out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     me: {
         parameters: {
             query?: never;
@@ -3715,6 +4093,590 @@ export interface operations {
             };
             /** @description `unauthorized` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Deletion"];
+            };
+        };
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `wrong_password`: missing or wrong password */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: well-formed JSON with invalid content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    logout_everywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every token of the account is revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_mail_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettings"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_mail_choices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MailChoices"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettings"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    add_mail_address: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewAddress"];
+            };
+        };
+        responses: {
+            /** @description the link was sent */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MailSettings"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mail_disabled`: this server sends no e-mail */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `mail_unavailable`: the mail server refused; `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    remove_mail_address: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    change_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Token"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `wrong_password`: the current password is wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_registered`: a guest has no password */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    register_guest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Registration"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountToken"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_registered`, `name_taken` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3857,7 +4819,10 @@ export interface operations {
     list_rulesets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `de` for German display texts; English otherwise */
+                "Accept-Language"?: string | null;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3865,6 +4830,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `en` or `de` */
+                    "Content-Language"?: string;
                     [name: string]: unknown;
                 };
                 content: {

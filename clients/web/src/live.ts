@@ -44,6 +44,9 @@ function pause(e: EventItem): number {
   }
 }
 
+/** How often a finished game's page looks for a rematch. */
+const REMATCH_POLL_MS = 3000;
+
 export type Connection = "connecting" | "live" | "reconnecting" | "polling" | "closed";
 
 export interface LogEntry {
@@ -100,6 +103,7 @@ export class GameSession {
   private viewFetch: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
   private skip = false;
+  private awaitingRematch = false;
 
   constructor(id: string) {
     this.id = id;
@@ -257,6 +261,7 @@ export class GameSession {
     const view = this.state.get().view;
     if (view?.status === "finished") {
       this.patch({ connection: "closed" });
+      this.awaitRematch();
       return;
     }
     void (async () => {
@@ -300,6 +305,7 @@ export class GameSession {
           es.close();
           this.source = null;
           this.patch({ connection: "closed" });
+          this.awaitRematch();
         }
       };
       for (const type of EVENT_TYPES) es.addEventListener(type, onEvent);
@@ -310,6 +316,7 @@ export class GameSession {
         if (this.source === es) this.source = null;
         if (this.state.get().view?.status === "finished") {
           this.patch({ connection: "closed" });
+          this.awaitRematch();
           return;
         }
         this.reconnectLater();
@@ -323,6 +330,26 @@ export class GameSession {
     const wait = Math.min(10_000, 500 * 2 ** this.retry);
     this.retry += 1;
     this.later(wait, () => this.connect());
+  }
+
+  /**
+   * After the end the stream is closed, yet someone may still start a rematch: the people
+   * of the game look for it every few seconds (for half an hour) until it appears.
+   */
+  private awaitRematch(): void {
+    if (this.awaitingRematch) return;
+    this.awaitingRematch = true;
+    const until = Date.now() + 30 * 60_000;
+    const tick = () => {
+      const v = this.state.get().view;
+      if (!v || v.rematch || !v.you || Date.now() > until) {
+        this.awaitingRematch = false;
+        return;
+      }
+      this.refresh();
+      this.later(REMATCH_POLL_MS, tick);
+    };
+    this.later(REMATCH_POLL_MS, tick);
   }
 
   private poll(): void {
@@ -515,7 +542,7 @@ export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo 
   const scoreList = (scores: number[]) => scores.map((s, i) => `${name(i)} ${s}`).join(", ");
   switch (e.type) {
     case "seat_taken":
-      return k("ev_seat_taken", { name: e.data.name });
+      return k("ev_seat_taken", { name: name(e.data.seat) });
     case "bot_added":
       return k("ev_bot_added", { name: e.data.name });
     case "seat_left":
@@ -572,6 +599,10 @@ export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo 
     }
     case "seat_resigned":
       return k("ev_seat_resigned", { name: name(e.data.seat) });
+    case "rematch_created":
+      return k("ev_rematch_created");
+    case "reservations_released":
+      return k("ev_reservations_released");
     default:
       return null;
   }

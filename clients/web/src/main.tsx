@@ -9,8 +9,9 @@ import { GamePage } from "./pages/game";
 import { JoinPage } from "./pages/join";
 import { Lobby } from "./pages/lobby";
 import { PadPage, PadsPage } from "./pages/pads";
+import { LeaderboardPage, PlayerPage } from "./pages/players";
 import { SignIn } from "./pages/signin";
-import { route, type Route } from "./router";
+import { href, route, type Route } from "./router";
 import { useStore } from "./store";
 import { Select } from "./ui";
 
@@ -23,12 +24,18 @@ function Page(props: { r: Route }) {
       return <GamePage key={r.id} id={r.id} />;
     case "join":
       return <JoinPage id={r.id} code={r.code} />;
+    case "invite":
+      return <JoinPage id={null} code={r.code} />;
     case "pads":
       return <PadsPage />;
     case "pad":
       return <PadPage key={r.id} id={r.id} />;
     case "calculator":
       return <CalculatorPage />;
+    case "leaderboard":
+      return <LeaderboardPage ruleset={r.ruleset} />;
+    case "player":
+      return <PlayerPage key={r.id} id={r.id} />;
     default:
       return (
         <div>
@@ -66,6 +73,7 @@ function App() {
     return () => watch.disconnect();
   }, []);
   const current = (page: string) => (r.page === page || (page === "pads" && r.page === "pad") ? "page" : undefined);
+  const mine = s !== null && r.page === "player" && r.id === s.account.id ? "page" : undefined;
   return (
     <>
       <a class="skip-link" href="#main" onClick={(e) => {
@@ -88,6 +96,12 @@ function App() {
             </a>
             <a href="#/calculator" aria-current={current("calculator")}>
               {t("navCalculator")}
+            </a>
+            <a href="#/leaderboard" aria-current={current("leaderboard")}>
+              {t("navLeaderboard")}
+            </a>
+            <a href={href("players", s.account.id)} aria-current={mine}>
+              {t("navProfile")}
             </a>
           </nav>
         ) : null}

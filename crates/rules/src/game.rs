@@ -77,7 +77,7 @@ pub struct NewGame<'a> {
     pub name: Option<String>,
     /// Creator's account id.
     pub host_account: &'a str,
-    /// Creator's display name.
+    /// Creator's display name. Not recorded (events name accounts by id only).
     pub host_name: &'a str,
     /// A prepared first deal.
     pub deal: Option<Deal>,
@@ -118,7 +118,7 @@ impl Game {
             setup,
             name,
             host_account,
-            host_name,
+            host_name: _,
             deal,
             seed,
             commitment,
@@ -157,7 +157,6 @@ impl Game {
         events.push(Event::SeatTaken {
             seat: 0,
             account: host_account.into(),
-            name: host_name.into(),
         });
         Ok(events)
     }
@@ -524,15 +523,10 @@ impl Game {
             Event::MoveDeadlineSet { seconds } => self.move_deadline_seconds = Some(*seconds),
             Event::DeadlinesSet { deadlines } => self.deadlines.clone_from(deadlines),
             Event::DealPrepared { deal } => self.prepared = Some(deal.as_ref().clone()),
-            Event::SeatTaken {
-                seat,
-                account,
-                name,
-            } => {
+            Event::SeatTaken { seat, account } => {
                 if let Some(s) = self.seats.get_mut(usize::from(*seat)) {
                     s.occupant = Some(Occupant::Human {
                         account: account.clone(),
-                        name: name.clone(),
                     });
                     s.reserved_for = None;
                 }

@@ -71,7 +71,7 @@ impl<B: Family> Turn<'_, '_, B> {
         match command {
             Command::Join {} => {
                 self.require_lobby()?;
-                let Actor::Account { id, name } = actor else {
+                let Actor::Account { id, .. } = actor else {
                     return Err(RuleError::NotAPlayer);
                 };
                 if seat.is_some() {
@@ -90,7 +90,6 @@ impl<B: Family> Turn<'_, '_, B> {
                 self.emit(Event::SeatTaken {
                     seat: free,
                     account: id.into(),
-                    name: name.into(),
                 });
                 let last = g.seats.iter().filter(|s| s.occupant.is_none()).count() == 1;
                 if g.auto_start && last {

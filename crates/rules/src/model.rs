@@ -40,12 +40,10 @@ pub enum BotStrategy {
 /// Who sits at a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Occupant {
-    /// A person's account.
+    /// A person's account (the rules know no names of people; views add them).
     Human {
         /// Account id (opaque to the rules).
         account: String,
-        /// Display name.
-        name: String,
     },
     /// A bot.
     Bot {
@@ -83,12 +81,12 @@ impl Seat {
         }
     }
 
-    /// The display name, if occupied.
+    /// The display name of a bot (people's names are not part of the game).
     #[must_use]
     pub fn name(&self) -> Option<&str> {
         match &self.occupant {
-            Some(Occupant::Human { name, .. } | Occupant::Bot { name, .. }) => Some(name),
-            None => None,
+            Some(Occupant::Bot { name, .. }) => Some(name),
+            Some(Occupant::Human { .. }) | None => None,
         }
     }
 }
@@ -155,7 +153,7 @@ pub enum Actor<'a> {
     Account {
         /// Account id.
         id: &'a str,
-        /// Display name (for `join`).
+        /// Display name. Not recorded in any event (events name accounts by id only).
         name: &'a str,
     },
     /// The server acting for a bot-controlled seat.
@@ -426,14 +424,14 @@ pub enum Event {
         /// The deal.
         deal: Box<Deal>,
     },
-    /// A person took a seat.
+    /// A person took a seat. Names are not recorded (an account may change its name or be
+    /// deleted; the log refers to people by account id only): views look the current name
+    /// up. Schema 1 carried a `name`, which reading drops (see `upcast`).
     SeatTaken {
         /// Seat.
         seat: u8,
         /// Account id.
         account: String,
-        /// Display name.
-        name: String,
     },
     /// A person left the lobby.
     SeatLeft {

@@ -8,8 +8,11 @@
 //!
 //! To change an event's payload: bump its number in [`Event::schema_version_of`], add the
 //! link from the old version in `step` (with a test), and keep the old form readable.
-//! The one link so far: schema 0 of `card_placed` had no `chosen` flag (a taken row was
-//! always forced); no stored row has schema 0, the link keeps the mechanism exercised.
+//! The links so far: schema 0 of `card_placed` had no `chosen` flag (a taken row was
+//! always forced; no stored row has schema 0, the link keeps the mechanism exercised), and
+//! schema 1 of `seat_taken` carried the person's display name, which schema 2 dropped:
+//! events refer to people by account id only, so a renamed or deleted account's name is
+//! never read from the log (the stored rows of schema 1 keep it; nothing serves it).
 
 use serde_json::Value;
 
@@ -23,12 +26,13 @@ impl Event {
         Some(match type_name {
             // 0: no `chosen` flag.
             "card_placed" => 1,
+            // 1: carried the person's display `name` (events name accounts by id only).
+            "seat_taken" => 2,
             "game_created"
             | "move_deadline_set"
             | "deadlines_set"
             | "seed_recorded"
             | "deal_prepared"
-            | "seat_taken"
             | "seat_left"
             | "bot_added"
             | "seat_removed"
@@ -78,8 +82,14 @@ pub fn upcast(event_type: &str, version: i32, mut data: Value) -> Value {
 
 /// One link of the chain: version `from` to `from + 1`.
 fn step(event_type: &str, from: i32, mut data: Value) -> Value {
-    if let (0, "card_placed", Some(object)) = (from, event_type, data.as_object_mut()) {
-        object.entry("chosen").or_insert(Value::Bool(false));
+    match (from, event_type, data.as_object_mut()) {
+        (0, "card_placed", Some(object)) => {
+            object.entry("chosen").or_insert(Value::Bool(false));
+        }
+        (1, "seat_taken", Some(object)) => {
+            object.remove("name");
+        }
+        _ => {}
     }
     data
 }
@@ -109,6 +119,24 @@ mod tests {
         );
         let event = decode("card_placed", 0, old).unwrap();
         assert!(matches!(event, Event::CardPlaced { chosen: false, .. }));
+    }
+
+    #[test]
+    fn seat_taken_v1_loses_the_name() {
+        let old = json!({ "seat": 2, "account": "a-1", "name": "Anna" });
+        assert_eq!(
+            upcast("seat_taken", 1, old.clone()),
+            json!({ "seat": 2, "account": "a-1" })
+        );
+        let event = decode("seat_taken", 1, old).unwrap();
+        assert_eq!(
+            event,
+            Event::SeatTaken {
+                seat: 2,
+                account: "a-1".into()
+            }
+        );
+        assert_eq!(Event::schema_version_of("seat_taken"), Some(2));
     }
 
     #[test]

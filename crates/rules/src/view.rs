@@ -76,7 +76,8 @@ pub struct GameView {
 pub struct SeatView {
     /// Seat index.
     pub seat: u8,
-    /// Display name; `null` for a free seat.
+    /// Display name: a bot's, or a person's current account name (`deleted player` once
+    /// the account is deleted; the server fills it in); `null` for a free seat.
     pub name: Option<String>,
     /// Account id of a person; `null` for a bot or a free seat.
     pub account_id: Option<String>,

@@ -104,7 +104,7 @@ fn every_recorded_game_replays_to_its_final_state() {
             "{name}: a corpus game is a finished game"
         );
 
-        let expected = &file["expected"];
+        let expected = &people_unnamed(&file["expected"]);
         let actual = expected_of(&game);
         assert_eq!(game.status(), Status::Finished, "{name}: status");
         for key in ["status", "round", "scores", "totals", "winners"] {
@@ -120,6 +120,20 @@ fn every_recorded_game_replays_to_its_final_state() {
         }
         assert_eq!(stepwise, game, "{name}: apply one by one");
     }
+}
+
+/// The recorded final state as the rules show it since `seat_taken` schema 2: a person's
+/// seat has no name in the rules' view (the log names people by account id only; the
+/// server adds their current names). The recorded files keep the names they were written
+/// with; everything else must match exactly.
+fn people_unnamed(expected: &Value) -> Value {
+    let mut expected = expected.clone();
+    if let Some(seats) = expected["view"]["seats"].as_array_mut() {
+        for seat in seats.iter_mut().filter(|s| !s["account_id"].is_null()) {
+            seat["name"] = Value::Null;
+        }
+    }
+    expected
 }
 
 /// Compares two views, naming the first path at which they differ.

@@ -11,13 +11,14 @@ import {
   type RulesetInfo,
   type SeatView,
 } from "../../../typescript/src/index.ts";
-import { api } from "../api";
+import { api, unwrap } from "../api";
 import { verify, type Check } from "../fairness";
 import { duration, has, joinNames, rulesetName, t, type Key } from "../i18n";
 import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
-import { href, inviteLink } from "../router";
+import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
 import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+import { PlayerLink } from "./players";
 
 type Act = (cmd: Command) => void;
 
@@ -122,13 +123,26 @@ function GameLobby(props: { v: GameBody; act: Act; busy: boolean; session: GameS
   return (
     <div class="game-lobby">
       <p class="options">{optionsText(v)}</p>
+      {v.rematch_of ? (
+        <p class="rematch-of">
+          {t("rematchOf")} <a href={href("games", v.rematch_of)}>{t("previousGame")}</a>
+        </p>
+      ) : null}
       <section class="panel" aria-labelledby="seats-h">
         <h2 id="seats-h">{t("waitingForPlayers")}</h2>
         <ol class="seats-list">
           {v.seats.map((s) => (
             <li key={s.seat} data-seat={s.seat}>
               <span class="seat-no">{t("seat", { seat: s.seat })}</span>{" "}
-              <span class="seat-name">{s.name ?? <em>{t("free")}</em>}</span>
+              <span class="seat-name">
+                {s.name ? (
+                  <PlayerLink id={s.bot ? null : s.account_id} name={s.name} />
+                ) : s.reserved ? (
+                  <em data-reserved="true">{t("keptSeat")}</em>
+                ) : (
+                  <em>{t("free")}</em>
+                )}
+              </span>
               {s.seat === me ? <span class="tag">{t("you")}</span> : null}
               {s.seat === v.host_seat ? <span class="tag">{t("host")}</span> : null}
               {s.bot ? (
@@ -178,6 +192,8 @@ function GameLobby(props: { v: GameBody; act: Act; busy: boolean; session: GameS
             <button type="button" class="primary" disabled={busy} onClick={() => act({ type: "start" })}>
               {t("start")}
             </button>
+          ) : v.auto_start ? (
+            <p class="hint">{t("autoStart")}</p>
           ) : isHost ? (
             <p class="hint">{t("needAllSeats")}</p>
           ) : null}
@@ -253,7 +269,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
             {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
           </>
         )}
-        {v.status === "finished" ? null : <Resign v={v} act={act} busy={busy} />}
+        {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
       </div>
       <div class="table-side">
         <Seats v={v} info={st.info} />
@@ -570,7 +586,7 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
   return (
     <li class={`seat${me ? " me" : ""}${acting ? " acting" : ""}`} data-seat={s.seat}>
       <div class="seat-head">
-        <strong class="seat-name">{s.name ?? t("free")}</strong>
+        <strong class="seat-name">{s.name ? <PlayerLink id={s.bot ? null : s.account_id} name={s.name} /> : t("free")}</strong>
         {me ? <span class="tag">{t("you")}</span> : null}
         {s.bot ? <span class="tag">{s.resigned ? t("resigned") : t("bot")}</span> : null}
         {rowGame && s.selected ? (
@@ -832,6 +848,59 @@ function checkText(v: GameBody, c: Check): string {
     case "draft":
       return t("chkDraft");
   }
+}
+
+/**
+ * The end of a game: "Play again" starts the rematch (same people, options and visibility,
+ * a fresh deal); once started, everyone sees its link and takes their kept seat with "Join
+ * the rematch".
+ */
+function Rematch(props: { v: GameBody }) {
+  const { v } = props;
+  const [run, busy, error] = useAction();
+  const seated = v.you !== null && v.you !== undefined;
+  if (!v.rematch) {
+    if (!seated) return null;
+    const start = () =>
+      void run(async () => {
+        const g = await unwrap(api.POST("/v1/games/{id}/rematch", { params: { path: { id: v.id } } }));
+        // Someone else started it a moment before: my seat there is kept, take it.
+        go(g.you ? href("games", g.id) : href("join", g.id));
+      });
+    return (
+      <section class="panel rematch" aria-labelledby="rematch-h">
+        <h2 id="rematch-h">{t("rematchTitle")}</h2>
+        <p>{t("rematchExplain")}</p>
+        <button type="button" class="primary" data-rematch="start" disabled={busy} onClick={start}>
+          {t("playAgain")}
+        </button>
+        <ErrorMessage error={error} />
+      </section>
+    );
+  }
+  const link = rematchLink(v.rematch);
+  return (
+    <section class="panel rematch" aria-labelledby="rematch-h" data-rematch-id={v.rematch}>
+      <h2 id="rematch-h">{t("rematchTitle")}</h2>
+      <p role="status">{t("rematchStarted")}</p>
+      <p class="lobby-actions">
+        {seated ? (
+          <a class="button primary" data-rematch="join" href={href("join", v.rematch)}>
+            {t("joinRematch")}
+          </a>
+        ) : null}
+        <a class="button" href={href("games", v.rematch)}>
+          {t("openRematch")}
+        </a>
+      </p>
+      {seated ? (
+        <p class="invite">
+          <input readOnly id="rematch-link" aria-label={t("rematchLink")} value={link} onFocus={(e) => e.currentTarget.select()} />
+          <CopyButton text={link} />
+        </p>
+      ) : null}
+    </section>
+  );
 }
 
 function Resign(props: { v: GameBody; act: Act; busy: boolean }) {

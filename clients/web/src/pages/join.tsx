@@ -1,27 +1,40 @@
 // `#/join/<game>/<code>`: takes a seat in a private game with its invite code, then opens it.
+// `#/join/<game>`: takes the seat a rematch keeps for me (no code needed), then opens it.
+// `#/invite/<code>`: takes a seat in the game of a typed invite code, then opens it.
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, unwrap } from "../api";
 import { t } from "../i18n";
 import { go, href } from "../router";
 import { ErrorMessage } from "../ui";
 
-export function JoinPage(props: { id: string; code: string }) {
+export function JoinPage(props: { id: string | null; code: string | null }) {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let live = true;
+    const id = props.id;
+    if (id === null) {
+      // The code alone: the server finds the game.
+      if (props.code === null) return;
+      unwrap(api.POST("/v1/invites/{code}/join", { params: { path: { code: props.code } } })).then(
+        (g) => live && go(href("games", g.id)),
+        (e: unknown) => live && setError(e),
+      );
+      return () => {
+        live = false;
+      };
+    }
     unwrap(
       api.POST("/v1/games/{id}/commands", {
-        params: { path: { id: props.id } },
-        // The Command schema has no `invite_code` yet (it travels beside `type` for `join`).
-        body: { type: "join", invite_code: props.code } as never,
+        params: { path: { id } },
+        body: props.code === null ? { type: "join" } : { type: "join", invite_code: props.code },
       }),
     ).then(
-      () => live && go(href("games", props.id)),
+      () => live && go(href("games", id)),
       (e: unknown) => {
         if (!live) return;
         // Already seated (or the game has begun and I play in it): just open it.
         if (e instanceof ApiError && (e.code === "already_seated" || e.code === "not_in_lobby")) {
-          go(href("games", props.id));
+          go(href("games", id));
         } else setError(e);
       },
     );

@@ -1,6 +1,7 @@
-// The lobby: the inbox of games awaiting me (with deadlines), my games, open public games,
-// games to watch, creating a game of any ruleset with every option, joining by invite link.
-import { useEffect, useState } from "preact/hooks";
+// The lobby: quick play ("Play now"), the inbox of games awaiting me (with deadlines), my
+// games, open public games (filtered by free seats), games to watch, creating a game of any
+// ruleset with every option, joining by invite link.
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   chipsOptionValues,
   dealOptionValues,
@@ -18,6 +19,7 @@ import { api, rulesets, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
 import { ErrorMessage, Field, Select, useAction } from "../ui";
+import type { ComponentChildren } from "preact";
 
 function actionsText(actions: string[]): string {
   const words = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))].map((a) => {
@@ -42,6 +44,7 @@ function GameItem(props: { g: GameSummary; now: number; action?: "join" | "watch
       </a>
       <span class="meta">
         {statusText(g.status)} · {t("peopleOf", { people: g.people, players: g.players })}
+        {g.status === "lobby" ? ` · ${t("freeSeats", { n: g.free_seats })}` : ""}
       </span>
       {g.your_turn && g.your_actions.length > 0 ? (
         <span class="meta your-turn">{actionsText(g.your_actions)}</span>
@@ -64,10 +67,19 @@ function GameItem(props: { g: GameSummary; now: number; action?: "join" | "watch
   );
 }
 
-function List(props: { title: string; id: string; items: GameSummary[] | null; empty: string; now: number; action?: "join" | "watch" }) {
+function List(props: {
+  title: string;
+  id: string;
+  items: GameSummary[] | null;
+  empty: string;
+  now: number;
+  action?: "join" | "watch";
+  children?: ComponentChildren;
+}) {
   return (
     <section class="panel" aria-labelledby={props.id}>
       <h2 id={props.id}>{props.title}</h2>
+      {props.children}
       {props.items === null ? (
         <p>{t("loading")}</p>
       ) : props.items.length === 0 ? (
@@ -90,13 +102,18 @@ export function Lobby() {
   const [watch, setWatch] = useState<GameSummary[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [now, setNow] = useState(Date.now());
+  // The open games' filter: at least this many free seats ("" = any). A ref, so the
+  // periodic reload reads the current choice.
+  const [freeSeats, setFreeSeats] = useState("");
+  const filter = useRef("");
 
   const load = async () => {
+    const free = filter.current ? Number(filter.current) : undefined;
     try {
       const [a, b, c, d] = await Promise.all([
         unwrap(api.GET("/v1/games", { params: { query: { awaiting: "me" } } })),
         unwrap(api.GET("/v1/games", { params: { query: { mine: true } } })),
-        unwrap(api.GET("/v1/games", { params: { query: { status: "lobby" } } })),
+        unwrap(api.GET("/v1/games", { params: { query: free ? { status: "lobby", free_seats: free } : { status: "lobby" } } })),
         unwrap(api.GET("/v1/games", { params: { query: { status: "active" } } })),
       ]);
       setInbox(a.items);
@@ -124,16 +141,35 @@ export function Lobby() {
     <div class="lobby">
       <h1 tabIndex={-1}>{t("navLobby")}</h1>
       <ErrorMessage error={error} onRetry={() => void load()} />
+      <QuickPlay />
       <div class="lobby-grid">
         <div>
           <List id="inbox-h" title={t("inboxTitle")} items={inbox} empty={t("inboxEmpty")} now={now} />
           <List id="mine-h" title={t("myGamesTitle")} items={mine} empty={t("myGamesEmpty")} now={now} />
-          <List id="open-h" title={t("openGamesTitle")} items={open} empty={t("openGamesEmpty")} now={now} action="join" />
+          <List id="open-h" title={t("openGamesTitle")} items={open} empty={freeSeats ? t("openGamesNoneFree") : t("openGamesEmpty")} now={now} action="join">
+            <p class="filter">
+              <label for="free-seats">{t("freeSeatsFilter")}</label>{" "}
+              <Select
+                id="free-seats"
+                value={freeSeats}
+                onChange={(v) => {
+                  filter.current = v;
+                  setFreeSeats(v);
+                  setOpen(null);
+                  void load();
+                }}
+                options={[
+                  { value: "", label: t("freeSeatsAny") },
+                  ...["1", "2", "3", "4"].map((n) => ({ value: n, label: t("freeSeatsAtLeast", { n: Number(n) }) })),
+                ]}
+              />
+            </p>
+          </List>
           {watch && watch.length > 0 ? (
             <List id="watch-h" title={t("watchTitle")} items={watch} empty="" now={now} action="watch" />
           ) : null}
           <p>
-            <button type="button" onClick={() => void load()}>
+            <button type="button" data-refresh onClick={() => void load()}>
               {t("refresh")}
             </button>
           </p>
@@ -144,6 +180,59 @@ export function Lobby() {
         </div>
       </div>
     </div>
+  );
+}
+
+/** "Play now": a seat at a waiting public table of the chosen game, or a new one. */
+function QuickPlay() {
+  const [infos, setInfos] = useState<RulesetInfo[] | null>(null);
+  const [ruleset, setRuleset] = useState<Ruleset>("6-nimmt");
+  const [players, setPlayers] = useState("");
+  const [run, busy, error] = useAction();
+  useEffect(() => {
+    rulesets().then(setInfos, () => setInfos([]));
+  }, []);
+  const info = infos?.find((r) => r.name === ruleset) ?? null;
+  const sizes = info ? Array.from({ length: info.players.max - info.players.min + 1 }, (_, i) => String(info.players.min + i)) : [];
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const body = players ? { ruleset, players: Number(players) } : { ruleset };
+      const g = await unwrap(api.POST("/v1/games/quick", { body }));
+      go(href("games", g.id));
+    });
+  };
+  return (
+    <section class="panel quick" aria-labelledby="quick-h">
+      <h2 id="quick-h">{t("quickTitle")}</h2>
+      <p class="hint">{t("quickExplain")}</p>
+      <form onSubmit={submit} class="quick-form">
+        <Field id="q-ruleset" label={t("game")}>
+          <Select
+            id="q-ruleset"
+            value={ruleset}
+            onChange={(r) => {
+              setRuleset(r);
+              const i = infos?.find((x) => x.name === r);
+              if (i && players && (Number(players) < i.players.min || Number(players) > i.players.max)) setPlayers("");
+            }}
+            options={rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }))}
+          />
+        </Field>
+        <Field id="q-players" label={t("players")}>
+          <Select
+            id="q-players"
+            value={players}
+            onChange={setPlayers}
+            options={[{ value: "", label: t("anyTableSize") }, ...sizes.map((n) => ({ value: n, label: n }))]}
+          />
+        </Field>
+        <button type="submit" class="primary" disabled={busy}>
+          {t("playNow")}
+        </button>
+      </form>
+      <ErrorMessage error={error} />
+    </section>
   );
 }
 
@@ -158,7 +247,7 @@ function JoinByLink() {
           e.preventDefault();
           const inv = parseInvite(text);
           setBad(!inv);
-          if (inv) go(href("join", inv.id, inv.code));
+          if (inv) go(inv.id ? href("join", inv.id, inv.code) : href("invite", inv.code));
         }}
       >
         <Field id="invite" label={t("inviteLinkOrCode")} hint={t("inviteHint")}>

@@ -1,0 +1,173 @@
+//! The German `detail` of every error. Where the English detail carries a validator's or
+//! parser's own message (invalid options, a malformed body, an impossible pad round), the
+//! German sentence says what is wrong and quotes that message after a colon.
+
+use rules::RuleError;
+use rules::pad::PadError;
+
+use crate::http::errors::ApiError;
+
+/// The German detail for `error`.
+#[must_use]
+pub fn detail(error: &ApiError) -> String {
+    match error {
+        ApiError::Unauthorized(why) => match *why {
+            "missing bearer token" => "Bitte melde dich an: Es fehlt das Bearer-Token.".into(),
+            "malformed Authorization header" => "Der Authorization-Header ist fehlerhaft.".into(),
+            "token expired" => "Deine Anmeldung ist abgelaufen; bitte melde dich neu an.".into(),
+            "the token's account does not exist" => {
+                "Das Konto dieses Tokens gibt es nicht (mehr).".into()
+            }
+            "the token was revoked" => {
+                "Dieses Token wurde zurückgezogen; bitte melde dich neu an.".into()
+            }
+            _ => "Das Token ist ungültig; bitte melde dich neu an.".into(),
+        },
+        ApiError::InvalidCredentials => "Name oder Passwort ist falsch.".into(),
+        ApiError::Forbidden { code, detail } => match *code {
+            "not_an_analyst" => "Dafür braucht dein Konto die Analysten-Rolle.".into(),
+            "wrong_password" => "Das Passwort stimmt nicht.".into(),
+            _ => format!("Das darfst du nicht: {detail}"),
+        },
+        ApiError::NotFound(what) => format!("{} wurde nicht gefunden.", thing(what)),
+        ApiError::NameTaken => "Dieser Name ist schon vergeben.".into(),
+        ApiError::Conflict { code, detail } => match *code {
+            "game_not_finished" => "Eine Revanche gibt es erst nach dem Ende des Spiels.".into(),
+            "already_registered" => "Dieses Konto ist schon registriert.".into(),
+            "not_registered" => "Ein Gastkonto hat kein Passwort; registriere dich zuerst.".into(),
+            "mail_disabled" => "Dieser Server verschickt keine E-Mails.".into(),
+            _ => format!("Das geht im jetzigen Zustand nicht: {detail}"),
+        },
+        ApiError::VersionConflict { current } => {
+            format!("Das Spiel steht inzwischen bei Version {current}.")
+        }
+        ApiError::Busy => {
+            "Am Spiel wird gerade viel gespielt; versuch es gleich noch einmal.".into()
+        }
+        ApiError::Rule(rule) => rule_detail(rule),
+        ApiError::Pad(pad) => pad_detail(pad),
+        ApiError::Validation(why) => format!("Die Angaben sind ungültig: {why}"),
+        ApiError::Unprocessable { code, detail } => match *code {
+            "idempotency_key_reused" => "Dieser Idempotency-Key wurde in den letzten 24 Stunden \
+                                         für eine andere Anfrage benutzt."
+                .into(),
+            "invalid_url" => format!("Die URL ist ungültig: {detail}"),
+            "webhook_url_not_allowed" => {
+                format!("An diese Adresse darf kein Webhook gehen: {detail}")
+            }
+            "too_many_webhooks" => "Ein Konto darf höchstens 10 Webhooks anlegen.".into(),
+            _ => format!("Das lässt sich nicht ausführen: {detail}"),
+        },
+        ApiError::BadRequest { code, detail } => match *code {
+            "malformed_json" => format!("Der JSON-Text ist fehlerhaft: {detail}"),
+            "invalid_query" => format!("Die Abfrageparameter sind ungültig: {detail}"),
+            "invalid_if_match" => format!("Der If-Match-Header ist ungültig: {detail}"),
+            "invalid_idempotency_key" => {
+                format!("Der Idempotency-Key ist ungültig: {detail}")
+            }
+            "invalid_last_event_id" => format!("Die Last-Event-ID ist ungültig: {detail}"),
+            _ => format!("Die Anfrage ist fehlerhaft: {detail}"),
+        },
+        ApiError::RequestTimeout => "Der Inhalt der Anfrage kam nicht rechtzeitig an.".into(),
+        ApiError::PayloadTooLarge => "Der Inhalt der Anfrage ist zu groß.".into(),
+        ApiError::UnsupportedMediaType => "Bitte sende application/json.".into(),
+        ApiError::RateLimited {
+            code, retry_after, ..
+        } => {
+            let what = match *code {
+                "too_many_guests" => "Von dieser Adresse kamen zu viele Gastkonten",
+                "too_many_open_lobbies" => "Du hast zu viele offene Spiele in der Lobby",
+                "too_many_games" => "Du hast zu viele Spiele angelegt",
+                "too_many_commands" => "Du hast zu viele Züge in kurzer Zeit geschickt",
+                "too_many_streams" => "Du hast zu viele Live-Verbindungen offen",
+                "rate_limited" => "Zu viele fehlgeschlagene Versuche",
+                _ => "Zu viele Anfragen",
+            };
+            format!("{what}; versuch es in {retry_after} s wieder.")
+        }
+        ApiError::Unavailable => format!(
+            "Die Datenbank ist gerade nicht erreichbar; versuch es in {} s wieder.",
+            crate::http::errors::RETRY_AFTER_UNAVAILABLE
+        ),
+        ApiError::MailUnavailable => {
+            "Die E-Mail ließ sich nicht verschicken; versuch es später noch einmal.".into()
+        }
+        ApiError::MethodNotAllowed { allow } => {
+            format!("Diese Adresse beantwortet nur {allow}.")
+        }
+        ApiError::Internal(_) => "Interner Fehler.".into(),
+    }
+}
+
+/// "Das Spiel", "Der Spieler", … for a resource named in English.
+fn thing(what: &str) -> &'static str {
+    match what {
+        "game" => "Das Spiel",
+        "player" => "Der Spieler",
+        "webhook" => "Der Webhook",
+        "score pad" => "Der Spielblock",
+        "invite" => "Die Einladung",
+        "ruleset" => "Das Regelwerk",
+        "route" => "Die Adresse",
+        "verification link" => "Der Bestätigungslink (unbekannt, benutzt oder abgelaufen)",
+        _ => "Das Gesuchte",
+    }
+}
+
+/// The German detail of a rule's refusal.
+fn rule_detail(rule: &RuleError) -> String {
+    match rule {
+        RuleError::InvalidOptions(why) => format!("Ungültige Optionen: {why}"),
+        RuleError::UnsupportedOption(why) => {
+            format!("Diese Option wird noch nicht gespielt: {why}")
+        }
+        RuleError::InvalidDeal(why) => format!("Ungültige vorbereitete Verteilung: {why}"),
+        RuleError::NotInLobby => "Das Spiel ist nicht mehr in der Lobby.".into(),
+        RuleError::GameNotActive => "Das Spiel läuft nicht.".into(),
+        RuleError::AlreadySeated => "Du sitzt schon an diesem Tisch.".into(),
+        RuleError::GameFull => "Alle Plätze sind besetzt.".into(),
+        RuleError::NotAPlayer => "Du spielst in diesem Spiel nicht mit.".into(),
+        RuleError::NotHost => "Das darf nur, wer das Spiel eröffnet hat.".into(),
+        RuleError::HostCannotLeave => {
+            "Wer das Spiel eröffnet hat, kann die Lobby nicht verlassen.".into()
+        }
+        RuleError::InvalidSeat { seat } => format!("Platz {seat} kann nicht geräumt werden."),
+        RuleError::SeatsNotFilled => "Noch sind nicht alle Plätze besetzt.".into(),
+        RuleError::NotYourTurn { action } => {
+            format!("Du bist nicht an der Reihe ({action}).")
+        }
+        RuleError::CardNotInHand { card } => {
+            format!("Die Karte {card} hast du nicht auf der Hand.")
+        }
+        RuleError::NoSuchRow { row } => format!("Eine Reihe {row} gibt es nicht."),
+        RuleError::Resigned => "Du hast dieses Spiel aufgegeben.".into(),
+        RuleError::CardNotTaken { card } => {
+            format!("Die Karte {card} ist nicht unter den Karten, die du genommen hast.")
+        }
+        RuleError::CardNotAvailable { card } => {
+            format!("Die Karte {card} liegt nicht in der offenen Auswahl.")
+        }
+        RuleError::NoChips => "Du hast keine Chips mehr: Nimm die Karte.".into(),
+        RuleError::UnknownCommand { command } => {
+            format!("{command} ist in diesem Spiel kein Zug.")
+        }
+    }
+}
+
+/// The German detail of a score pad's refusal.
+fn pad_detail(pad: &PadError) -> String {
+    match pad {
+        PadError::InvalidPlayers(why) => format!("Ungültige Spieler: {why}"),
+        PadError::InvalidEnd(why) => format!("Ungültiges Spielende: {why}"),
+        PadError::WrongNumberOfScores { expected, got } => format!(
+            "Eine Runde braucht {expected} Einträge, einen je Spieler; gekommen sind {got}."
+        ),
+        PadError::ImpossibleRound(why) => {
+            format!("Diese Runde kann so nicht vorkommen: {why}")
+        }
+        PadError::PadFinished => "Der Block ist abgeschlossen; nimm die letzte Runde zurück, \
+                                  um sie zu korrigieren."
+            .into(),
+        PadError::NoRoundToTakeBack => "Es ist noch keine Runde eingetragen.".into(),
+    }
+}
