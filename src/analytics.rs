@@ -4,6 +4,7 @@
 //! ([`ReadEvent`], through the rules' upcasters). Knows no HTTP.
 
 pub use crate::service::ReadEvent;
+pub use crate::store::{FeedCursor, FeedLag};
 use crate::store::{Store, StoreError};
 
 /// Why an analytics read was refused.
@@ -18,6 +19,9 @@ pub enum AnalyticsError {
     /// The game is still running: its hidden information is not history yet.
     #[error("the game is not finished")]
     NotFinished,
+    /// `after` names no event (positions come from the feed's items).
+    #[error("no event has position {0}")]
+    UnknownPosition(i64),
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -50,13 +54,44 @@ impl Analytics {
         }
     }
 
-    /// Public events of every game after `after`, in global position order.
+    /// Public events of every game after the event at position `after` (0: from the
+    /// start), in feed order (commit order; see [`crate::store::Tx::feed_page`]). The
+    /// cursor to go on from is the last event's ([`FeedCursor::from`]).
+    ///
+    /// # Errors
+    /// No event at `after`, storage failure.
+    pub fn feed(&self, after: i64, limit: i64) -> Result<Vec<ReadEvent>, AnalyticsError> {
+        let rows = self.store.read(|tx| {
+            let cursor = if after == 0 {
+                FeedCursor::START
+            } else {
+                tx.feed_cursor(after)?
+                    .ok_or(AnalyticsError::UnknownPosition(after))?
+            };
+            Ok::<_, AnalyticsError>(tx.feed_page(cursor, limit)?)
+        })?;
+        Ok(rows.into_iter().map(ReadEvent::from).collect())
+    }
+
+    /// Public events after `cursor`, in feed order (the export's next pages).
     ///
     /// # Errors
     /// Storage failure.
-    pub fn feed(&self, after: i64, limit: i64) -> Result<Vec<ReadEvent>, AnalyticsError> {
-        let rows = self.store.read(|tx| tx.feed_page(after, limit))?;
+    pub fn feed_from(
+        &self,
+        cursor: FeedCursor,
+        limit: i64,
+    ) -> Result<Vec<ReadEvent>, AnalyticsError> {
+        let rows = self.store.read(|tx| tx.feed_page(cursor, limit))?;
         Ok(rows.into_iter().map(ReadEvent::from).collect())
+    }
+
+    /// How far the feed lags behind what has committed (for `/metrics`).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn feed_lag(&self) -> Result<FeedLag, AnalyticsError> {
+        Ok(self.store.read(|tx| tx.feed_lag())?)
     }
 
     /// The complete log of a finished game, server-only events included.

@@ -234,10 +234,11 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let backend = store.backend();
     let tokens = std::sync::Arc::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
     let limits = Limits::new(store.clone(), config.limits);
-    let notifier = stammtisch::notify::Notifier::new();
-    if backend == stammtisch::store::Backend::Postgres {
-        notifier.listen_postgres(config.database_url.clone());
-    }
+    let notifier = if backend == stammtisch::store::Backend::Postgres {
+        stammtisch::notify::Notifier::with_postgres(config.database_url.clone())
+    } else {
+        stammtisch::notify::Notifier::new()
+    };
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let accounts = Accounts::new(store.clone(), tokens, limits.clone());
     let pads = stammtisch::pads::Pads::new(store.clone());

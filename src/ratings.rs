@@ -23,7 +23,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use rules::Game;
 
 use crate::service::{ServiceError, decode};
-use crate::store::{BoardRow, RatingRow, ResultRow, StatsRow, Store, Tx};
+use crate::store::{BoardRow, FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
 
 /// A rating counts as provisional until this many rated games.
 pub const PROVISIONAL_GAMES: i32 = 10;
@@ -245,6 +245,22 @@ fn decode_cursor(cursor: &str) -> Result<String, ServiceError> {
         .ok_or(ServiceError::InvalidCursor)
 }
 
+/// The feed cursor a checkpoint names: `TX:POSITION`, or a plain position (the form
+/// written before the feed was ordered by transaction), `0` for the start.
+fn feed_cursor(tx: &mut dyn Tx, checkpoint: &str) -> Result<FeedCursor, ServiceError> {
+    if let Some((tx_id, position)) = checkpoint.split_once(':') {
+        return match (tx_id.parse(), position.parse()) {
+            (Ok(tx_id), Ok(position)) => Ok(FeedCursor { tx_id, position }),
+            _ => Err(ServiceError::InvalidCursor),
+        };
+    }
+    match checkpoint.parse::<i64>() {
+        Ok(0) => Ok(FeedCursor::START),
+        Ok(position) => tx.feed_cursor(position)?.ok_or(ServiceError::InvalidCursor),
+        Err(_) => Err(ServiceError::InvalidCursor),
+    }
+}
+
 impl Ratings {
     /// The service over a store.
     #[must_use]
@@ -263,7 +279,7 @@ impl Ratings {
         loop {
             let n = self.store.write(|tx| {
                 let checkpoint = tx.platform().lock_projection(PROJECTION, "0")?;
-                let after: i64 = checkpoint.parse().unwrap_or(0);
+                let after = feed_cursor(tx, &checkpoint)?;
                 let page = tx.feed_page(after, PAGE)?;
                 for event in &page {
                     if event.event_type == "game_finished" {
@@ -271,8 +287,9 @@ impl Ratings {
                     }
                 }
                 if let Some(last) = page.last() {
+                    let at = FeedCursor::from(last);
                     tx.platform()
-                        .set_checkpoint(PROJECTION, &last.position.to_string())?;
+                        .set_checkpoint(PROJECTION, &format!("{}:{}", at.tx_id, at.position))?;
                 }
                 Ok::<_, ServiceError>(page.len())
             })?;
@@ -288,11 +305,24 @@ impl Ratings {
     /// # Errors
     /// Storage failure, an unreadable event.
     pub fn rebuild(&self) -> Result<usize, ServiceError> {
+        // Everything that committed before the rebuild: transactions that are still running
+        // hold the feed back (PostgreSQL), so read on until they have ended (for at most a
+        // minute; the running projection reads the rest later).
+        let target = self.store.read(|tx| tx.feed_lag())?.next;
         self.store.write(|tx| {
             tx.platform().lock_projection(PROJECTION, "0")?;
             tx.platform().clear_platform().map_err(ServiceError::from)
         })?;
-        self.catch_up()
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let mut read = 0;
+        loop {
+            let caught_up = self.store.read(|tx| tx.feed_lag())?.horizon >= target;
+            read += self.catch_up()?;
+            if caught_up || std::time::Instant::now() > deadline {
+                return Ok(read);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
     }
 
     /// The leaderboard of a ruleset, best conservative rating first.

@@ -109,12 +109,24 @@ pub struct ReadEvent {
     pub recorded_at: chrono::NaiveDateTime,
     /// Payload, in the current schema.
     pub data: Value,
+    /// The feed's order key before `position` (see [`crate::store::FeedCursor`]).
+    pub tx_id: i64,
+}
+
+impl From<&ReadEvent> for crate::store::FeedCursor {
+    fn from(e: &ReadEvent) -> Self {
+        Self {
+            tx_id: e.tx_id,
+            position: e.position,
+        }
+    }
 }
 
 impl From<StoredEvent> for ReadEvent {
     fn from(e: StoredEvent) -> Self {
         Self {
             data: rules::upcast::upcast(&e.event_type, e.schema_version, e.data.0),
+            tx_id: e.tx_id,
             position: e.position,
             game_id: e.game_id,
             seq: e.seq,

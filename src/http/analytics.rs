@@ -11,7 +11,7 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::games::game_id;
 use super::{AppState, blocking};
-use crate::analytics::{AnalyticsError, ReadEvent};
+use crate::analytics::{AnalyticsError, FeedCursor, ReadEvent};
 
 impl From<AnalyticsError> for ApiError {
     fn from(e: AnalyticsError) -> Self {
@@ -25,6 +25,7 @@ impl From<AnalyticsError> for ApiError {
                 code: "game_not_finished",
                 detail: "the complete log is available once the game is finished".into(),
             },
+            AnalyticsError::UnknownPosition(_) => ApiError::Validation(e.to_string()),
             AnalyticsError::Store(s) => s.into(),
         }
     }
@@ -34,7 +35,8 @@ impl From<AnalyticsError> for ApiError {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct FeedParams {
-    /// Events after this global position (default 0).
+    /// Events after the event at this position: the `position` of the last item read, or
+    /// `next_cursor` (default 0: from the start). `422` when no event has it.
     #[param(minimum = 0)]
     pub after: Option<i64>,
     /// Page size, 1–1000 (default 100; the NDJSON stream reads in pages of this size).
@@ -45,7 +47,9 @@ pub struct FeedParams {
 /// A public event in the global order.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FeedItem {
-    /// Global position: strictly increasing in commit order.
+    /// Global position: unique. Pass the last item's as `after` to read on. The feed is in
+    /// commit order, which on PostgreSQL is not always position order (an append that
+    /// commits late is delivered after what committed before it, never skipped).
     pub position: i64,
     /// Game.
     pub game_id: String,
@@ -64,7 +68,7 @@ pub struct FeedItem {
 /// A page of the feed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FeedPage {
-    /// Events in position order.
+    /// Events in feed (commit) order.
     pub items: Vec<FeedItem>,
     /// Pass as `after` for the next page; `null` when this page was the last.
     pub next_cursor: Option<String>,
@@ -96,6 +100,14 @@ pub struct ArchivePage {
     pub items: Vec<ArchivedEvent>,
 }
 
+/// The next page of an NDJSON export.
+enum Export {
+    /// Read already (it resolved `after`).
+    First(Vec<ReadEvent>),
+    /// Read on after this cursor.
+    After(FeedCursor),
+}
+
 fn item(e: ReadEvent) -> FeedItem {
     FeedItem {
         position: e.position,
@@ -108,7 +120,8 @@ fn item(e: ReadEvent) -> FeedItem {
 }
 
 /// Every game's public events in one global order. A reader that follows `after` never
-/// misses an event that commits late: positions are handed out in commit order. With
+/// misses an event that commits late: the feed shows only what no running transaction can
+/// still precede (see README, "The analysts' feed"). With
 /// `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
 #[utoipa::path(
     operation_id = "analytics_feed",
@@ -149,17 +162,30 @@ pub async fn feed(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("application/x-ndjson"));
     if ndjson {
-        let body = futures_util::stream::unfold(Some(after), move |cursor| {
+        // The first page resolves `after` (a bad one is refused before the stream starts);
+        // later pages go on from the last event's cursor.
+        let st = state.clone();
+        let first =
+            blocking(move || st.analytics.feed(after, limit).map_err(ApiError::from)).await?;
+        let body = futures_util::stream::unfold(Some(Export::First(first)), move |next| {
             let state = state.clone();
             async move {
-                let after = cursor?;
-                let page =
-                    blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from))
-                        .await;
+                let page = match next? {
+                    Export::First(rows) => Ok(rows),
+                    Export::After(cursor) => {
+                        blocking(move || {
+                            state
+                                .analytics
+                                .feed_from(cursor, limit)
+                                .map_err(ApiError::from)
+                        })
+                        .await
+                    }
+                };
                 match page {
                     Ok(rows) if rows.is_empty() => None,
                     Ok(rows) => {
-                        let next = rows.last().map(|r| r.position);
+                        let next = rows.last().map(FeedCursor::from);
                         let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
                         let mut text = String::new();
                         for row in rows {
@@ -168,7 +194,7 @@ pub async fn feed(
                         }
                         Some((
                             Ok::<_, actix_web::Error>(Bytes::from(text)),
-                            next.filter(|_| full),
+                            next.filter(|_| full).map(Export::After),
                         ))
                     }
                     Err(e) => {

@@ -88,6 +88,21 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         ),
     ]
     .concat();
+    // The analysts' feed: what a running transaction holds back (PostgreSQL; always 0 on
+    // SQLite). Left out when the database does not answer.
+    let lag = blocking(move || state.analytics.feed_lag().map_err(ApiError::from)).await;
+    let body = match lag {
+        Ok(lag) => format!(
+            "{body}# HELP stammtisch_feed_lag_seconds Age of the oldest committed public event \
+             the analysts' feed cannot show yet (an older transaction is still running).\n\
+             # TYPE stammtisch_feed_lag_seconds gauge\nstammtisch_feed_lag_seconds {:.3}\n\
+             # HELP stammtisch_feed_held_events Committed public events the analysts' feed \
+             cannot show yet.\n# TYPE stammtisch_feed_held_events gauge\n\
+             stammtisch_feed_held_events {}\n",
+            lag.seconds, lag.held_events
+        ),
+        Err(_) => body,
+    };
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
         .body(body)

@@ -9,7 +9,7 @@
 //! query (see `crate::telemetry`), so tickets never reach the log.
 //!
 //! The events table is the truth: a stream re-reads it after every wake-up hint (from this
-//! process, or from other replicas through PostgreSQL LISTEN/NOTIFY) and every
+//! process, or from other replicas through PostgreSQL LISTEN/NOTIFY, `crate::store::wakeups`) and every
 //! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it.
 
 use std::collections::VecDeque;

@@ -11,6 +11,7 @@ mod ops;
 mod pads;
 mod platform;
 pub mod schema;
+pub mod wakeups;
 mod webhooks;
 
 use std::time::Duration;
@@ -28,8 +29,8 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 pub use accounts::{AccountMailTx, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use ops::{
-    AccountRow, GameIndex, GameRow, GameSummaryRow, IdempotentRow, ListQuery, NewEvent, SeatRow,
-    StoredEvent, Tx,
+    AccountRow, FeedCursor, FeedLag, GameIndex, GameRow, GameSummaryRow, IdempotentRow, ListQuery,
+    NewEvent, SeatRow, StoredEvent, Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
@@ -199,6 +200,51 @@ where
     }
 }
 
+#[derive(diesel::QueryableByName)]
+struct FeedTop {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    restored: bool,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    top: i64,
+}
+
+/// The feed orders events by `tx_id = feed_base + transaction id` (migration
+/// `000040_feed_xid`). A restore into a new cluster starts transaction ids low again, below
+/// the restored events' and games' `tx_id`s: new events would sort before old ones, and the
+/// games' compare-and-set (`last_tx <= feed_tx()`) would refuse every append. When a stored
+/// key is at or above every id the cluster has handed out, this raises `feed_base` above it
+/// (replacing the two functions), so new keys start after the restored ones. Run at start,
+/// before the server takes traffic. Returns the new base, if it changed.
+fn raise_feed_base(conn: &mut PgConnection) -> Result<Option<i64>, StoreError> {
+    conn.transaction(|conn| {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext('stammtisch feed base'))")
+            .execute(conn)?;
+        // Every transaction that ever ran here is below the snapshot's xmax; a stored key
+        // at or above base + xmax comes from elsewhere.
+        let top: FeedTop = diesel::sql_query(
+            "SELECT GREATEST((SELECT max(tx_id) FROM events WHERE audience = 'public'), \
+             (SELECT max(last_tx) FROM games), 0) AS top, \
+             GREATEST((SELECT max(tx_id) FROM events WHERE audience = 'public'), \
+             (SELECT max(last_tx) FROM games), 0) >= feed_horizon() \
+             - pg_snapshot_xmin(pg_current_snapshot())::text::bigint \
+             + pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS restored",
+        )
+        .get_result(conn)?;
+        if !top.restored {
+            return Ok(None);
+        }
+        let base = top.top.saturating_add(1);
+        conn.batch_execute(&format!(
+            "CREATE OR REPLACE FUNCTION feed_tx() RETURNS BIGINT LANGUAGE sql STABLE \
+             PARALLEL SAFE AS $$ SELECT {base}::bigint + pg_current_xact_id()::text::bigint $$; \
+             CREATE OR REPLACE FUNCTION feed_horizon() RETURNS BIGINT LANGUAGE sql STABLE \
+             PARALLEL SAFE AS $$ SELECT {base}::bigint \
+             + pg_snapshot_xmin(pg_current_snapshot())::text::bigint $$;"
+        ))?;
+        Ok(Some(base))
+    })
+}
+
 /// A pool of connections to one database.
 #[derive(Clone)]
 pub struct Store {
@@ -221,6 +267,26 @@ impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragma
             "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; \
              PRAGMA synchronous = {}; PRAGMA foreign_keys = ON;",
             self.synchronous
+        ))
+        .map_err(diesel::r2d2::Error::QueryError)
+    }
+}
+
+/// How long a PostgreSQL connection of the pool may sit idle inside a transaction before
+/// the server ends it. The server never waits on anything outside the database within a
+/// transaction; a transaction left open (a bug, a stuck thread) would hold the analysts'
+/// feed back for every reader (README, "The analysts' feed").
+pub const IDLE_IN_TRANSACTION_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Sets the session settings of every new PostgreSQL connection.
+#[derive(Debug)]
+struct PgSession;
+
+impl CustomizeConnection<PgConnection, diesel::r2d2::Error> for PgSession {
+    fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
+        conn.batch_execute(&format!(
+            "SET idle_in_transaction_session_timeout = {}",
+            IDLE_IN_TRANSACTION_TIMEOUT.as_millis()
         ))
         .map_err(diesel::r2d2::Error::QueryError)
     }
@@ -275,6 +341,11 @@ impl Store {
                     .max_size(16)
                     .min_idle(Some(0))
                     .connection_timeout(timeout)
+                    // No `SELECT 1` round trip per checkout: a connection whose query failed
+                    // for a connection-level reason is discarded when it comes back
+                    // (`Manager::has_broken`), and the next request's query fails fast.
+                    .test_on_check_out(false)
+                    .connection_customizer(Box::new(PgSession))
                     .build(manager)?,
             )
         } else if url.contains("://") && !url.starts_with("sqlite://") {
@@ -286,6 +357,7 @@ impl Store {
                 Pool::builder()
                     .max_size(8)
                     .connection_timeout(timeout)
+                    .test_on_check_out(false)
                     .connection_customizer(Box::new(SqlitePragmas {
                         synchronous: match options.sqlite_synchronous {
                             crate::config::SqliteSynchronous::Full => "FULL",
@@ -322,7 +394,18 @@ impl Store {
                 .run_pending_migrations(SQLITE_MIGRATIONS)
                 .map(|_| ()),
         };
-        result.map_err(|e| StoreError::Migration(e.to_string()))
+        result.map_err(|e| StoreError::Migration(e.to_string()))?;
+        if let Pools::Pg(p) = &self.pools {
+            let mut conn = p.get()?;
+            if let Some(base) = raise_feed_base(&mut conn)? {
+                tracing::warn!(
+                    base,
+                    "events come from a cluster with later transaction ids (a restore): the \
+                     analysts' feed now orders new events after them"
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Reverts every migration, then applies them all again: proves the `down.sql` files.

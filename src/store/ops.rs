@@ -142,7 +142,7 @@ pub struct NewEvent {
 }
 
 /// An event as stored.
-#[derive(Debug, Clone, Queryable, Selectable)]
+#[derive(Debug, Clone, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = events)]
 pub struct StoredEvent {
     /// Global position.
@@ -163,15 +163,50 @@ pub struct StoredEvent {
     pub data: JsonValue,
     /// Time of the append (UTC).
     pub recorded_at: NaiveDateTime,
+    /// The feed's order key before `position` (PostgreSQL: the appending transaction; 0 on
+    /// SQLite and for events older than the column).
+    pub tx_id: i64,
 }
 
-/// An event with its global position given (PostgreSQL's commit-ordered counter).
-#[derive(Insertable)]
-#[diesel(table_name = events)]
-struct EventInsertAt<'a> {
-    position: i64,
-    #[diesel(embed)]
-    row: EventInsert<'a>,
+/// A place in the analysts' feed: the key `(tx_id, position)` of the last event read.
+/// The feed is ordered by this key; on SQLite `tx_id` is always 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeedCursor {
+    /// The event's transaction key.
+    pub tx_id: i64,
+    /// The event's global position.
+    pub position: i64,
+}
+
+impl FeedCursor {
+    /// Before the first event.
+    pub const START: Self = Self {
+        tx_id: -1,
+        position: 0,
+    };
+}
+
+impl From<&StoredEvent> for FeedCursor {
+    fn from(e: &StoredEvent) -> Self {
+        Self {
+            tx_id: e.tx_id,
+            position: e.position,
+        }
+    }
+}
+
+/// How far the feed lags behind what has committed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeedLag {
+    /// Committed public events that readers cannot see yet, because an older transaction
+    /// (anywhere in the database cluster) is still running.
+    pub held_events: i64,
+    /// Age in seconds of the oldest of them (0 when none is held).
+    pub seconds: f64,
+    /// Events of transactions with a key below this are all readable (SQLite: all).
+    pub horizon: i64,
+    /// The key of the next transaction to begin: at or below every later one (SQLite: 0).
+    pub next: i64,
 }
 
 #[derive(Insertable)]
@@ -312,11 +347,23 @@ pub trait Tx {
         status: i32,
         response: &serde_json::Value,
     ) -> Result<(), StoreError>;
-    /// Public events of all games after a global position, in position order.
+    /// Public events of all games after `after`, in feed order: commit order, gapless
+    /// (PostgreSQL: only events of transactions below the oldest one still running, in
+    /// `(tx_id, position)` order; SQLite: position order, its writers are serialised).
     ///
     /// # Errors
     /// Database failure.
-    fn feed_page(&mut self, after: i64, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
+    fn feed_page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
+    /// The feed cursor just after the event at `position` (`None`: no such event).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn feed_cursor(&mut self, position: i64) -> Result<Option<FeedCursor>, StoreError>;
+    /// How far the feed lags behind what has committed (always nothing on SQLite).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn feed_lag(&mut self) -> Result<FeedLag, StoreError>;
     /// Games in which some seat's move deadline is at or before `now`.
     ///
     /// # Errors
@@ -421,6 +468,11 @@ diesel::define_sql_function! {
     fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text;
 }
 
+diesel::define_sql_function! {
+    /// PostgreSQL: the feed key of the current transaction (migration `000040_feed_xid`).
+    fn feed_tx() -> diesel::sql_types::BigInt;
+}
+
 fn now() -> NaiveDateTime {
     chrono::Utc::now().naive_utc()
 }
@@ -511,8 +563,7 @@ macro_rules! impl_tx {
                     .execute(self)
                     .map_err(conflict_or)?;
                 insert_events(self, &row.id, 0, events)?;
-                write_seats(self, &row.id, index)?;
-                self.hint(&row.id)
+                write_seats(self, &row.id, index)
             }
 
             fn game(&mut self, id: &str) -> Result<Option<GameRow>, StoreError> {
@@ -580,22 +631,18 @@ macro_rules! impl_tx {
                 // Compare-and-set on the index row first: a concurrent writer holds its row
                 // lock until commit, after which this update matches nothing. So losers are
                 // found before any event (or global position) is written.
-                let updated =
-                    diesel::update(games::table.find(game).filter(games::version.eq(expected)))
-                        .set(IndexChange {
-                            version: new_version,
-                            status: &index.status,
-                            updated_at: now(),
-                            public: index.public,
-                            free_seats: index.free_seats,
-                        })
-                        .execute(self)?;
-                if updated != 1 {
+                let change = IndexChange {
+                    version: new_version,
+                    status: &index.status,
+                    updated_at: now(),
+                    public: index.public,
+                    free_seats: index.free_seats,
+                };
+                if Feed::compare_and_set(self, game, expected, &change)? != 1 {
                     return Err(StoreError::Conflict);
                 }
                 insert_events(self, game, expected, events)?;
-                write_seats(self, game, index)?;
-                self.hint(game)
+                write_seats(self, game, index)
             }
 
             fn idempotent_response(
@@ -671,16 +718,23 @@ macro_rules! impl_tx {
 
             fn feed_page(
                 &mut self,
-                after: i64,
+                after: FeedCursor,
                 limit: i64,
             ) -> Result<Vec<StoredEvent>, StoreError> {
-                Ok(events::table
-                    .filter(events::position.gt(after))
-                    .filter(events::audience.eq("public"))
-                    .order(events::position.asc())
-                    .limit(limit)
-                    .select(StoredEvent::as_select())
-                    .load(self)?)
+                Feed::page(self, after, limit)
+            }
+
+            fn feed_cursor(&mut self, position: i64) -> Result<Option<FeedCursor>, StoreError> {
+                let tx_id: Option<i64> = events::table
+                    .find(position)
+                    .select(events::tx_id)
+                    .first(self)
+                    .optional()?;
+                Ok(tx_id.map(|tx_id| FeedCursor { tx_id, position }))
+            }
+
+            fn feed_lag(&mut self) -> Result<FeedLag, StoreError> {
+                Feed::lag(self)
             }
 
             fn expired_games(
@@ -885,28 +939,12 @@ macro_rules! impl_tx {
                         recorded_at: at,
                     })
                     .collect();
-                let count = i64::try_from(rows.len()).unwrap_or(i64::MAX);
-                match self.reserve_positions(count)? {
-                    // Positions in commit order from the counter row (PostgreSQL).
-                    Some(first) => {
-                        let rows: Vec<EventInsertAt<'_>> = rows
-                            .into_iter()
-                            .zip(first..)
-                            .map(|(row, position)| EventInsertAt { position, row })
-                            .collect();
-                        diesel::insert_into(events::table)
-                            .values(rows)
-                            .execute(self)
-                            .map_err(conflict_or)?;
-                    }
-                    // Positions from AUTOINCREMENT; writers are serialised (SQLite).
-                    None => {
-                        diesel::insert_into(events::table)
-                            .values(rows)
-                            .execute(self)
-                            .map_err(conflict_or)?;
-                    }
-                }
+                // Positions from the sequence (PostgreSQL) or AUTOINCREMENT (SQLite), in
+                // the order of the rows; PostgreSQL's tx_id is the column's default.
+                diesel::insert_into(events::table)
+                    .values(rows)
+                    .execute(self)
+                    .map_err(conflict_or)?;
                 Ok(())
             }
 
@@ -915,46 +953,174 @@ macro_rules! impl_tx {
                 game: &str,
                 index: &GameIndex,
             ) -> Result<(), StoreError> {
-                diesel::delete(game_seats::table.filter(game_seats::game_id.eq(game)))
-                    .execute(self)?;
-                diesel::insert_into(game_seats::table)
-                    .values(index.seats.clone())
-                    .execute(self)?;
-                Ok(())
+                Seats::write(self, game, index)
             }
         }
     };
 }
 
-/// Hands out global positions for an append, where the backend needs it.
-trait Positions {
-    /// The first of `count` positions reserved for this transaction, or `None` when the
-    /// database assigns them itself in commit order.
-    fn reserve_positions(&mut self, count: i64) -> Result<Option<i64>, StoreError>;
+/// The feed's order and the append's compare-and-set, per backend.
+trait Feed {
+    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
+    fn lag(&mut self) -> Result<FeedLag, StoreError>;
+    /// Rewrites the game's index row if it is still at `expected`; the number of rows
+    /// changed (0: another append came first).
+    fn compare_and_set(
+        &mut self,
+        game: &str,
+        expected: i32,
+        change: &IndexChange<'_>,
+    ) -> Result<usize, StoreError>;
 }
 
 #[derive(diesel::QueryableByName)]
-struct Last {
+struct Lag {
     #[diesel(sql_type = diesel::sql_types::BigInt)]
-    last: i64,
+    held: i64,
+    #[diesel(sql_type = diesel::sql_types::Double)]
+    seconds: f64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    horizon: i64,
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    next: i64,
 }
 
-impl Positions for diesel::pg::PgConnection {
-    /// Bumps the one counter row; its lock is held until this transaction ends, so
-    /// positions are committed in the order they are handed out and a rollback leaves no gap.
-    fn reserve_positions(&mut self, count: i64) -> Result<Option<i64>, StoreError> {
-        let row: Last = diesel::sql_query(
-            "UPDATE event_counter SET last = last + $1 WHERE id = 1 RETURNING last",
+impl Feed for diesel::pg::PgConnection {
+    /// One statement, so the horizon and the rows come from the same snapshot: every
+    /// transaction below `feed_horizon()` has ended, and every later one gets a larger
+    /// `tx_id`, so nothing can commit behind the cursor. `feed_page()` (migration
+    /// `000040_feed_xid`) is a keyset range scan of the partial index
+    /// `events_feed (tx_id, position)`, whatever the table's statistics say.
+    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        use diesel::sql_types::BigInt;
+        Ok(diesel::sql_query(
+            "SELECT position, event_id, game_id, seq, event_type, schema_version, audience, \
+             data, recorded_at, tx_id FROM feed_page($1, $2, $3)",
         )
-        .bind::<diesel::sql_types::BigInt, _>(count)
+        .bind::<BigInt, _>(after.tx_id)
+        .bind::<BigInt, _>(after.position)
+        .bind::<BigInt, _>(limit)
+        .load(self)?)
+    }
+
+    fn lag(&mut self) -> Result<FeedLag, StoreError> {
+        let row: Lag = diesel::sql_query(
+            "SELECT count(*) AS held, COALESCE(EXTRACT(EPOCH FROM \
+             (now() AT TIME ZONE 'UTC') - min(recorded_at))::float8, 0) AS seconds, \
+             feed_horizon() AS horizon, feed_horizon() \
+             - pg_snapshot_xmin(pg_current_snapshot())::text::bigint \
+             + pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS next \
+             FROM events WHERE audience = 'public' AND tx_id >= feed_horizon()",
+        )
         .get_result(self)?;
-        Ok(Some(row.last - count + 1))
+        Ok(FeedLag {
+            held_events: row.held,
+            seconds: row.seconds.max(0.0),
+            horizon: row.horizon,
+            next: row.next,
+        })
+    }
+
+    /// The row lock orders concurrent appends to one game; `last_tx <= feed_tx()` makes
+    /// the feed agree: an append whose transaction id was taken before the previous
+    /// append's (it wrote something else first) would sort before it, so it conflicts
+    /// and is retried in a new transaction instead.
+    fn compare_and_set(
+        &mut self,
+        game: &str,
+        expected: i32,
+        change: &IndexChange<'_>,
+    ) -> Result<usize, StoreError> {
+        Ok(diesel::update(
+            games::table
+                .find(game)
+                .filter(games::version.eq(expected))
+                .filter(games::last_tx.le(feed_tx())),
+        )
+        .set((change, games::last_tx.eq(feed_tx())))
+        .execute(self)?)
     }
 }
 
-impl Positions for diesel::sqlite::SqliteConnection {
-    fn reserve_positions(&mut self, _count: i64) -> Result<Option<i64>, StoreError> {
-        Ok(None)
+impl Feed for diesel::sqlite::SqliteConnection {
+    /// Writers are serialised: AUTOINCREMENT positions are in commit order.
+    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        Ok(events::table
+            .filter(events::position.gt(after.position))
+            .filter(events::audience.eq("public"))
+            .order(events::position.asc())
+            .limit(limit)
+            .select(StoredEvent::as_select())
+            .load(self)?)
+    }
+
+    fn lag(&mut self) -> Result<FeedLag, StoreError> {
+        Ok(FeedLag {
+            held_events: 0,
+            seconds: 0.0,
+            horizon: i64::MAX,
+            next: 0,
+        })
+    }
+
+    fn compare_and_set(
+        &mut self,
+        game: &str,
+        expected: i32,
+        change: &IndexChange<'_>,
+    ) -> Result<usize, StoreError> {
+        Ok(
+            diesel::update(games::table.find(game).filter(games::version.eq(expected)))
+                .set(change)
+                .execute(self)?,
+        )
+    }
+}
+
+/// Writes a game's seat rows, per backend.
+trait Seats {
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError>;
+}
+
+impl Seats for diesel::pg::PgConnection {
+    /// One statement that writes only the seats that changed (a command changes one or
+    /// two): a game's seats are fixed when it is created.
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
+        use diesel::query_dsl::methods::FilterDsl;
+        use diesel::upsert::excluded;
+        debug_assert!(index.seats.iter().all(|s| s.game_id == game));
+        let upsert = diesel::insert_into(game_seats::table)
+            .values(&index.seats)
+            .on_conflict((game_seats::game_id, game_seats::seat))
+            .do_update()
+            .set((
+                game_seats::account_id.eq(excluded(game_seats::account_id)),
+                game_seats::awaiting.eq(excluded(game_seats::awaiting)),
+                game_seats::action.eq(excluded(game_seats::action)),
+                game_seats::deadline_at.eq(excluded(game_seats::deadline_at)),
+            ));
+        FilterDsl::filter(
+            upsert,
+            diesel::dsl::sql::<diesel::sql_types::Bool>(
+                "game_seats.account_id IS DISTINCT FROM excluded.account_id \
+                 OR game_seats.awaiting IS DISTINCT FROM excluded.awaiting \
+                 OR game_seats.action IS DISTINCT FROM excluded.action \
+                 OR game_seats.deadline_at IS DISTINCT FROM excluded.deadline_at",
+            ),
+        )
+        .execute(self)?;
+        Ok(())
+    }
+}
+
+impl Seats for diesel::sqlite::SqliteConnection {
+    /// SQLite is in process (no round trips to save): all rows anew.
+    fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
+        diesel::delete(game_seats::table.filter(game_seats::game_id.eq(game))).execute(self)?;
+        diesel::insert_into(game_seats::table)
+            .values(&index.seats)
+            .execute(self)?;
+        Ok(())
     }
 }
 
@@ -976,29 +1142,6 @@ impl Locks for diesel::pg::PgConnection {
 impl Locks for diesel::sqlite::SqliteConnection {
     /// Write transactions start with `BEGIN IMMEDIATE`: one at a time already.
     fn lock(&mut self, _key: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-}
-
-/// Tells other processes that a game has new events, when the backend can.
-trait Hint {
-    fn hint(&mut self, game: &str) -> Result<(), StoreError>;
-}
-
-impl Hint for diesel::pg::PgConnection {
-    /// `pg_notify` is delivered at commit, and not at all after a rollback.
-    fn hint(&mut self, game: &str) -> Result<(), StoreError> {
-        diesel::sql_query("SELECT pg_notify($1, $2)")
-            .bind::<diesel::sql_types::Text, _>(crate::notify::CHANNEL)
-            .bind::<diesel::sql_types::Text, _>(game)
-            .execute(self)?;
-        Ok(())
-    }
-}
-
-impl Hint for diesel::sqlite::SqliteConnection {
-    /// One process owns an SQLite file: the in-process notifier is enough.
-    fn hint(&mut self, _game: &str) -> Result<(), StoreError> {
         Ok(())
     }
 }

@@ -21,16 +21,6 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::store::json::Jsonb;
 
-    event_counter (id) {
-        id -> Int4,
-        last -> Int8,
-    }
-}
-
-diesel::table! {
-    use diesel::sql_types::*;
-    use crate::store::json::Jsonb;
-
     events (position) {
         position -> Int8,
         event_id -> Text,
@@ -41,6 +31,7 @@ diesel::table! {
         audience -> Text,
         data -> Jsonb,
         recorded_at -> Timestamp,
+        tx_id -> Int8,
     }
 }
 
@@ -75,6 +66,7 @@ diesel::table! {
         invite_code -> Nullable<Text>,
         free_seats -> Int4,
         reserved_until -> Nullable<Timestamp>,
+        last_tx -> Int8,
     }
 }
 
@@ -286,7 +278,6 @@ diesel::joinable!(webhooks -> accounts (account_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
-    event_counter,
     events,
     game_seats,
     games,

@@ -81,7 +81,8 @@ export interface paths {
         };
         /**
          * Every game's public events in one global order. A reader that follows `after` never
-         *     misses an event that commits late: positions are handed out in commit order. With
+         *     misses an event that commits late: the feed shows only what no running transaction can
+         *     still precede (see README, "The analysts' feed"). With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
          */
         get: operations["analytics_feed"];
@@ -1281,7 +1282,9 @@ export interface components {
             game_id: string;
             /**
              * Format: int64
-             * @description Global position: strictly increasing in commit order.
+             * @description Global position: unique. Pass the last item's as `after` to read on. The feed is in
+             *     commit order, which on PostgreSQL is not always position order (an append that
+             *     commits late is delivered after what committed before it, never skipped).
              */
             position: number;
             /**
@@ -1292,7 +1295,7 @@ export interface components {
         } & Omit<components["schemas"]["Event"], "type">);
         /** @description A page of the feed. */
         FeedPage: {
-            /** @description Events in position order. */
+            /** @description Events in feed (commit) order. */
             items: components["schemas"]["FeedItem"][];
             /** @description Pass as `after` for the next page; `null` when this page was the last. */
             next_cursor?: string | null;
@@ -2896,7 +2899,10 @@ export interface operations {
     analytics_feed: {
         parameters: {
             query?: {
-                /** @description Events after this global position (default 0). */
+                /**
+                 * @description Events after the event at this position: the `position` of the last item read, or
+                 *     `next_cursor` (default 0: from the start). `422` when no event has it.
+                 */
                 after?: number | null;
                 /** @description Page size, 1–1000 (default 100; the NDJSON stream reads in pages of this size). */
                 limit?: number | null;

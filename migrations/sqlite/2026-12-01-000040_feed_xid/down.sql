@@ -1,0 +1,2 @@
+ALTER TABLE games DROP COLUMN last_tx;
+ALTER TABLE events DROP COLUMN tx_id;
