@@ -1352,6 +1352,103 @@ impl Service {
             Ok(rows.into_iter().map(ReadEvent::from).collect())
         })
     }
+
+    /// A page of the game's events after `after` for live streams, for every seat at once
+    /// (one read serves all of a game's streams, `crate::http::stream`): the events of every
+    /// audience but the server's, who may see which ([`StreamView`]), and `upto`, the seq up
+    /// to which the page covers the game (events past the last row and up to `upto` are for
+    /// the server only). The caller filters each event by its viewer's audience. With
+    /// `after = i32::MAX` it only reads the game's current version as `upto`.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn stream_page(
+        &self,
+        game_id: &str,
+        after: i32,
+        limit: i64,
+    ) -> Result<StreamPage, ServiceError> {
+        self.store.read(|tx| {
+            let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
+            let (version, game) = self.load(tx, game_id)?;
+            if self.cache.would_keep(game_id, version) {
+                self.cache.put(game_id, version, game.clone());
+            }
+            let view = StreamView {
+                public: row.public,
+                seats: game
+                    .seats
+                    .iter()
+                    .map(|s| s.account().map(str::to_owned))
+                    .collect(),
+                kept: game
+                    .seats
+                    .iter()
+                    .filter(|s| s.occupant.is_none())
+                    .filter_map(|s| s.reserved_for.clone())
+                    .collect(),
+            };
+            let audiences: Vec<String> = std::iter::once(Audience::Public)
+                .chain(
+                    (0..game.seats.len()).filter_map(|s| u8::try_from(s).ok().map(Audience::Seat)),
+                )
+                .map(Audience::as_text)
+                .collect();
+            let rows = tx.events_page(game_id, after, &audiences, limit)?;
+            let last = rows.last().map(|r| r.seq);
+            // Appends commit in seq order and this read began after `load`, so a short page
+            // covers every event up to `version`; a full one only up to its last row.
+            let upto = if i64::try_from(rows.len()).unwrap_or(i64::MAX) < limit {
+                version.max(last.unwrap_or(0))
+            } else {
+                last.unwrap_or(after)
+            };
+            Ok(StreamPage {
+                view,
+                events: rows.into_iter().map(ReadEvent::from).collect(),
+                upto,
+            })
+        })
+    }
+}
+
+/// Who may see a game's live stream, and at which seat, as of one read.
+#[derive(Debug, Clone)]
+pub struct StreamView {
+    /// Public games are visible to every account.
+    pub public: bool,
+    /// Each seat's account, if any.
+    pub seats: Vec<Option<String>>,
+    /// Accounts a free seat is kept for (a rematch).
+    pub kept: Vec<String>,
+}
+
+impl StreamView {
+    /// The seat of `account`.
+    #[must_use]
+    pub fn seat_of(&self, account: &str) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|s| s.as_deref() == Some(account))
+            .and_then(|i| u8::try_from(i).ok())
+    }
+
+    /// Whether `account` may see the game at all (as [`Service::events`] decides).
+    #[must_use]
+    pub fn admits(&self, account: &str) -> bool {
+        self.public || self.seat_of(account).is_some() || self.kept.iter().any(|k| k == account)
+    }
+}
+
+/// A page read by [`Service::stream_page`].
+#[derive(Debug)]
+pub struct StreamPage {
+    /// Who may see what.
+    pub view: StreamView,
+    /// Events of every audience but the server's, in seq order.
+    pub events: Vec<ReadEvent>,
+    /// The page covers the game up to this seq.
+    pub upto: i32,
 }
 
 /// What an idempotency key is bound to: a SHA-256 of the command and the invite code.

@@ -56,6 +56,8 @@ pub struct AppState {
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
+    /// The shared readers of the games with live streams on this replica.
+    pub streams: stream::Hub,
     /// Webhook registrations.
     pub webhooks: crate::webhooks::Webhooks,
     /// E-mail addresses, their verification and reminder choices.

@@ -8,15 +8,27 @@
 //! The bearer token never goes into a URL, and the request span logs the path without its
 //! query (see `crate::telemetry`), so tickets never reach the log.
 //!
-//! The events table is the truth: a stream re-reads it after every wake-up hint (from this
-//! process, or from other replicas through PostgreSQL LISTEN/NOTIFY, `crate::store::wakeups`) and every
-//! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it.
+//! One reader per game per replica ([`Hub`]): while a game has open streams here, one task
+//! re-reads its new events from the table after every wake-up hint (from this process, or
+//! from other replicas through PostgreSQL LISTEN/NOTIFY, `crate::store::wakeups`) and every
+//! `STREAM_POLL_MS` even without one, so a lost hint delays an event but never loses it. It
+//! reads the events of every seat once, renders each once, and broadcasts them to the game's
+//! streams; each stream passes on only what its own viewer may see (public events, and its
+//! seat's own; server-only events to nobody), deciding the seat from the same read.
+//!
+//! The events table stays the truth: a stream that starts at an older `Last-Event-ID`, falls
+//! behind the broadcast buffer, or sees a batch that does not start where it stands, reads
+//! the table itself until it has caught up, then goes on with the shared batches, skipping
+//! what it already sent (every batch says which seqs it covers), so nothing is lost or sent
+//! twice.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use bytes::Bytes;
+use rules::Audience;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 use utoipa::{IntoParams, ToSchema};
@@ -157,12 +169,13 @@ pub async fn stream_events(
             id: lease,
             renewed: Instant::now(),
         },
-        hints: state.service.notifier().subscribe(),
+        feed: state.streams.subscribe(&state, &id),
         shutdown: state.shutdown.clone(),
         state,
         game: id,
         account,
-        after,
+        cursor: after,
+        catch_up: true,
         queue: VecDeque::new(),
         finished: false,
         last_sent: Instant::now(),
@@ -221,15 +234,251 @@ impl Drop for Lease {
     }
 }
 
+/// Batches a game's feed holds for streams that are behind; a stream further behind reads
+/// the table itself.
+const FEED_BUFFER: usize = 64;
+
+/// Events per read, by the feed and by a stream catching up.
+const PAGE: i64 = 500;
+
+/// One rendered event, shared by every stream of its game.
+struct Frame {
+    seq: i32,
+    audience: Audience,
+    finished: bool,
+    bytes: Bytes,
+}
+
+impl Frame {
+    fn render(row: &crate::service::ReadEvent) -> Result<Self, ApiError> {
+        let item = EventItem {
+            seq: row.seq,
+            type_: row.event_type.clone(),
+            at: row.recorded_at.and_utc().to_rfc3339(),
+            data: row.data.clone(),
+        };
+        let json = serde_json::to_string(&item).map_err(|e| ApiError::Internal(e.into()))?;
+        Ok(Self {
+            seq: row.seq,
+            audience: audience(&row.audience),
+            finished: row.event_type == "game_finished",
+            bytes: Bytes::from(format!(
+                "id: {}\nevent: {}\ndata: {json}\n\n",
+                row.seq, row.event_type
+            )),
+        })
+    }
+}
+
+/// The stored audience text; anything unknown is the server's (shown to nobody).
+fn audience(text: &str) -> Audience {
+    match text {
+        "public" => Audience::Public,
+        _ => text
+            .strip_prefix("seat:")
+            .and_then(|s| s.parse().ok())
+            .map_or(Audience::Server, Audience::Seat),
+    }
+}
+
+/// What one read of the table found: the events after `from` up to `upto`, for every seat.
+struct Batch {
+    from: i32,
+    upto: i32,
+    view: Arc<crate::service::StreamView>,
+    frames: Vec<Arc<Frame>>,
+}
+
+impl Batch {
+    fn render(from: i32, page: crate::service::StreamPage) -> Result<Self, ApiError> {
+        Ok(Self {
+            from,
+            upto: page.upto,
+            view: Arc::new(page.view),
+            frames: page
+                .events
+                .iter()
+                .map(|row| Frame::render(row).map(Arc::new))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}
+
+/// A game's reader: its id (a new reader may replace one that is leaving) and broadcast.
+type Feed = (u64, broadcast::Sender<Arc<Batch>>);
+
+/// The shared readers of this replica: game id → the broadcast of its reader task, which
+/// runs while the game has open streams here.
+#[derive(Clone, Default)]
+pub struct Hub {
+    feeds: Arc<Mutex<HashMap<String, Feed>>>,
+    next: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Hub {
+    /// Joins the game's shared feed, starting its reader when this is the game's first
+    /// stream here.
+    fn subscribe(
+        &self,
+        state: &web::Data<AppState>,
+        game: &str,
+    ) -> broadcast::Receiver<Arc<Batch>> {
+        let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, sender)) = feeds.get(game) {
+            return sender.subscribe();
+        }
+        let (sender, receiver) = broadcast::channel(FEED_BUFFER);
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        feeds.insert(game.to_owned(), (id, sender.clone()));
+        let reader = Reader {
+            hub: self.clone(),
+            id,
+            state: state.clone(),
+            game: game.to_owned(),
+            sender,
+            hints: state.service.notifier().subscribe(),
+            shutdown: state.shutdown.clone(),
+            cursor: None,
+        };
+        actix_web::rt::spawn(reader.run());
+        receiver
+    }
+
+    /// Open feeds (games with streams on this replica).
+    #[must_use]
+    pub fn feeds(&self) -> usize {
+        self.feeds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}
+
+/// The one reader of a game on this replica.
+struct Reader {
+    hub: Hub,
+    id: u64,
+    state: web::Data<AppState>,
+    game: String,
+    sender: broadcast::Sender<Arc<Batch>>,
+    hints: broadcast::Receiver<String>,
+    shutdown: watch::Receiver<bool>,
+    /// Up to where the game has been read; `None` before the first read.
+    cursor: Option<i32>,
+}
+
+impl Reader {
+    async fn run(mut self) {
+        loop {
+            if *self.shutdown.borrow() {
+                break;
+            }
+            if let Err(e) = self.read().await {
+                // The streams still poll nothing themselves: the next wake-up retries.
+                tracing::warn!(error = %crate::telemetry::Chain(&e), game = %self.game, "a live-stream reader could not read the game's events");
+            }
+            if !self.wait().await || self.retire() {
+                break;
+            }
+        }
+        self.retire_now();
+    }
+
+    /// Reads everything new and broadcasts it.
+    async fn read(&mut self) -> Result<(), ApiError> {
+        loop {
+            let (st, game) = (self.state.clone(), self.game.clone());
+            let (after, limit) = self.cursor.map_or((i32::MAX, 1), |c| (c, PAGE));
+            let page = blocking(move || {
+                st.service
+                    .stream_page(&game, after, limit)
+                    .map_err(ApiError::from)
+            })
+            .await?;
+            let full = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= limit;
+            let Some(from) = self.cursor else {
+                self.cursor = Some(page.upto);
+                return Ok(());
+            };
+            if page.upto <= from {
+                return Ok(());
+            }
+            self.cursor = Some(page.upto);
+            // No receiver: the last stream just left; `retire` ends the reader.
+            let _ = self.sender.send(Arc::new(Batch::render(from, page)?));
+            if !full {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Waits for a hint about this game or the poll interval; false on shutdown.
+    async fn wait(&mut self) -> bool {
+        let deadline = tokio::time::sleep(self.state.stream_poll);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                hint = self.hints.recv() => match hint {
+                    Ok(game) if game == self.game => return true,
+                    Ok(_) => {}
+                    Err(broadcast::error::RecvError::Lagged(_)) => return true,
+                    Err(broadcast::error::RecvError::Closed) => return false,
+                },
+                () = &mut deadline => return true,
+                changed = self.shutdown.changed() => {
+                    if changed.is_err() || *self.shutdown.borrow() {
+                        return false;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Leaves the hub when the game's last stream here has closed; true then. Streams join
+    /// under the hub's lock, so none can join a reader that is leaving.
+    fn retire(&self) -> bool {
+        if self.sender.receiver_count() > 0 {
+            return false;
+        }
+        let mut feeds = self
+            .hub
+            .feeds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if self.sender.receiver_count() > 0 {
+            return false;
+        }
+        if feeds.get(&self.game).is_some_and(|(id, _)| *id == self.id) {
+            feeds.remove(&self.game);
+        }
+        true
+    }
+
+    /// Leaves the hub (shutdown): streams see the feed close.
+    fn retire_now(&self) {
+        let mut feeds = self
+            .hub
+            .feeds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if feeds.get(&self.game).is_some_and(|(id, _)| *id == self.id) {
+            feeds.remove(&self.game);
+        }
+    }
+}
+
 /// One open stream.
 struct Live {
     lease: Lease,
     state: web::Data<AppState>,
-    hints: broadcast::Receiver<String>,
+    feed: broadcast::Receiver<Arc<Batch>>,
     shutdown: watch::Receiver<bool>,
     game: String,
     account: String,
-    after: i32,
+    /// Everything up to this seq has been sent or is not for this viewer.
+    cursor: i32,
+    /// Read the table before taking the next shared batch.
+    catch_up: bool,
     queue: VecDeque<Bytes>,
     finished: bool,
     last_sent: Instant,
@@ -245,73 +494,98 @@ impl Live {
             if self.finished || *self.shutdown.borrow() {
                 return None;
             }
-            match self.fetch().await {
-                Ok(true) => continue,
-                Ok(false) => {}
-                Err(e) => {
+            if self.catch_up {
+                if let Err(e) = self.read_table().await {
                     tracing::warn!(error = %crate::telemetry::Chain(&e), game = %self.game, "ending a stream after a read error");
                     return None;
                 }
+                continue;
             }
             if !self.wait().await {
                 return None;
             }
             self.lease.renew_if_due();
-            if self.last_sent.elapsed() >= self.state.stream_keep_alive {
+            if self.queue.is_empty() && self.last_sent.elapsed() >= self.state.stream_keep_alive {
                 self.last_sent = Instant::now();
                 return Some(Bytes::from_static(b": keep-alive\n\n"));
             }
         }
     }
 
-    /// Reads events after `after` into the queue; true when there were any.
-    async fn fetch(&mut self) -> Result<bool, ApiError> {
-        let (st, game, account, after) = (
-            self.state.clone(),
-            self.game.clone(),
-            self.account.clone(),
-            self.after,
-        );
-        let rows = blocking(move || {
+    /// Reads a page after the cursor from the table itself (at the start, and after falling
+    /// behind the shared feed); catching up ends with a short page.
+    async fn read_table(&mut self) -> Result<(), ApiError> {
+        let (st, game, after) = (self.state.clone(), self.game.clone(), self.cursor);
+        let page = blocking(move || {
             st.service
-                .events(&game, &account, after, 500)
+                .stream_page(&game, after, PAGE)
                 .map_err(ApiError::from)
         })
         .await?;
-        for row in &rows {
-            let item = EventItem {
-                seq: row.seq,
-                type_: row.event_type.clone(),
-                at: row.recorded_at.and_utc().to_rfc3339(),
-                data: row.data.clone(),
-            };
-            let json = serde_json::to_string(&item).map_err(|e| ApiError::Internal(e.into()))?;
-            self.queue.push_back(Bytes::from(format!(
-                "id: {}\nevent: {}\ndata: {json}\n\n",
-                row.seq, row.event_type
-            )));
-            self.after = row.seq;
-            if row.event_type == "game_finished" {
-                self.finished = true;
-            }
-        }
-        Ok(!rows.is_empty())
+        self.catch_up = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= PAGE;
+        let batch = Batch::render(after, page)?;
+        self.take(&batch)
     }
 
-    /// Waits for a hint about this game, the poll interval, or shutdown; false on shutdown.
+    /// Queues the batch's events this viewer may see and has not had.
+    fn take(&mut self, batch: &Batch) -> Result<(), ApiError> {
+        if !batch.view.admits(&self.account) {
+            return Err(ApiError::NotFound("game"));
+        }
+        let seat = batch.view.seat_of(&self.account);
+        for frame in batch.frames.iter().filter(|f| f.seq > self.cursor) {
+            if frame.audience.admits(seat) {
+                self.queue.push_back(frame.bytes.clone());
+                if frame.finished {
+                    self.finished = true;
+                }
+            }
+        }
+        self.cursor = self.cursor.max(batch.upto);
+        Ok(())
+    }
+
+    /// Waits for the shared feed, the keep-alive, or shutdown; false on shutdown.
     async fn wait(&mut self) -> bool {
-        let poll = self.state.stream_poll.min(self.state.stream_keep_alive);
-        let deadline = tokio::time::sleep(poll);
-        tokio::pin!(deadline);
+        // Wakes at least every quarter lease, so the lease is renewed in time.
+        let keep_alive = tokio::time::sleep_until(
+            (self.last_sent + self.state.stream_keep_alive)
+                .min(Instant::now() + crate::limits::LEASE / 4)
+                .into(),
+        );
+        tokio::pin!(keep_alive);
         loop {
             tokio::select! {
-                hint = self.hints.recv() => match hint {
-                    Ok(game) if game == self.game => return true,
-                    Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(_)) => return true,
-                    Err(broadcast::error::RecvError::Closed) => return false,
+                batch = self.feed.recv() => match batch {
+                    Ok(batch) => {
+                        if batch.upto <= self.cursor {
+                            continue;
+                        }
+                        if batch.from > self.cursor {
+                            // Something between is missing here: the table has it.
+                            self.catch_up = true;
+                        } else if let Err(e) = self.take(&batch) {
+                            tracing::info!(error = %e, game = %self.game, "ending a stream the viewer may no longer see");
+                            self.finished = true;
+                        }
+                        return true;
+                    }
+                    Err(broadcast::error::RecvError::Lagged(_)) => {
+                        self.catch_up = true;
+                        return true;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => {
+                        if *self.shutdown.borrow() {
+                            return false;
+                        }
+                        // The reader left (it only does when nobody listens, or on
+                        // shutdown): join a new one and catch up from the table.
+                        self.feed = self.state.streams.subscribe(&self.state, &self.game);
+                        self.catch_up = true;
+                        return true;
+                    }
                 },
-                () = &mut deadline => return true,
+                () = &mut keep_alive => return true,
                 changed = self.shutdown.changed() => {
                     if changed.is_err() || *self.shutdown.borrow() {
                         return false;
