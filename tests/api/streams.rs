@@ -162,8 +162,189 @@ fn streams_refuse_strangers_and_bad_ids(backend: Backend) {
     assert_eq!(r.status().as_u16(), 400);
 }
 
+/// One 6-nimmt turn: every player plays their lowest card, and whoever is asked takes the
+/// first row offered.
+fn play_round(api: &crate::support::Api, players: &[&crate::support::Player], game: &str) {
+    for p in players {
+        let card = cards(&api.view(p, game)["you"]["hand"])[0];
+        api.ok(p, game, &json!({ "type": "play_card", "card": card }));
+    }
+    for p in players {
+        let view = api.view(p, game);
+        if let Some(take) = view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == "take_row")
+        {
+            api.ok(p, game, &take.clone());
+        }
+    }
+}
+
+/// Reads from `stream` the events of `all` (a viewer's events endpoint) after `after`, in
+/// order; returns them.
+fn read_up_to(
+    stream: &mut EventStream,
+    all: &[serde_json::Value],
+    after: u64,
+) -> Vec<crate::support::Frame> {
+    let missing = all
+        .iter()
+        .filter(|e| e["seq"].as_u64().unwrap() > after)
+        .count();
+    (0..missing)
+        .map(|_| stream.next_event().expect("the stream ended early"))
+        .collect()
+}
+
+/// The seq and type of every event, to compare a stream with the events endpoint.
+fn seq_types(events: &[serde_json::Value]) -> Vec<(u64, String)> {
+    events
+        .iter()
+        .map(|e| {
+            (
+                e["seq"].as_u64().unwrap(),
+                e["type"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn frame_seq_types(frames: &[crate::support::Frame]) -> Vec<(u64, String)> {
+    frames
+        .iter()
+        .map(|f| {
+            assert_eq!(f.event.as_deref(), f.data["type"].as_str());
+            (
+                f.data["seq"].as_u64().unwrap(),
+                f.data["type"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Two seated players and a spectator stream the same game through the one shared reader:
+/// each gets exactly what its own events endpoint shows (its own hand and selections, never
+/// the other seat's; the spectator no private event at all; server-only events nobody).
+fn each_stream_of_a_game_gets_only_what_its_viewer_may_see(backend: Backend) {
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &SLOW_POLL);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let watcher = api.guest("watcher");
+    let game = seated_game(
+        &api,
+        &host,
+        std::slice::from_ref(&guest),
+        0,
+        &json!({ "public": true }),
+    );
+    let path = format!("/v1/games/{game}/stream");
+    let viewers: [(&crate::support::Player, Option<u8>); 3] =
+        [(&host, Some(0)), (&guest, Some(1)), (&watcher, None)];
+    let mut streams: Vec<EventStream> = viewers
+        .iter()
+        .map(|(p, _)| EventStream::open(&api.base, &path, &p.token, None, PROMPT))
+        .collect();
+    let mut seen: Vec<Vec<crate::support::Frame>> = viewers
+        .iter()
+        .zip(&mut streams)
+        .map(|((p, _), s)| read_up_to(s, &api.events(p, &game), 0))
+        .collect();
+    // Two moves, each delivered through the shared reader (the poll is a minute here).
+    for _ in 0..2 {
+        play_round(&api, &[&host, &guest], &game);
+    }
+    for (((p, seat), stream), frames) in viewers.iter().zip(&mut streams).zip(&mut seen) {
+        let all = api.events(p, &game);
+        let last = frames.last().map_or(0, |f| f.data["seq"].as_u64().unwrap());
+        frames.extend(read_up_to(stream, &all, last));
+        assert_eq!(
+            frame_seq_types(frames),
+            seq_types(&all),
+            "the stream of {seat:?} shows exactly its events endpoint"
+        );
+        let mut own_private = 0;
+        for f in frames.iter() {
+            let private = matches!(
+                f.event.as_deref(),
+                Some("hand_dealt" | "card_selected" | "hand_changed")
+            );
+            if private {
+                assert_eq!(
+                    f.data["data"]["seat"].as_u64(),
+                    seat.map(u64::from),
+                    "seat {seat:?} got another seat's private event: {:?}",
+                    f.data
+                );
+                own_private += 1;
+            }
+        }
+        match seat {
+            Some(_) => assert!(own_private > 0, "seat {seat:?} saw its own hand"),
+            None => assert_eq!(own_private, 0, "the spectator saw no private event"),
+        }
+    }
+    // The two seats' streams differ exactly in their private events.
+    assert_ne!(frame_seq_types(&seen[0]), frame_seq_types(&seen[1]));
+}
+
+/// 200 streams on one game, some from the start and some from the current version, all
+/// through one shared reader: every stream gets every move once, in order, and later moves
+/// bring nothing twice.
+fn many_streams_on_one_game_each_get_every_move_once_in_order(backend: Backend) {
+    let env = [SLOW_POLL[0], SLOW_POLL[1], ("LIMIT_STREAMS", "0")];
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &env);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let watcher = api.guest("watcher");
+    let game = seated_game(
+        &api,
+        &host,
+        std::slice::from_ref(&guest),
+        0,
+        &json!({ "public": true }),
+    );
+    let path = format!("/v1/games/{game}/stream");
+    let version = api.view(&host, &game)["version"].as_u64().unwrap();
+    let starts: Vec<u64> = (0..200)
+        .map(|i| if i % 4 == 0 { 0 } else { version })
+        .collect();
+    let mut streams: Vec<EventStream> = starts
+        .iter()
+        .map(|start| {
+            let id = start.to_string();
+            EventStream::open(&api.base, &path, &watcher.token, Some(&id), PROMPT)
+        })
+        .collect();
+    let mut seen: Vec<u64> = starts.clone();
+    for round in 0..2 {
+        play_round(&api, &[&host, &guest], &game);
+        let all = api.events(&watcher, &game);
+        for (i, stream) in streams.iter_mut().enumerate() {
+            let got = read_up_to(stream, &all, seen[i]);
+            let want: Vec<_> = all
+                .iter()
+                .filter(|e| e["seq"].as_u64().unwrap() > seen[i])
+                .cloned()
+                .collect();
+            assert!(!want.is_empty());
+            assert_eq!(
+                frame_seq_types(&got),
+                seq_types(&want),
+                "stream {i} in round {round}: every event once, in order"
+            );
+            seen[i] = want.last().unwrap()["seq"].as_u64().unwrap();
+        }
+    }
+}
+
 both!(
     a_stream_delivers_moves_and_resumes_without_gaps_or_repeats,
+    each_stream_of_a_game_gets_only_what_its_viewer_may_see,
+    many_streams_on_one_game_each_get_every_move_once_in_order,
     a_stream_ends_when_the_game_is_finished,
     keep_alive_comments_flow_while_nothing_happens,
     streams_refuse_strangers_and_bad_ids,
