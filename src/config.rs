@@ -61,8 +61,8 @@ pub struct Config {
     pub jwt_secret: Option<String>,
     /// `TOKEN_TTL_SECONDS`, default 86400 (one day).
     pub token_ttl: Duration,
-    /// `STREAM_POLL_MS`, default 2000: how often a live stream re-reads the events table
-    /// when no wake-up hint arrives.
+    /// `STREAM_POLL_MS`, default 2000: how often a game's shared stream reader re-reads the
+    /// events table when no wake-up hint arrives.
     pub stream_poll: Duration,
     /// `STREAM_KEEPALIVE_MS`, default 15000: silence after which a stream sends a comment.
     pub stream_keep_alive: Duration,

@@ -52,7 +52,7 @@ pub struct AppState {
     pub metrics: ops::Metrics,
     /// Turns true when the server shuts down (streams end).
     pub shutdown: tokio::sync::watch::Receiver<bool>,
-    /// Live streams re-read the table at least this often.
+    /// A game's shared stream reader re-reads the table at least this often.
     pub stream_poll: std::time::Duration,
     /// Live streams send a comment after this much silence.
     pub stream_keep_alive: std::time::Duration,
