@@ -298,6 +298,20 @@ impl Limits {
         self.store.renew_lease(lease, Some(until))
     }
 
+    /// Extends the leases of many streams at once (a replica renews all of its streams'
+    /// leases together, in statements of up to 1,000).
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn renew_streams(&self, leases: &[String]) -> Result<(), StoreError> {
+        let until = chrono::Utc::now().naive_utc()
+            + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
+        for chunk in leases.chunks(1_000) {
+            self.store.renew_leases(chunk, until)?;
+        }
+        Ok(())
+    }
+
     /// Gives a stream's lease back.
     ///
     /// # Errors

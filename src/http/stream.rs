@@ -164,11 +164,7 @@ pub async fn stream_events(
     let (limits, holder) = (state.limits.clone(), account.clone());
     let lease = blocking(move || limits.open_stream(&holder).map_err(ApiError::from)).await?;
     let live = Live {
-        lease: Lease {
-            limits: state.limits.clone(),
-            id: lease,
-            renewed: Instant::now(),
-        },
+        _lease: state.streams.hold(&state, lease),
         feed: state.streams.subscribe(&state, &id),
         shutdown: state.shutdown.clone(),
         state,
@@ -192,33 +188,21 @@ pub async fn stream_events(
         .streaming(body))
 }
 
-/// A stream's place in the per-account limit: renewed while the stream lives, given back
-/// when it is dropped (a replica that dies leaves leases that expire).
+/// A stream's place in the per-account limit: renewed with all of this replica's leases
+/// while the stream lives ([`Hub`]), given back when it is dropped (a replica that dies
+/// leaves leases that expire).
 struct Lease {
     limits: crate::limits::Limits,
     id: String,
-    renewed: Instant,
-}
-
-impl Lease {
-    fn renew_if_due(&mut self) {
-        if self.renewed.elapsed() < crate::limits::LEASE / 2 {
-            return;
-        }
-        self.renewed = Instant::now();
-        let (limits, id) = (self.limits.clone(), self.id.clone());
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn_blocking(move || {
-                if let Err(e) = limits.renew_stream(&id) {
-                    tracing::warn!(error = %crate::telemetry::Chain(&e), "could not renew a stream lease");
-                }
-            });
-        }
-    }
+    held: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Drop for Lease {
     fn drop(&mut self) {
+        self.held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
         let (limits, id) = (self.limits.clone(), std::mem::take(&mut self.id));
         let close = move || {
             if let Err(e) = limits.close_stream(&id) {
@@ -313,9 +297,64 @@ type Feed = (u64, broadcast::Sender<Arc<Batch>>);
 pub struct Hub {
     feeds: Arc<Mutex<HashMap<String, Feed>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
+    /// The leases of this replica's open streams, renewed together.
+    leases: Arc<Mutex<std::collections::HashSet<String>>>,
+    renewing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Hub {
+    /// Keeps a stream's lease renewed until the returned [`Lease`] is dropped. One task per
+    /// replica renews all leases together every quarter of [`crate::limits::LEASE`] (one
+    /// statement per 1,000 streams, not one per stream).
+    fn hold(&self, state: &web::Data<AppState>, id: String) -> Lease {
+        self.leases
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone());
+        if !self
+            .renewing
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            let (leases, limits, mut shutdown) = (
+                self.leases.clone(),
+                state.limits.clone(),
+                state.shutdown.clone(),
+            );
+            actix_web::rt::spawn(async move {
+                loop {
+                    tokio::select! {
+                        () = tokio::time::sleep(crate::limits::LEASE / 4) => {}
+                        changed = shutdown.changed() => {
+                            if changed.is_err() || *shutdown.borrow() {
+                                return;
+                            }
+                        }
+                    }
+                    let ids: Vec<String> = leases
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .iter()
+                        .cloned()
+                        .collect();
+                    if ids.is_empty() {
+                        continue;
+                    }
+                    let limits = limits.clone();
+                    let renewed =
+                        blocking(move || limits.renew_streams(&ids).map_err(ApiError::from)).await;
+                    if let Err(e) = renewed {
+                        tracing::warn!(error = %e, "could not renew the stream leases");
+                    }
+                }
+            });
+        }
+        Lease {
+            limits: state.limits.clone(),
+            id,
+            held: self.leases.clone(),
+        }
+    }
+
     /// Joins the game's shared feed, starting its reader when this is the game's first
     /// stream here.
     fn subscribe(
@@ -469,7 +508,8 @@ impl Reader {
 
 /// One open stream.
 struct Live {
-    lease: Lease,
+    /// Held for its `Drop`: gives the lease back when the stream ends.
+    _lease: Lease,
     state: web::Data<AppState>,
     feed: broadcast::Receiver<Arc<Batch>>,
     shutdown: watch::Receiver<bool>,
@@ -489,7 +529,18 @@ impl Live {
         loop {
             if let Some(frame) = self.queue.pop_front() {
                 self.last_sent = Instant::now();
-                return Some(frame);
+                if self.queue.is_empty() {
+                    return Some(frame);
+                }
+                // Everything queued in one chunk: one write instead of one per event, which
+                // counts when a move wakes thousands of streams.
+                let size = frame.len() + self.queue.iter().map(Bytes::len).sum::<usize>();
+                let mut all = bytes::BytesMut::with_capacity(size);
+                all.extend_from_slice(&frame);
+                for more in self.queue.drain(..) {
+                    all.extend_from_slice(&more);
+                }
+                return Some(all.freeze());
             }
             if self.finished || *self.shutdown.borrow() {
                 return None;
@@ -504,7 +555,6 @@ impl Live {
             if !self.wait().await {
                 return None;
             }
-            self.lease.renew_if_due();
             if self.queue.is_empty() && self.last_sent.elapsed() >= self.state.stream_keep_alive {
                 self.last_sent = Instant::now();
                 return Some(Bytes::from_static(b": keep-alive\n\n"));
@@ -547,12 +597,8 @@ impl Live {
 
     /// Waits for the shared feed, the keep-alive, or shutdown; false on shutdown.
     async fn wait(&mut self) -> bool {
-        // Wakes at least every quarter lease, so the lease is renewed in time.
-        let keep_alive = tokio::time::sleep_until(
-            (self.last_sent + self.state.stream_keep_alive)
-                .min(Instant::now() + crate::limits::LEASE / 4)
-                .into(),
-        );
+        let keep_alive =
+            tokio::time::sleep_until((self.last_sent + self.state.stream_keep_alive).into());
         tokio::pin!(keep_alive);
         loop {
             tokio::select! {

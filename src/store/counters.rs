@@ -171,6 +171,34 @@ impl Store {
         }
     }
 
+    /// Extends many leases at once (one statement per call on PostgreSQL).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn renew_leases(
+        &self,
+        ids: &[String],
+        expires_at: NaiveDateTime,
+    ) -> Result<(), StoreError> {
+        match &self.pools {
+            Pools::Pg(pool) => {
+                diesel::sql_query("UPDATE stream_leases SET expires_at = $1 WHERE id = ANY($2)")
+                    .bind::<Timestamp, _>(expires_at)
+                    .bind::<diesel::sql_types::Array<Text>, _>(ids)
+                    .execute(&mut *pool.get()?)?;
+            }
+            Pools::Sqlite(_) => {
+                let mut leases = locked(&self.memory.leases);
+                for id in ids {
+                    if let Some(lease) = leases.get_mut(id) {
+                        lease.1 = expires_at;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Extends a lease (or drops it, with `expires_at = None`).
     ///
     /// # Errors
