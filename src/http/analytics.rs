@@ -131,7 +131,7 @@ fn item(e: ReadEvent) -> FeedItem {
         (status = 200, body = FeedPage, description = "a page, or an NDJSON stream of FeedItem"),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 403, description = "`not_an_analyst`", body = Problem),
-        (status = 422, description = "`validation_failed`", body = Problem)
+        (status = 422, description = "`validation_failed`: `limit` out of range, or `after` naming no event", body = Problem)
     )
 )]
 #[get("/v1/analytics/events")]

@@ -2949,7 +2949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed` */
+            /** @description `validation_failed`: `limit` out of range, or `after` naming no event */
             422: {
                 headers: {
                     [name: string]: unknown;
