@@ -457,7 +457,7 @@ fn mail_row(
     }
 }
 
-/// Writes the reminders that a change of a game from `before` to `after` causes, in the
+/// Writes the reminders that a change of a game to `after` announces (`news`), in the
 /// transaction that appends it (`version`: the game's version after it), for the people
 /// with a verified address:
 ///
@@ -473,23 +473,14 @@ pub fn enqueue(
     tx: &mut dyn Tx,
     game_id: &str,
     version: i32,
-    before: &Game,
     after: &Game,
+    news: &crate::webhooks::Announcements<'_>,
     digest_interval: Duration,
 ) -> Result<(), StoreError> {
-    let turns = crate::webhooks::new_asks(before, after);
-    let seated = crate::webhooks::finished_seats(before, after);
-    if turns.is_empty() && seated.is_empty() {
+    if news.is_empty() {
         return Ok(());
     }
-    let mut accounts: Vec<&str> = turns
-        .iter()
-        .map(|t| t.account)
-        .chain(seated.iter().map(|(_, a)| *a))
-        .collect();
-    accounts.sort_unstable();
-    accounts.dedup();
-    let recipients = tx.account_mail().mail_recipients(&accounts)?;
+    let recipients = tx.account_mail().mail_recipients(&news.accounts())?;
     if recipients.is_empty() {
         return Ok(());
     }
@@ -504,7 +495,7 @@ pub fn enqueue(
         payload
     };
     let mut rows = Vec::new();
-    for ask in &turns {
+    for ask in &news.turns {
         let Some(r) = recipients.iter().find(|r| r.account_id == ask.account) else {
             continue;
         };
@@ -566,7 +557,7 @@ pub fn enqueue(
             ));
         }
     }
-    for (seat, account) in &seated {
+    for (seat, account) in &news.finished {
         let Some(r) = recipients.iter().find(|r| r.account_id == *account) else {
             continue;
         };

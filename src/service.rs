@@ -492,9 +492,10 @@ impl Service {
         before: &Game,
         after: &Game,
     ) -> Result<(), StoreError> {
-        crate::webhooks::enqueue(tx.webhooks(), game_id, version, before, after)?;
+        let news = crate::webhooks::Announcements::of(before, after);
+        crate::webhooks::enqueue(tx.webhooks(), game_id, version, after, &news)?;
         if let Some(digest) = self.mail_digest {
-            crate::mail::enqueue(tx, game_id, version, before, after, digest)?;
+            crate::mail::enqueue(tx, game_id, version, after, &news, digest)?;
         }
         Ok(())
     }

@@ -266,7 +266,48 @@ pub fn finished_seats<'a>(before: &Game, after: &'a Game) -> Vec<(u8, &'a str)> 
     }
 }
 
-/// Writes the notifications that a change of a game from `before` to `after` causes, in the
+/// What a change of a game announces, worked out once per append for every channel
+/// (webhooks and mail reminders): the people newly asked to act ([`new_asks`], which renders
+/// views, so it is not worth doing twice) and the seated people of a game the change ended.
+pub struct Announcements<'a> {
+    /// New asks.
+    pub turns: Vec<rules::PersonAsk<'a>>,
+    /// `(seat, account)` of every seated person, when the change ended the game.
+    pub finished: Vec<(u8, &'a str)>,
+}
+
+impl<'a> Announcements<'a> {
+    /// What the change from `before` to `after` announces.
+    #[must_use]
+    pub fn of(before: &Game, after: &'a Game) -> Self {
+        Self {
+            turns: new_asks(before, after),
+            finished: finished_seats(before, after),
+        }
+    }
+
+    /// Nothing to announce.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.turns.is_empty() && self.finished.is_empty()
+    }
+
+    /// Everyone concerned, sorted, once each.
+    #[must_use]
+    pub fn accounts(&self) -> Vec<&'a str> {
+        let mut accounts: Vec<&str> = self
+            .turns
+            .iter()
+            .map(|t| t.account)
+            .chain(self.finished.iter().map(|(_, a)| *a))
+            .collect();
+        accounts.sort_unstable();
+        accounts.dedup();
+        accounts
+    }
+}
+
+/// Writes the webhook notifications that a change of a game to `after` announces, in the
 /// transaction that appends the change (`version` is the game's version after it):
 ///
 /// - `your_turn`, per webhook of each person asked to act in `after` who was not asked the
@@ -282,22 +323,13 @@ pub fn enqueue(
     tx: &mut dyn WebhookTx,
     game_id: &str,
     version: i32,
-    before: &Game,
     after: &Game,
+    news: &Announcements<'_>,
 ) -> Result<(), StoreError> {
-    let turns = new_asks(before, after);
-    let seated = finished_seats(before, after);
-    if turns.is_empty() && seated.is_empty() {
+    if news.is_empty() {
         return Ok(());
     }
-    let mut accounts: Vec<&str> = turns
-        .iter()
-        .map(|t| t.account)
-        .chain(seated.iter().map(|(_, a)| *a))
-        .collect();
-    accounts.sort_unstable();
-    accounts.dedup();
-    let hooks = tx.webhooks_of_accounts(&accounts)?;
+    let hooks = tx.webhooks_of_accounts(&news.accounts())?;
     if hooks.is_empty() {
         return Ok(());
     }
@@ -312,28 +344,11 @@ pub fn enqueue(
         payload.insert("created_at".into(), rfc3339(now).into());
         payload
     };
-    let row = |hook: &WebhookRow, kind: &str, mut payload: Map<String, Value>| {
-        let id = uuid::Uuid::now_v7().to_string();
-        payload.insert("id".into(), id.clone().into());
-        DeliveryRow {
-            id,
-            webhook_id: Some(hook.id.clone()),
-            account_id: hook.account_id.clone(),
-            game_id: game_id.to_owned(),
-            kind: kind.to_owned(),
-            game_version: version,
-            payload: JsonValue(Value::Object(payload)),
-            status: PENDING.to_owned(),
-            attempts: 0,
-            next_attempt_at: now,
-            last_error: None,
-            created_at: now,
-            finished_at: None,
-            channel: CHANNEL_WEBHOOK.to_owned(),
-        }
+    let row = |hook: &WebhookRow, kind: &str, payload: Map<String, Value>| {
+        webhook_row(hook, game_id, kind, version, payload, now)
     };
     let mut rows = Vec::new();
-    for ask in &turns {
+    for ask in &news.turns {
         let mine: Vec<&WebhookRow> = hooks
             .iter()
             .filter(|h| h.account_id == ask.account)
@@ -367,7 +382,7 @@ pub fn enqueue(
         }
         rows.extend(mine.into_iter().map(|h| row(h, YOUR_TURN, payload.clone())));
     }
-    for (seat, account) in &seated {
+    for (seat, account) in &news.finished {
         let mut payload = common(GAME_FINISHED, *seat);
         payload.insert("winners".into(), after.winners.clone().into());
         rows.extend(
@@ -378,6 +393,36 @@ pub fn enqueue(
         );
     }
     tx.insert_deliveries(&rows)
+}
+
+/// A pending webhook delivery of `hook`, due now; its id goes into the payload as `id`
+/// (receivers drop duplicates by it).
+fn webhook_row(
+    hook: &WebhookRow,
+    game_id: &str,
+    kind: &str,
+    version: i32,
+    mut payload: Map<String, Value>,
+    now: NaiveDateTime,
+) -> DeliveryRow {
+    let id = uuid::Uuid::now_v7().to_string();
+    payload.insert("id".into(), id.clone().into());
+    DeliveryRow {
+        id,
+        webhook_id: Some(hook.id.clone()),
+        account_id: hook.account_id.clone(),
+        game_id: game_id.to_owned(),
+        kind: kind.to_owned(),
+        game_version: version,
+        payload: JsonValue(Value::Object(payload)),
+        status: PENDING.to_owned(),
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: None,
+        created_at: now,
+        finished_at: None,
+        channel: CHANNEL_WEBHOOK.to_owned(),
+    }
 }
 
 /// Tells the people for whom a rematch keeps a seat that it waits for them (kind
@@ -406,33 +451,22 @@ pub fn enqueue_rematch(
     let mut rows = Vec::new();
     for (seat, account) in kept {
         for hook in hooks.iter().filter(|h| h.account_id == account) {
-            let id = uuid::Uuid::now_v7().to_string();
-            let payload = serde_json::json!({
-                "id": id,
-                "kind": REMATCH_OFFERED,
-                "game_id": game_id,
-                "game_version": version,
-                "ruleset": game.setup.ruleset.name(),
-                "seat": seat,
-                "rematch_of": game.rematch_of,
-                "created_at": rfc3339(now),
-            });
-            rows.push(DeliveryRow {
-                id,
-                webhook_id: Some(hook.id.clone()),
-                account_id: hook.account_id.clone(),
-                game_id: game_id.to_owned(),
-                kind: REMATCH_OFFERED.to_owned(),
-                game_version: version,
-                payload: JsonValue(payload),
-                status: PENDING.to_owned(),
-                attempts: 0,
-                next_attempt_at: now,
-                last_error: None,
-                created_at: now,
-                finished_at: None,
-                channel: CHANNEL_WEBHOOK.to_owned(),
-            });
+            let mut payload = Map::new();
+            payload.insert("kind".into(), REMATCH_OFFERED.into());
+            payload.insert("game_id".into(), game_id.into());
+            payload.insert("game_version".into(), version.into());
+            payload.insert("ruleset".into(), game.setup.ruleset.name().into());
+            payload.insert("seat".into(), seat.into());
+            payload.insert("rematch_of".into(), game.rematch_of.clone().into());
+            payload.insert("created_at".into(), rfc3339(now).into());
+            rows.push(webhook_row(
+                hook,
+                game_id,
+                REMATCH_OFFERED,
+                version,
+                payload,
+                now,
+            ));
         }
     }
     tx.insert_deliveries(&rows)
