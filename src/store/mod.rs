@@ -509,25 +509,16 @@ impl Store {
     #[must_use]
     pub fn ping(&self) -> bool {
         let wait = |timeout: Duration| timeout.min(PING_TIMEOUT);
+        // `R2D2Connection::ping` is the backend's own trivial query (`SELECT 1`).
         let result: Result<(), StoreError> = match &self.pools {
             Pools::Pg(p) => p
                 .get_timeout(wait(p.connection_timeout()))
                 .map_err(Into::into)
-                .and_then(|mut c| {
-                    diesel::sql_query("SELECT 1")
-                        .execute(&mut c)
-                        .map(|_| ())
-                        .map_err(Into::into)
-                }),
+                .and_then(|mut c| c.ping().map_err(Into::into)),
             Pools::Sqlite(p) => p
                 .get_timeout(wait(p.connection_timeout()))
                 .map_err(Into::into)
-                .and_then(|mut c| {
-                    diesel::sql_query("SELECT 1")
-                        .execute(&mut c)
-                        .map(|_| ())
-                        .map_err(Into::into)
-                }),
+                .and_then(|mut c| c.ping().map_err(Into::into)),
         };
         result.is_ok()
     }
