@@ -265,6 +265,15 @@ fn problem_body(
     .unwrap_or_default()
 }
 
+/// Whether a response with these headers is problem+json.
+#[must_use]
+pub fn is_problem(headers: &header::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/problem+json"))
+}
+
 /// Rewrites an error response that is not problem+json — made by actix itself, the docs
 /// UI or a middleware — into one, keeping its status and headers (`Allow`, CORS, …).
 ///
@@ -274,12 +283,7 @@ pub fn bare_error_to_problem<B>(
     res: actix_web::dev::ServiceResponse<B>,
 ) -> actix_web::Result<actix_web::middleware::ErrorHandlerResponse<B>> {
     use actix_web::middleware::ErrorHandlerResponse;
-    let is_problem = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/problem+json"));
-    if is_problem {
+    if is_problem(res.headers()) {
         return Ok(ErrorHandlerResponse::Response(res.map_into_left_body()));
     }
     let status = res.status();

@@ -131,12 +131,7 @@ pub async fn localize(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let lang = Lang::of(&req);
     let mut res = next.call(req).await?.map_into_boxed_body();
-    let is_problem = res
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.starts_with("application/problem+json"));
-    if is_problem {
+    if super::errors::is_problem(res.headers()) {
         let german = res.response().extensions().get::<GermanProblem>().cloned();
         if let (Lang::De, Some(GermanProblem(body))) = (lang, german) {
             res = res.map_body(|_, _| BoxBody::new(body));
