@@ -2,7 +2,6 @@
 //! export, the archive of finished games, and upcasting of old payloads.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::sync::{
     Arc,
     atomic::{AtomicBool, Ordering},
@@ -23,16 +22,7 @@ fn analyst(server: &TestServer, api: &Api) -> Player {
         &json!({ "name": "ada", "password": "correct horse" }),
     );
     assert_eq!(r.status, 201, "{}", r.text);
-    let out = Command::new(env!("CARGO_BIN_EXE_stammtisch"))
-        .args(["grant-role", "ada", "analyst"])
-        .env("DATABASE_URL", &server.db.url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::support::run_command(server, &["grant-role", "ada", "analyst"]);
     let t = api.post(
         "/v1/tokens",
         None,

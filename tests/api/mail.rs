@@ -468,7 +468,10 @@ fn reminders_arrive_without_hidden_information(backend: Backend) {
     // hour away, "deadline near": to anna only.
     wait_until("anna's turn and deadline mails", || {
         let mails = sink.to("anna@example.org");
-        mails.iter().any(|m| m.body.contains("play_card"))
+        // The deadline mail names the action too: wait for the turn mail itself.
+        mails
+            .iter()
+            .any(|m| m.subject().starts_with("Your turn") && m.body.contains("play_card"))
             && mails.iter().any(|m| m.subject().contains("deadline"))
     });
     // A figure, not an assertion: the worker looks at the outbox every 200 ms.

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, play_randomly, sql, start_game};
+use crate::support::{
+    Api, Backend, Player, TestServer, play_randomly, run_command, sql, start_game,
+};
 
 /// Waits until the ratings projection has folded `games` finished games of `player`
 /// (as the player sees their own history).
@@ -250,17 +252,7 @@ fn ratings_rebuild_from_the_log_to_the_same_numbers(backend: Backend) {
     );
     sql(&server, "DELETE FROM player_results");
     assert_ne!(snapshot(&api), before);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
-        .arg("rebuild-ratings")
-        .env("DATABASE_URL", &server.db.url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("ratings rebuilt"));
+    assert!(run_command(&server, &["rebuild-ratings"]).contains("ratings rebuilt"));
     let after = snapshot(&api);
     assert_eq!(
         before, after,
@@ -301,16 +293,7 @@ fn a_guest_who_registers_later_leaves_old_games_unrated(backend: Backend) {
     // A rebuild reads ben as registered only for games that finished after he registered.
     sql(&server, "DELETE FROM player_results");
     sql(&server, "DELETE FROM ratings");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stammtisch"))
-        .arg("rebuild-ratings")
-        .env("DATABASE_URL", &server.db.url)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_command(&server, &["rebuild-ratings"]);
     let after = api.get(&format!("/v1/players/{}/games", anna.id), Some(&anna.token));
     assert_eq!(before.body, after.body);
     assert_eq!(

@@ -764,6 +764,22 @@ pub fn play_turns(api: &Api, me: &Player, game: &str, turns: u64) {
     }
 }
 
+/// Runs a command of the `stammtisch` binary (`grant-role …`, `rebuild-ratings`) against the
+/// test's database; asserts that it succeeds and returns what it printed.
+pub fn run_command(server: &TestServer, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_stammtisch"))
+        .args(args)
+        .env("DATABASE_URL", &server.db.url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stammtisch {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs one SQL statement on the test's database directly.
 pub fn sql(server: &TestServer, statement: &str) {
     match server.backend {
