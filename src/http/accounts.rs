@@ -83,6 +83,16 @@ pub struct Token {
     pub expires_in: u64,
 }
 
+impl From<crate::accounts::Issued> for Token {
+    fn from(issued: crate::accounts::Issued) -> Self {
+        Self {
+            access_token: issued.token,
+            token_type: "Bearer",
+            expires_in: issued.expires_in,
+        }
+    }
+}
+
 /// A guest account with its token.
 #[derive(Serialize, ToSchema)]
 pub struct GuestToken {
@@ -181,11 +191,7 @@ pub async fn create_token(
             .map_err(ApiError::from)
     })
     .await?;
-    Ok(HttpResponse::Ok().json(Token {
-        access_token: issued.token,
-        token_type: "Bearer",
-        expires_in: issued.expires_in,
-    }))
+    Ok(HttpResponse::Ok().json(Token::from(issued)))
 }
 
 /// The caller's account.
@@ -312,11 +318,7 @@ pub async fn change_password(
             .map_err(ApiError::from)
     })
     .await?;
-    Ok(HttpResponse::Ok().json(Token {
-        access_token: issued.token,
-        token_type: "Bearer",
-        expires_in: issued.expires_in,
-    }))
+    Ok(HttpResponse::Ok().json(Token::from(issued)))
 }
 
 /// Logs the caller out everywhere: every token of the account stops working at once, on

@@ -155,14 +155,6 @@ pub struct EventPage {
     pub next_cursor: Option<String>,
 }
 
-fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
-    match limit {
-        None => Ok(50),
-        Some(l) if (1..=500).contains(&l) => Ok(l),
-        Some(_) => Err(ApiError::Validation("limit must be 1 to 500".into())),
-    }
-}
-
 /// Parses a game id from a path (not a UUID: 404).
 pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
     super::parse_id(raw, "game")
@@ -282,7 +274,7 @@ pub async fn list_games(
     params: web::Query<ListParams>,
 ) -> Result<HttpResponse, ApiError> {
     let p = params.into_inner();
-    let limit = page_limit(p.limit)?;
+    let limit = super::page_limit(p.limit)?;
     if p.awaiting.as_deref().is_some_and(|a| a != "me") {
         return Err(ApiError::Validation("awaiting accepts only \"me\"".into()));
     }
@@ -546,7 +538,7 @@ pub async fn list_events(
     params: web::Query<EventParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let limit = page_limit(params.limit)?;
+    let limit = super::page_limit(params.limit)?;
     let after = params.after.unwrap_or(0);
     if after < 0 {
         return Err(ApiError::Validation("after must be 0 or more".into()));

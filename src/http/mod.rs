@@ -409,3 +409,14 @@ pub(crate) fn if_match(
         .map(Some)
         .ok_or_else(|| bad("If-Match must be one \"<version>\" (as in the ETag) or *"))
 }
+
+/// A page size from `limit`: 50 when absent, 1 to 500 otherwise (`validation_failed`).
+pub(crate) fn page_limit(limit: Option<i64>) -> Result<i64, errors::ApiError> {
+    match limit {
+        None => Ok(50),
+        Some(l) if (1..=500).contains(&l) => Ok(l),
+        Some(_) => Err(errors::ApiError::Validation(
+            "limit must be 1 to 500".into(),
+        )),
+    }
+}

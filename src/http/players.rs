@@ -154,14 +154,6 @@ pub struct PlayedGamePage {
     pub next_cursor: Option<String>,
 }
 
-fn page_limit(limit: Option<i64>) -> Result<i64, ApiError> {
-    match limit {
-        None => Ok(50),
-        Some(l) if (1..=500).contains(&l) => Ok(l),
-        Some(_) => Err(ApiError::Validation("limit must be 1 to 500".into())),
-    }
-}
-
 #[expect(clippy::cast_precision_loss, reason = "averages for people to read")]
 fn ratio(part: i64, whole: i64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
@@ -185,7 +177,7 @@ pub async fn leaderboard(
     params: web::Query<PageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let ruleset = Ruleset::from_name(&path).ok_or(ApiError::NotFound("ruleset"))?;
-    let limit = page_limit(params.limit)?;
+    let limit = super::page_limit(params.limit)?;
     let cursor = params.into_inner().cursor;
     let board = blocking(move || {
         state
@@ -296,7 +288,7 @@ pub async fn player_games(
     params: web::Query<PageParams>,
 ) -> Result<HttpResponse, ApiError> {
     let id = super::parse_id(&path, "player")?;
-    let limit = page_limit(params.limit)?;
+    let limit = super::page_limit(params.limit)?;
     let cursor = params.into_inner().cursor;
     let history = blocking(move || {
         state
