@@ -140,16 +140,7 @@ pub trait AccountMailTx {
     ) -> Result<usize, StoreError>;
 }
 
-fn duplicate_or(e: diesel::result::Error) -> StoreError {
-    if matches!(
-        e,
-        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
-    ) {
-        StoreError::Duplicate
-    } else {
-        StoreError::Query(e)
-    }
-}
+use super::ops::duplicate_or;
 
 macro_rules! impl_account_mail_tx {
     ($conn:ty) => {

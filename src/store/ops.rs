@@ -484,7 +484,8 @@ fn is_unique_violation(e: &DieselError) -> bool {
     )
 }
 
-fn duplicate_or(e: DieselError) -> StoreError {
+/// A unique violation as [`StoreError::Duplicate`], anything else as a query error.
+pub(super) fn duplicate_or(e: DieselError) -> StoreError {
     if is_unique_violation(&e) {
         StoreError::Duplicate
     } else {

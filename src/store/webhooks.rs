@@ -196,16 +196,7 @@ pub trait WebhookTx {
     ) -> Result<(), StoreError>;
 }
 
-fn duplicate_or(e: diesel::result::Error) -> StoreError {
-    if matches!(
-        e,
-        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)
-    ) {
-        StoreError::Duplicate
-    } else {
-        StoreError::Query(e)
-    }
-}
+use super::ops::duplicate_or;
 
 /// `$($lock)*` is appended to the queries that must lock the rows they read: PostgreSQL
 /// gets `FOR UPDATE` (and `SKIP LOCKED` for the outbox); SQLite's `BEGIN IMMEDIATE`
