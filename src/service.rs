@@ -579,18 +579,50 @@ impl Service {
     /// A game's state and version: the cached state plus the events after it, or the whole
     /// stream when nothing is cached.
     fn load(&self, tx: &mut dyn Tx, game_id: &str) -> Result<(i32, Game), ServiceError> {
-        if let Some((version, mut game)) = self.cache.get(game_id) {
+        if let Some((version, game)) = self.cache.get(game_id) {
             let newer = tx.load_events_after(game_id, version)?;
-            for stored in &newer {
-                game.apply(&decode(stored)?);
-            }
-            return Ok((newer.last().map_or(version, |e| e.seq), game));
+            return Self::catch_up(version, game, &newer);
         }
         let stored = tx.load_events(game_id)?;
+        Self::replay(game_id, &stored)
+    }
+
+    /// [`Service::load`] with the game's index row, in one statement.
+    fn load_row(
+        &self,
+        tx: &mut dyn Tx,
+        game_id: &str,
+    ) -> Result<(GameRow, i32, Game), ServiceError> {
+        let cached = self.cache.get(game_id);
+        let after = cached.as_ref().map_or(0, |(version, _)| *version);
+        let (row, stored) = tx
+            .game_and_events_after(game_id, after)?
+            .ok_or(ServiceError::GameNotFound)?;
+        let (version, game) = match cached {
+            Some((version, game)) => Self::catch_up(version, game, &stored)?,
+            None => Self::replay(game_id, &stored)?,
+        };
+        Ok((row, version, game))
+    }
+
+    /// A cached state brought up to date with the events after it.
+    fn catch_up(
+        version: i32,
+        mut game: Game,
+        newer: &[StoredEvent],
+    ) -> Result<(i32, Game), ServiceError> {
+        for stored in newer {
+            game.apply(&decode(stored)?);
+        }
+        Ok((newer.last().map_or(version, |e| e.seq), game))
+    }
+
+    /// A state from a game's whole stream.
+    fn replay(game_id: &str, stored: &[StoredEvent]) -> Result<(i32, Game), ServiceError> {
         if stored.is_empty() {
             return Err(ServiceError::GameNotFound);
         }
-        Ok((version_of(&stored), rebuild(game_id, &stored)?))
+        Ok((version_of(stored), rebuild(game_id, stored)?))
     }
 
     /// The game's index row, version and state, if `viewer` may see it: public games by
@@ -601,8 +633,7 @@ impl Service {
         game_id: &str,
         viewer: &str,
     ) -> Result<(GameRow, i32, Game), ServiceError> {
-        let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
-        let (version, game) = self.load(tx, game_id)?;
+        let (row, version, game) = self.load_row(tx, game_id)?;
         if !row.public && game.seat_of(viewer).is_none() && !kept_for(&game, viewer) {
             return Err(ServiceError::GameNotFound);
         }
@@ -818,8 +849,7 @@ impl Service {
                 return Ok(CommandOutcome::Replayed(stored.response));
             }
         }
-        let row = tx.game(req.game)?.ok_or(ServiceError::GameNotFound)?;
-        let (version, mut game) = self.load(tx, req.game)?;
+        let (row, version, mut game) = self.load_row(tx, req.game)?;
         // Privacy first: to an outsider a private game does not exist, whatever the
         // request's headers say (a stale If-Match must not reveal its version).
         if !row.public && game.seat_of(req.account).is_none() {
@@ -1370,8 +1400,7 @@ impl Service {
         limit: i64,
     ) -> Result<StreamPage, ServiceError> {
         self.store.read(|tx| {
-            let row = tx.game(game_id)?.ok_or(ServiceError::GameNotFound)?;
-            let (version, game) = self.load(tx, game_id)?;
+            let (row, version, game) = self.load_row(tx, game_id)?;
             if self.cache.would_keep(game_id, version) {
                 self.cache.put(game_id, version, game.clone());
             }

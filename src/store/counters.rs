@@ -61,20 +61,23 @@ impl Store {
         match &self.pools {
             Pools::Pg(pool) => {
                 let mut conn = pool.get()?;
-                let row: Counts = diesel::sql_query(
+                // Prepared: on every command (see `prepared`).
+                let row: Counts = super::prepared::prepared(
                     "WITH up AS ( \
-                         INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, $4) \
+                         INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, $3) \
                          ON CONFLICT (key, window_start) \
                          DO UPDATE SET count = rate_counters.count + EXCLUDED.count \
-                         RETURNING count) \
+                         RETURNING key, window_start, count) \
                      SELECT (SELECT count FROM up) AS current, \
-                            COALESCE((SELECT count FROM rate_counters \
-                                      WHERE key = $1 AND window_start = $2 - $3), 0) AS previous",
+                            COALESCE((SELECT r.count FROM rate_counters r, up \
+                                      WHERE r.key = up.key \
+                                        AND r.window_start = up.window_start - $4), 0) \
+                            AS previous",
                 )
                 .bind::<Text, _>(key)
                 .bind::<BigInt, _>(start)
-                .bind::<BigInt, _>(length)
                 .bind::<Integer, _>(add)
+                .bind::<BigInt, _>(length)
                 .get_result(&mut *conn)?;
                 Ok((row.current, row.previous))
             }

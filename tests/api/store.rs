@@ -135,3 +135,75 @@ both!(
     stored_events_cannot_be_updated_or_deleted,
     migrations_revert_and_apply_again
 );
+
+/// `prepared` statements stay prepared on their connection (diesel's `sql_query` is
+/// parsed and planned anew on every call): run twice, PostgreSQL holds one named statement
+/// with that text; `sql_query` leaves none. On SQLite the same text runs with `?`
+/// placeholders.
+fn prepared_statements_are_kept_per_connection(backend: Backend) {
+    use diesel::sql_types::{BigInt, Integer, Text};
+    use stammtisch::store::prepared::prepared;
+    #[derive(diesel::QueryableByName)]
+    struct Sum {
+        #[diesel(sql_type = Integer)]
+        n: i32,
+    }
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+    let statement = "SELECT CAST($1 AS integer) + length(CAST($2 AS text)) AS n";
+    let run = |conn: &mut dyn FnMut(i32) -> i32| (conn(1), conn(40));
+    match backend {
+        Backend::Postgres => {
+            let db = TestDb::new(backend);
+            let mut c = diesel::PgConnection::establish(&db.url).unwrap();
+            let sums = run(&mut |x| {
+                prepared(statement)
+                    .bind::<Integer, _>(x)
+                    .bind::<Text, _>("abc")
+                    .get_result::<Sum>(&mut c)
+                    .unwrap()
+                    .n
+            });
+            assert_eq!(sums, (4, 43));
+            let held = |c: &mut diesel::PgConnection, text: &str| {
+                diesel::sql_query(
+                    "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1",
+                )
+                .bind::<Text, _>(text)
+                .get_result::<Count>(c)
+                .unwrap()
+                .n
+            };
+            assert_eq!(held(&mut c, statement), 1, "kept once, used twice");
+            let unkept = "SELECT CAST($1 AS integer) * 2 AS n";
+            for x in [1, 2] {
+                let n = diesel::sql_query(unkept)
+                    .bind::<Integer, _>(x)
+                    .get_result::<Sum>(&mut c)
+                    .unwrap()
+                    .n;
+                assert_eq!(n, 2 * x);
+            }
+            assert_eq!(held(&mut c, unkept), 0, "sql_query is not kept");
+        }
+        Backend::Sqlite => {
+            let db = TestDb::new(backend);
+            let mut c = diesel::SqliteConnection::establish(db.url.trim_start_matches("sqlite://"))
+                .unwrap();
+            let sums = run(&mut |x| {
+                prepared(statement)
+                    .bind::<Integer, _>(x)
+                    .bind::<Text, _>("abc")
+                    .get_result::<Sum>(&mut c)
+                    .unwrap()
+                    .n
+            });
+            assert_eq!(sums, (4, 43));
+        }
+    }
+}
+
+both!(prepared_statements_are_kept_per_connection);
