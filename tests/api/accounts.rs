@@ -193,6 +193,28 @@ fn password_change_and_logout_everywhere(backend: Backend) {
         api2.get("/v1/me", Some(t))
             .assert_problem(401, "unauthorized");
     }
+    // A command checks the account before anything else about the request (the command
+    // path resolves it inside its own blocking call): 401 whatever the body or game.
+    let game = api.create_game(&guest, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    let path = format!("/v1/games/{}/commands", game["id"].as_str().unwrap());
+    for (path, body) in [
+        (path.as_str(), "{\"type\": \"join\"}"),
+        (path.as_str(), "{\"type\": \"no-such-command\"}"),
+        (path.as_str(), "[1]"),
+        (path.as_str(), "{"),
+        ("/v1/games/no-such-game/commands", "{\"type\": \"join\"}"),
+    ] {
+        for client in [&api, &api2] {
+            client
+                .post_raw(
+                    path,
+                    Some(&fourth),
+                    body.as_bytes().to_vec(),
+                    "application/json",
+                )
+                .assert_problem(401, "unauthorized");
+        }
+    }
     // Logging in again works, on either replica.
     let r = login("a-new-password");
     assert_eq!(r.status, 200);
