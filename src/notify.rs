@@ -5,6 +5,9 @@
 //! hints (sent after commit) also go to the other replicas, in batches, through the
 //! replica's wake-up connection ([`crate::store::wakeups`]), which brings theirs back.
 
+/// The hint "any game may have new events" (see [`crate::store::wakeups::EVERY_GAME`]).
+pub use crate::store::wakeups::EVERY_GAME;
+
 use tokio::sync::broadcast;
 
 /// Sends and receives "game has new events" hints.

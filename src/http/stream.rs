@@ -437,6 +437,11 @@ impl Reader {
             let full = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= limit;
             let Some(from) = self.cursor else {
                 self.cursor = Some(page.upto);
+                // A stream that joined has read the table up to where it stands; what
+                // committed between that read and this one would be in no batch, and the
+                // stream would wait for the next move. An empty batch from here makes such
+                // a stream (its cursor below `from`) catch up from the table.
+                let _ = self.sender.send(Arc::new(Batch::render(page.upto, page)?));
                 return Ok(());
             };
             if page.upto <= from {
@@ -458,7 +463,7 @@ impl Reader {
         loop {
             tokio::select! {
                 hint = self.hints.recv() => match hint {
-                    Ok(game) if game == self.game => return true,
+                    Ok(game) if game == self.game || game == crate::notify::EVERY_GAME => return true,
                     Ok(_) => {}
                     Err(broadcast::error::RecvError::Lagged(_)) => return true,
                     Err(broadcast::error::RecvError::Closed) => return false,

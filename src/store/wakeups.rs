@@ -17,6 +17,11 @@ use diesel::{Connection, PgConnection, RunQueryDsl};
 /// The PostgreSQL channel name.
 pub const CHANNEL: &str = "stammtisch_events";
 
+/// The hint "any game may have new events" (no game id is `*`): delivered when the
+/// connection starts listening, since hints sent before that (at start-up, or while the
+/// connection was lost) were not heard.
+pub const EVERY_GAME: &str = "*";
+
 /// How long the connection waits for hints to send before it looks for other replicas'.
 const POLL: Duration = Duration::from_millis(20);
 /// At most one notification per this interval: hints that arrive meanwhile wait for it
@@ -62,6 +67,7 @@ fn run(
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut conn = PgConnection::establish(url)?;
     conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+    deliver(EVERY_GAME);
     let mut sent = Instant::now();
     loop {
         let mut games = BTreeSet::new();
