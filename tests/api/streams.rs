@@ -341,7 +341,55 @@ fn many_streams_on_one_game_each_get_every_move_once_in_order(backend: Backend) 
     }
 }
 
+/// A move that commits while a stream opens reaches it. A game's reader on a replica starts
+/// with the game's first stream there; what commits between the stream's own read of the
+/// table and the reader's first read must still be delivered (streams poll every 60 s here,
+/// so a lost move is a silent stream). The race depends on timing: many fresh games, each
+/// with a stream opening while its move is made, on four threads at once.
+fn a_move_made_while_a_stream_opens_reaches_it(backend: Backend) {
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &SLOW_POLL);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let watcher = api.guest("watcher");
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..10 {
+                    let game = seated_game(
+                        &api,
+                        &host,
+                        std::slice::from_ref(&guest),
+                        0,
+                        &json!({ "public": true }),
+                    );
+                    let view = api.view(&host, &game);
+                    let version = view["version"].as_u64().unwrap().to_string();
+                    let card = cards(&view["you"]["hand"])[0];
+                    let path = format!("/v1/games/{game}/stream");
+                    std::thread::scope(|inner| {
+                        let opened = inner.spawn(|| {
+                            let mut stream = EventStream::open(
+                                &server.base,
+                                &path,
+                                &watcher.token,
+                                Some(&version),
+                                PROMPT,
+                            );
+                            stream.next_event().unwrap()
+                        });
+                        api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+                        let first = opened.join().unwrap();
+                        assert_eq!(first.event.as_deref(), Some("selection_made"), "{game}");
+                    });
+                }
+            });
+        }
+    });
+}
+
 both!(
+    a_move_made_while_a_stream_opens_reaches_it,
     a_stream_delivers_moves_and_resumes_without_gaps_or_repeats,
     each_stream_of_a_game_gets_only_what_its_viewer_may_see,
     many_streams_on_one_game_each_get_every_move_once_in_order,
