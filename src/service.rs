@@ -794,7 +794,10 @@ impl Service {
         self.limits.command(req.account)?;
         for attempt in 0..MAX_ATTEMPTS {
             let mut committed = None;
-            let result = self.store.write(|tx| self.attempt(tx, req, &mut committed));
+            // Every statement of a command finds its rows by key (`write_by_keys`).
+            let result = self
+                .store
+                .write_by_keys(|tx| self.attempt(tx, req, &mut committed));
             if let (Ok(_), Some((version, game))) = (&result, committed) {
                 self.cache.put(req.game, version, game);
             }
