@@ -154,20 +154,24 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
         n: i64,
     }
     let statement = "SELECT CAST($1 AS integer) + length(CAST($2 AS text)) AS n";
-    let run = |conn: &mut dyn FnMut(i32) -> i32| (conn(1), conn(40));
+    // The same statement, run twice on one connection of either backend.
+    macro_rules! twice {
+        ($conn:expr) => {
+            [1, 40].map(|x| {
+                prepared(statement)
+                    .bind::<Integer, _>(x)
+                    .bind::<Text, _>("abc")
+                    .get_result::<Sum>($conn)
+                    .unwrap()
+                    .n
+            })
+        };
+    }
     match backend {
         Backend::Postgres => {
             let db = TestDb::new(backend);
             let mut c = diesel::PgConnection::establish(&db.url).unwrap();
-            let sums = run(&mut |x| {
-                prepared(statement)
-                    .bind::<Integer, _>(x)
-                    .bind::<Text, _>("abc")
-                    .get_result::<Sum>(&mut c)
-                    .unwrap()
-                    .n
-            });
-            assert_eq!(sums, (4, 43));
+            assert_eq!(twice!(&mut c), [4, 43]);
             let held = |c: &mut diesel::PgConnection, text: &str| {
                 diesel::sql_query(
                     "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1",
@@ -193,15 +197,7 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
             let db = TestDb::new(backend);
             let mut c = diesel::SqliteConnection::establish(db.url.trim_start_matches("sqlite://"))
                 .unwrap();
-            let sums = run(&mut |x| {
-                prepared(statement)
-                    .bind::<Integer, _>(x)
-                    .bind::<Text, _>("abc")
-                    .get_result::<Sum>(&mut c)
-                    .unwrap()
-                    .n
-            });
-            assert_eq!(sums, (4, 43));
+            assert_eq!(twice!(&mut c), [4, 43]);
         }
     }
 }
