@@ -127,11 +127,17 @@ where
         } else {
             marks.next().map_or(self.sql.len(), |(_, end, _)| end)
         };
-        let Some((start, end, _)) = marks.next() else {
+        let Some((start, end, number)) = marks.next() else {
             return Err(diesel::result::Error::QueryBuilderError(
                 format!("more parameters bound than the text has: {}", self.sql).into(),
             ));
         };
+        // A value bound to the wrong place would be a wrong statement, not an error.
+        if number != self.index {
+            return Err(diesel::result::Error::QueryBuilderError(
+                format!("${number} where ${} belongs: {}", self.index, self.sql).into(),
+            ));
+        }
         out.push_sql(&self.sql[from..start]);
         out.push_bind_param::<ST, V>(&self.value)?;
         if marks.next().is_none() {
@@ -187,6 +193,21 @@ mod tests {
         assert_eq!(
             debug_query::<Sqlite, _>(&q).to_string(),
             "SELECT ? -- binds: [1]"
+        );
+    }
+
+    #[test]
+    fn placeholders_out_of_order_are_refused() {
+        use std::fmt::Write;
+        let swapped = Prepared {
+            sql: "SELECT $2, $1",
+        }
+        .bind::<Integer, _>(1)
+        .bind::<Integer, _>(2);
+        let mut sql = String::new();
+        assert!(
+            write!(sql, "{}", debug_query::<Pg, _>(&swapped)).is_err(),
+            "{sql}"
         );
     }
 
