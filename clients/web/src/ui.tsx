@@ -62,6 +62,21 @@ export function NosCard(props: { c: CardFace; big?: boolean }) {
   );
 }
 
+/** A problem with the input, found before anything is sent (read out at once). */
+export function InputHint(props: { text: string | null | false }) {
+  if (!props.text) return null;
+  return (
+    <p class="error" role="alert">
+      {props.text}
+    </p>
+  );
+}
+
+/** The server's rule for passwords (`validation_failed` otherwise): 8 to 128 characters. */
+export function passwordLengthOk(password: string): boolean {
+  return password.length >= 8 && password.length <= 128;
+}
+
 /** An error as a sentence (with the server's detail where it names the input). */
 export function ErrorMessage(props: { error: unknown; onRetry?: () => void }) {
   if (!props.error) return null;

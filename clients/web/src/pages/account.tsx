@@ -7,7 +7,7 @@ import type { components } from "../../../typescript/src/index.ts";
 import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
 import { dateTime, t } from "../i18n";
 import { useStore } from "../store";
-import { ErrorMessage, Field, useAction } from "../ui";
+import { ErrorMessage, Field, InputHint, passwordLengthOk, useAction } from "../ui";
 
 type MailSettings = components["schemas"]["MailSettings"];
 
@@ -74,7 +74,7 @@ function Register(props: { s: Session; onDone: () => void }) {
   const submit = (e: Event) => {
     e.preventDefault();
     if (!NAME.test(name)) return setHint(t("badName"));
-    if (password.length < 8 || password.length > 128) return setHint(t("badPassword"));
+    if (!passwordLengthOk(password)) return setHint(t("badPassword"));
     setHint(null);
     void run(async () => {
       const body = name === props.s.account.name ? { password } : { name, password };
@@ -111,11 +111,7 @@ function Register(props: { s: Session; onDone: () => void }) {
             required
           />
         </Field>
-        {hint ? (
-          <p class="error" role="alert">
-            {hint}
-          </p>
-        ) : null}
+        <InputHint text={hint} />
         <ErrorMessage error={error} />
         <button type="submit" class="primary" disabled={busy}>
           {t("registerKeep")}
@@ -134,7 +130,7 @@ function ChangePassword() {
   const submit = (e: Event) => {
     e.preventDefault();
     setDone(null);
-    if (next.length < 8 || next.length > 128) return setHint(t("badPassword"));
+    if (!passwordLengthOk(next)) return setHint(t("badPassword"));
     setHint(null);
     void run(async () => {
       const tok = await unwrap(
@@ -173,11 +169,7 @@ function ChangePassword() {
             required
           />
         </Field>
-        {hint ? (
-          <p class="error" role="alert">
-            {hint}
-          </p>
-        ) : null}
+        <InputHint text={hint} />
         <ErrorMessage error={error} />
         <button type="submit" class="primary" disabled={busy}>
           {t("changePassword")}
@@ -337,11 +329,7 @@ function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void })
           <input type="checkbox" id="mail-digest" checked={digest} onChange={(e) => setDigest(e.currentTarget.checked)} />
           {t("mailDigest")}
         </label>
-        {hint ? (
-          <p class="error" role="alert">
-            {hint}
-          </p>
-        ) : null}
+        <InputHint text={hint} />
         <ErrorMessage error={error} />
         <button type="submit" disabled={busy}>
           {t("save")}

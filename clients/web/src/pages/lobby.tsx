@@ -18,7 +18,7 @@ import {
 import { api, rulesets, session, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
-import { ErrorMessage, Field, Select, useAction } from "../ui";
+import { ErrorMessage, Field, InputHint, Select, useAction } from "../ui";
 import { useStore } from "../store";
 import type { ComponentChildren } from "preact";
 
@@ -266,11 +266,7 @@ function JoinByLink() {
             onInput={(e) => setText(e.currentTarget.value)}
           />
         </Field>
-        {bad ? (
-          <p class="error" role="alert">
-            {t("badInvite")}
-          </p>
-        ) : null}
+        <InputHint text={bad && t("badInvite")} />
         <button type="submit">{t("join")}</button>
       </form>
     </section>
@@ -529,11 +525,7 @@ function CreateGameForm() {
             />
           </Field>
         </details>
-        {localError ? (
-          <p class="error" role="alert">
-            {localError}
-          </p>
-        ) : null}
+        <InputHint text={localError} />
         <ErrorMessage error={error} />
         <button type="submit" class="primary" disabled={busy || infos === null}>
           {t("create")}

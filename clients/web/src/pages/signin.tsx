@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { api, signOutReason, startSession, unwrap } from "../api";
 import { t } from "../i18n";
 import { useStore } from "../store";
-import { ErrorMessage, Field, useAction } from "../ui";
+import { ErrorMessage, Field, InputHint, passwordLengthOk, useAction } from "../ui";
 
 const NAME = /^[A-Za-z0-9_-]{3,32}$/;
 
@@ -37,7 +37,7 @@ export function SignIn() {
       setAccountHint(t("badName"));
       return;
     }
-    if (mode === "register" && (password.length < 8 || password.length > 128)) {
+    if (mode === "register" && !passwordLengthOk(password)) {
       setAccountHint(t("badPassword"));
       return;
     }
@@ -80,11 +80,7 @@ export function SignIn() {
                 required
               />
             </Field>
-            {guestHint ? (
-              <p class="error" role="alert">
-                {guestHint}
-              </p>
-            ) : null}
+            <InputHint text={guestHint} />
             <ErrorMessage error={guestError} />
             <button type="submit" class="primary" disabled={guestBusy}>
               {t("playAsGuest")}
@@ -123,11 +119,7 @@ export function SignIn() {
                 required
               />
             </Field>
-            {accountHint ? (
-              <p class="error" role="alert">
-                {accountHint}
-              </p>
-            ) : null}
+            <InputHint text={accountHint} />
             <ErrorMessage error={accountError} />
             <button type="submit" class="primary" disabled={accountBusy}>
               {mode === "register" ? t("register") : t("logIn")}
