@@ -15,7 +15,7 @@ use super::StoreError;
 use super::schema::{
     accounts, mail_settings, mail_verifications, stream_tickets, webhook_deliveries, webhooks,
 };
-use super::webhooks::{DROPPED, PENDING};
+use super::webhooks::PENDING;
 
 /// The neutral name every deleted account shows.
 pub const DELETED_NAME: &str = "deleted player";
@@ -336,11 +336,7 @@ macro_rules! impl_account_mail_tx {
                         .filter(webhook_deliveries::channel.eq(super::webhooks::CHANNEL_MAIL))
                         .filter(webhook_deliveries::status.eq(PENDING)),
                 )
-                .set((
-                    webhook_deliveries::status.eq(DROPPED),
-                    webhook_deliveries::last_error.eq(reason),
-                    webhook_deliveries::finished_at.eq(now),
-                ))
+                .set(super::webhooks::dropped(reason, now))
                 .execute(self)?)
             }
         }

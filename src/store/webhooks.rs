@@ -24,6 +24,23 @@ pub const DELIVERED: &str = "delivered";
 pub const FAILED: &str = "failed";
 /// A delivery not sent because the game no longer asks for that move.
 pub const DROPPED: &str = "dropped";
+
+/// The changeset of [`dropped`].
+pub(super) type Dropped<'a> = (
+    diesel::dsl::Eq<webhook_deliveries::status, &'static str>,
+    diesel::dsl::Eq<webhook_deliveries::last_error, &'a str>,
+    diesel::dsl::Eq<webhook_deliveries::finished_at, NaiveDateTime>,
+);
+
+/// The changes that mark pending deliveries `dropped` for `reason` (the webhook outbox and
+/// the mail channel both drop what no longer holds).
+pub(super) fn dropped(reason: &str, now: NaiveDateTime) -> Dropped<'_> {
+    (
+        webhook_deliveries::status.eq(DROPPED),
+        webhook_deliveries::last_error.eq(reason),
+        webhook_deliveries::finished_at.eq(now),
+    )
+}
 /// The outbox channel of a webhook POST.
 pub const CHANNEL_WEBHOOK: &str = "webhook";
 /// The outbox channel of an e-mail.
@@ -281,11 +298,7 @@ macro_rules! impl_webhook_tx {
                         .filter(webhook_deliveries::channel.eq(channel))
                         .filter(webhook_deliveries::status.eq(PENDING)),
                 )
-                .set((
-                    webhook_deliveries::status.eq(DROPPED),
-                    webhook_deliveries::last_error.eq(reason),
-                    webhook_deliveries::finished_at.eq(now),
-                ))
+                .set(dropped(reason, now))
                 .execute(self)?)
             }
 
