@@ -641,15 +641,8 @@ pub fn render(
     let p = &d.payload.0;
     let link = format!("{public_url}/#/games/{}", d.game_id);
     let title = game_title(p);
-    let actions = p
-        .get("actions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" or ")
-        })
+    let actions = crate::webhooks::announced_actions(p)
+        .map(|a| a.join(" or "))
         .unwrap_or_default();
     let deadline = text(p, "deadline_at")
         .map(|at| format!("\nMove before {at}; after that the server moves for you.\n"));

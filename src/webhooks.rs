@@ -561,21 +561,19 @@ struct Claimed {
     target: Target,
 }
 
+/// The actions a `your_turn` payload announces (`["play_card"]`, `["pass", "take"]`).
+pub(crate) fn announced_actions(payload: &Value) -> Option<Vec<&str>> {
+    payload
+        .get("actions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+}
+
 /// Whether the game still asks the delivery's account for the actions its `your_turn`
 /// payload announces: the seat is awaited with the same actions, and the game has not gone
 /// back to before the notification.
 fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreError> {
-    let announced = d
-        .payload
-        .0
-        .get("actions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(",")
-        });
+    let announced = announced_actions(&d.payload.0).map(|a| a.join(","));
     let Some(ask) = tx.seat_ask(&d.game_id, &d.account_id)? else {
         return Ok(false);
     };
