@@ -1224,14 +1224,13 @@ impl Service {
             let result = self.store.write(|tx| {
                 tx.lock_named(&format!("quick-play:{}", req.ruleset.name()))?;
                 for id in tx.open_public_lobbies(req.ruleset.name(), 50)? {
-                    let (version, game) = self.load(tx, &id)?;
+                    let (row, version, game) = self.load_row(tx, &id)?;
                     let fits = game.auto_start
                         && req.players.is_none_or(|p| p == game.setup.players)
                         && (req.options.is_none() || game.setup.options == wanted.options);
                     if !fits {
                         continue;
                     }
-                    let row = tx.game(&id)?.ok_or(ServiceError::GameNotFound)?;
                     if game.seat_of(req.account).is_some() {
                         return Ok((self.body(tx, &game, &row, version, req.account)?, false));
                     }
