@@ -80,6 +80,7 @@ fn main() {
                     if_match: None,
                     idempotency_key: None,
                     invite_code: None,
+                    token_version: None,
                 })
                 .unwrap();
             let elapsed = start.elapsed();

@@ -200,14 +200,7 @@ impl Accounts {
     /// # Errors
     /// An unknown account, storage failure.
     pub fn resolve(&self, claims: &Claims) -> Result<AccountRow, AccountError> {
-        let row = self
-            .find(&claims.sub)?
-            .filter(|r| r.deleted_at.is_none())
-            .ok_or(AccountError::UnknownAccount)?;
-        if row.token_version != claims.ver {
-            return Err(AccountError::Revoked);
-        }
-        Ok(row)
+        admit(self.find(&claims.sub)?, claims.ver)
     }
 
     /// Turns the guest account `id` into a registered one, keeping its id and so its games,
@@ -333,4 +326,19 @@ impl Accounts {
         self.store
             .read(|tx| tx.account_by_id(id).map_err(AccountError::from))
     }
+}
+
+/// Whether a token of version `token_version` speaks for `row` (the account as stored): it
+/// must exist, not be deleted, and not have revoked the token.
+///
+/// # Errors
+/// [`AccountError::UnknownAccount`], [`AccountError::Revoked`].
+pub fn admit(row: Option<AccountRow>, token_version: i32) -> Result<AccountRow, AccountError> {
+    let row = row
+        .filter(|r| r.deleted_at.is_none())
+        .ok_or(AccountError::UnknownAccount)?;
+    if row.token_version != token_version {
+        return Err(AccountError::Revoked);
+    }
+    Ok(row)
 }

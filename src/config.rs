@@ -115,6 +115,14 @@ pub struct Config {
     /// `MAIL_DIGEST_SECONDS` (default 86400) after the first game it lists, and one SMTP
     /// conversation may take `WEBHOOK_TIMEOUT_MS`.
     pub mail: Option<crate::mail::MailConfig>,
+    /// `COMMAND_BATCH_MAX`, default 32: the group commit's largest batch — commands that
+    /// arrive while a batch is written are decided and appended together, in one
+    /// transaction (`src/group.rs`). `0` gives every command a transaction of its own.
+    pub command_batch_max: usize,
+    /// `COMMAND_BATCH_LANES`, default 1: group-commit queues per replica whose batches
+    /// run at the same time (a game's commands always take the same one). `0` gives every
+    /// command a transaction of its own.
+    pub command_batch_lanes: usize,
 }
 
 /// SQLite's `synchronous` pragma.
@@ -330,6 +338,8 @@ impl Config {
             trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
             body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,
             sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,
+            command_batch_max: parsed("COMMAND_BATCH_MAX", 32)?,
+            command_batch_lanes: parsed("COMMAND_BATCH_LANES", 1)?,
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cache;
 pub mod config;
 pub mod fairness;
+pub mod group;
 pub mod http;
 pub mod limits;
 pub mod mail;

@@ -98,6 +98,42 @@ impl Counted {
     }
 }
 
+/// A fixed counting window that contains now.
+struct Window {
+    start: i64,
+    length: i64,
+    now: i64,
+}
+
+impl Window {
+    fn now(window: Duration) -> Self {
+        let length = i64::try_from(window.as_secs()).unwrap_or(i64::MAX).max(1);
+        let now = now_secs();
+        Self {
+            start: now - now.rem_euclid(length),
+            length,
+            now,
+        }
+    }
+
+    /// `None` when `current + previous` hits are within `limit`; otherwise the seconds
+    /// until that may change.
+    fn verdict(&self, current: i32, previous: i32, limit: u32) -> Option<u64> {
+        let limit = i64::from(limit);
+        if i64::from(current) + i64::from(previous) <= limit {
+            return None;
+        }
+        // The previous window ages out at the end of this one; this window's hits one
+        // window later.
+        let until = if i64::from(current) > limit {
+            self.start + 2 * self.length
+        } else {
+            self.start + self.length
+        };
+        Some(u64::try_from(until - self.now).unwrap_or(1).max(1))
+    }
+}
+
 /// The limits service.
 #[derive(Clone)]
 pub struct Limits {
@@ -132,22 +168,9 @@ impl Limits {
         window: Duration,
         add: i32,
     ) -> Result<Option<u64>, LimitError> {
-        let length = i64::try_from(window.as_secs()).unwrap_or(i64::MAX).max(1);
-        let now = now_secs();
-        let start = now - now.rem_euclid(length);
-        let (current, previous) = self.store.count(key, start, length, add)?;
-        let limit = i64::from(limit);
-        if i64::from(current) + i64::from(previous) <= limit {
-            return Ok(None);
-        }
-        // The previous window ages out at the end of this one; this window's hits one
-        // window later.
-        let until = if i64::from(current) > limit {
-            start + 2 * length
-        } else {
-            start + length
-        };
-        Ok(Some(u64::try_from(until - now).unwrap_or(1).max(1)))
+        let w = Window::now(window);
+        let (current, previous) = self.store.count(key, w.start, w.length, add)?;
+        Ok(w.verdict(current, previous, limit))
     }
 
     /// Counts one hit; refuses when it is over `limit`.
@@ -226,6 +249,58 @@ impl Limits {
             "too_many_commands",
             "too many commands",
         )
+    }
+
+    /// One more command by each of `accounts` (an account may come more than once), in the
+    /// transaction `tx` (the group commit's): each command's verdict, in order, as if
+    /// they had come one after the other. The counting is the same as [`Limits::command`],
+    /// in one statement for all of them on PostgreSQL.
+    ///
+    /// # Errors
+    /// The count failed.
+    pub fn commands_in(
+        &self,
+        tx: &mut dyn crate::store::Tx,
+        accounts: &[&str],
+    ) -> Result<Vec<Result<(), LimitError>>, LimitError> {
+        let limit = self.config.commands_per_minute;
+        if limit == 0 || accounts.is_empty() {
+            return Ok(accounts.iter().map(|_| Ok(())).collect());
+        }
+        let mut keys: Vec<(String, i32)> = Vec::new();
+        for account in accounts {
+            let key = Counted::Commands.key(account);
+            match keys.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, n)) => *n += 1,
+                None => keys.push((key, 1)),
+            }
+        }
+        let hits: Vec<(&str, i32)> = keys.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+        let w = Window::now(Duration::from_secs(60));
+        let counts = self.store.count_in(tx, &hits, w.start, w.length)?;
+        // The i-th command of an account that sent n saw the count n - i lower.
+        let mut seen: Vec<i32> = vec![0; keys.len()];
+        Ok(accounts
+            .iter()
+            .map(|account| {
+                let key = Counted::Commands.key(account);
+                let i = keys.iter().position(|(k, _)| *k == key).unwrap_or_default();
+                let n = keys.get(i).map_or(1, |(_, n)| *n);
+                let (current, previous) = counts.get(i).copied().unwrap_or_default();
+                let nth = seen.get_mut(i).map_or(n, |s| {
+                    *s += 1;
+                    *s
+                });
+                match w.verdict(current - n + nth, previous, limit) {
+                    None => Ok(()),
+                    Some(retry_after) => Err(LimitError::Exceeded {
+                        code: "too_many_commands",
+                        what: "too many commands".to_owned(),
+                        retry_after,
+                    }),
+                }
+            })
+            .collect())
     }
 
     /// Seconds until `name` may try to log in again, when it is locked out now: after

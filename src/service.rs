@@ -12,8 +12,10 @@ use rules::{
 };
 
 use crate::fairness::{self, SeededDealer};
+use std::collections::HashMap;
+
 use crate::store::{
-    GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, Store, StoreError,
+    Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, Store, StoreError,
     StoredEvent, Tx,
 };
 
@@ -22,6 +24,19 @@ pub const IDEMPOTENCY_HOURS: i64 = 24;
 
 /// How often a command without `If-Match` is decided again after losing a race.
 const MAX_ATTEMPTS: u32 = 16;
+
+/// The group commit's largest batch unless configured (`COMMAND_BATCH_MAX`).
+const DEFAULT_BATCH_MAX: usize = 32;
+/// The group commit's queues unless configured (`COMMAND_BATCH_LANES`).
+const DEFAULT_LANES: usize = 1;
+
+/// `count` group-commit queues of batches of at most `max` (none when either is 0).
+fn lanes(count: usize, max: usize) -> std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]> {
+    let count = if max == 0 { 0 } else { count };
+    (0..count)
+        .map(|_| crate::group::GroupQueue::new(max))
+        .collect()
+}
 
 /// Why a use case failed.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +77,9 @@ pub enum ServiceError {
     /// Over a rate limit.
     #[error(transparent)]
     Limited(#[from] crate::limits::LimitError),
+    /// The caller's token no longer speaks for its account (checked with the command).
+    #[error(transparent)]
+    Account(#[from] crate::accounts::AccountError),
     /// A stored event could not be read.
     #[error("stored event {seq} of game {game} is unreadable: {source}")]
     Corrupt {
@@ -162,6 +180,11 @@ pub struct CommandRequest<'a> {
     pub idempotency_key: Option<&'a str>,
     /// The invite code sent with `join` (needed for a private game).
     pub invite_code: Option<&'a str>,
+    /// The version of the caller's bearer token, when its account is still to be checked
+    /// (as the `Caller` extractor does: it exists, is not deleted, has not revoked the
+    /// token): then it is checked before anything else, with the command (in its batch's
+    /// transaction), and `name` is the account's. `None`: the caller was checked already.
+    pub token_version: Option<i32>,
 }
 
 /// Which games a list shows.
@@ -398,6 +421,10 @@ pub struct Service {
     rematch_window: std::time::Duration,
     /// E-mail reminders are written to the outbox (with this digest interval) when on.
     mail_digest: Option<std::time::Duration>,
+    /// The group commit of commands (empty: a transaction per command): a queue per
+    /// lane, each game always in the same lane, so batches of one replica never race each
+    /// other for a game while the lanes' batches overlap.
+    batches: std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]>,
 }
 
 impl Service {
@@ -411,6 +438,7 @@ impl Service {
             stand_in: BotStrategy::Heuristic,
             rematch_window: std::time::Duration::from_secs(86_400),
             mail_digest: None,
+            batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             store,
         }
@@ -434,6 +462,19 @@ impl Service {
         version: i32,
         viewer: &str,
     ) -> Result<GameBody, ServiceError> {
+        let names = seat_names(tx, &[game])?;
+        Ok(self.body_named(game, row, version, viewer, &names))
+    }
+
+    /// [`Service::body`] with the seated people's names at hand.
+    fn body_named(
+        &self,
+        game: &Game,
+        row: &GameRow,
+        version: i32,
+        viewer: &str,
+        names: &HashMap<String, String>,
+    ) -> GameBody {
         let seated = game.seat_of(viewer).is_some();
         let mut view = game.view_for(Some(viewer));
         for (seat, shown) in game.seats.iter().zip(view.seats.iter_mut()) {
@@ -441,12 +482,6 @@ impl Service {
                 shown.strategy = Some(self.stand_in);
             }
         }
-        let people: Vec<&str> = game.seats.iter().filter_map(|s| s.account()).collect();
-        let names: std::collections::HashMap<String, String> = tx
-            .account_mail()
-            .account_names(&people)?
-            .into_iter()
-            .collect();
         for shown in &mut view.seats {
             if let Some(account) = &shown.account_id {
                 shown.name = Some(
@@ -457,13 +492,21 @@ impl Service {
                 );
             }
         }
-        Ok(GameBody {
+        GameBody {
             id: row.id.clone(),
             version,
             public: row.public,
             invite_code: row.invite_code.clone().filter(|_| seated),
             view,
-        })
+        }
+    }
+
+    /// The same service with `lanes` group-commit queues whose batches hold at most `max`
+    /// commands; `0` for either gives every command a transaction of its own.
+    #[must_use]
+    pub fn with_group_commit(mut self, lanes_count: usize, max: usize) -> Self {
+        self.batches = lanes(lanes_count, max);
+        self
     }
 
     /// The same service with `strategy` playing for resigned seats and seats whose move
@@ -541,6 +584,7 @@ impl Service {
                     if_match: None,
                     idempotency_key: None,
                     invite_code: None,
+                    token_version: None,
                 };
                 match self.execute(&req) {
                     Ok(_) => handed += 1,
@@ -786,21 +830,32 @@ impl Service {
     }
 
     /// Runs a command: decide, let bots answer, append; retried on a lost race when the
-    /// client did not pin a version.
+    /// client did not pin a version. Commands without an idempotency key go through the
+    /// group commit (see [`crate::group`]): those that arrive together are decided in
+    /// order and appended in one transaction.
     ///
     /// # Errors
     /// Unknown game, a rule violation, a version conflict, storage failure.
     pub fn execute(&self, req: &CommandRequest<'_>) -> Result<CommandOutcome, ServiceError> {
-        self.limits.command(req.account)?;
         for attempt in 0..MAX_ATTEMPTS {
-            let mut committed = None;
-            // Every statement of a command finds its rows by key (`write_by_keys`).
-            let result = self
-                .store
-                .write_by_keys(|tx| self.attempt(tx, req, &mut committed));
-            if let (Ok(_), Some((version, game))) = (&result, committed) {
-                self.cache.put(req.game, version, game);
-            }
+            // The first try counts the command against the caller's limit.
+            let first = attempt == 0;
+            let result =
+                match self.lane(req.game) {
+                    Some(queue) if req.idempotency_key.is_none() => queue
+                        .submit(
+                            Job::of(req, first),
+                            |jobs, pass| self.run_batch(jobs, pass),
+                            || Err(ServiceError::Busy),
+                        )
+                        .map(|done| match done {
+                            Batched::Done(outcome) => outcome,
+                            Batched::Applied(a) => CommandOutcome::Applied(Box::new(
+                                self.body_named(&a.game, &a.row, a.version, req.account, &a.names),
+                            )),
+                        }),
+                    _ => self.try_alone(req, first),
+                };
             match result {
                 Err(ServiceError::Store(StoreError::Conflict)) => {
                     if let Some(expected) = req.if_match {
@@ -811,14 +866,71 @@ impl Service {
                     let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
                     std::thread::sleep(std::time::Duration::from_millis(jitter));
                 }
-                Ok(CommandOutcome::Applied(body)) => {
-                    self.notifier.notify(req.game);
-                    return Ok(CommandOutcome::Applied(body));
-                }
                 other => return other,
             }
         }
         Err(ServiceError::Busy)
+    }
+
+    /// How the group commit's batches went so far (all lanes).
+    #[must_use]
+    pub fn batch_stats(&self) -> crate::group::GroupStats {
+        self.batches
+            .iter()
+            .map(crate::group::GroupQueue::stats)
+            .fold(crate::group::GroupStats::default(), |a, b| {
+                crate::group::GroupStats {
+                    batches: a.batches + b.batches,
+                    jobs: a.jobs + b.jobs,
+                }
+            })
+    }
+
+    /// The group-commit queue of a game's commands, if any.
+    fn lane(&self, game_id: &str) -> Option<&crate::group::GroupQueue<Job, JobResult>> {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let n = u64::try_from(self.batches.len()).ok().filter(|n| *n > 0)?;
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(game_id);
+        self.batches.get(usize::try_from(hash % n).ok()?)
+    }
+
+    /// One try of a command in a transaction of its own: the caller's account first (when
+    /// not checked yet), then its limit (when `count`), then the command.
+    fn try_alone(
+        &self,
+        req: &CommandRequest<'_>,
+        count: bool,
+    ) -> Result<CommandOutcome, ServiceError> {
+        let (checked, resolved);
+        let req = match req.token_version {
+            Some(version) => {
+                let row = self
+                    .store
+                    .read(|tx| tx.account_by_id(req.account).map_err(ServiceError::from))?;
+                checked = crate::accounts::admit(row, version)?;
+                resolved = CommandRequest {
+                    name: &checked.name,
+                    token_version: None,
+                    command: req.command.clone(),
+                    ..*req
+                };
+                &resolved
+            }
+            None => req,
+        };
+        if count {
+            self.limits.command(req.account)?;
+        }
+        let mut committed = None;
+        // Every statement of a command finds its rows by key (`write_by_keys`).
+        let result = self
+            .store
+            .write_by_keys(|tx| self.attempt(tx, req, &mut committed));
+        if let (Ok(CommandOutcome::Applied(_)), Some((version, game))) = (&result, committed) {
+            self.cache.put(req.game, version, game);
+            self.notifier.notify(req.game);
+        }
+        result
     }
 
     fn current_version(&self, game_id: &str) -> Result<i32, ServiceError> {
@@ -826,6 +938,49 @@ impl Service {
             .store
             .read(|tx| tx.game(game_id).map_err(ServiceError::from))?;
         row.map(|g| g.version).ok_or(ServiceError::GameNotFound)
+    }
+
+    /// Checks `req` against the game (privacy, `If-Match`) and decides it, with the bots'
+    /// answers and the new deadlines: the events to append and the game after them. Reads
+    /// and writes nothing.
+    fn decide_on(
+        &self,
+        row: &GameRow,
+        version: i32,
+        game: &Game,
+        req: &CommandRequest<'_>,
+    ) -> Result<(Vec<NewEvent>, Game), ServiceError> {
+        // Privacy first: to an outsider a private game does not exist, whatever the
+        // request's headers say (a stale If-Match must not reveal its version).
+        if !row.public && game.seat_of(req.account).is_none() {
+            // The code invites; so does a seat a rematch keeps for the account.
+            let invited = (req.invite_code.is_some()
+                && req.invite_code == row.invite_code.as_deref())
+                || kept_for(game, req.account);
+            if !(matches!(req.command, Command::Join {}) && invited) {
+                return Err(ServiceError::GameNotFound);
+            }
+        }
+        if let Some(expected) = req.if_match
+            && expected != version
+        {
+            return Err(ServiceError::VersionConflict { current: version });
+        }
+        let mut game = game.clone();
+        let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
+        let actor = Actor::Account {
+            id: req.account,
+            name: req.name,
+        };
+        let acted = game.seat_of(req.account);
+        let mut events = game.decide(actor, &req.command, &mut dealer)?;
+        events.iter().for_each(|e| game.apply(e));
+        play_bots(&mut game, &mut dealer, &mut events, self.stand_in)?;
+        if let Some(deadlines) = refresh_deadlines(&game, acted, chrono::Utc::now()) {
+            game.apply(&deadlines);
+            events.push(deadlines);
+        }
+        Ok((encode_all(&events)?, game))
     }
 
     fn attempt(
@@ -852,38 +1007,8 @@ impl Service {
                 return Ok(CommandOutcome::Replayed(stored.response));
             }
         }
-        let (row, version, mut game) = self.load_row(tx, req.game)?;
-        // Privacy first: to an outsider a private game does not exist, whatever the
-        // request's headers say (a stale If-Match must not reveal its version).
-        if !row.public && game.seat_of(req.account).is_none() {
-            // The code invites; so does a seat a rematch keeps for the account.
-            let invited = (req.invite_code.is_some()
-                && req.invite_code == row.invite_code.as_deref())
-                || kept_for(&game, req.account);
-            if !(matches!(req.command, Command::Join {}) && invited) {
-                return Err(ServiceError::GameNotFound);
-            }
-        }
-        if let Some(expected) = req.if_match
-            && expected != version
-        {
-            return Err(ServiceError::VersionConflict { current: version });
-        }
-        let before = game.clone();
-        let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
-        let actor = Actor::Account {
-            id: req.account,
-            name: req.name,
-        };
-        let acted = game.seat_of(req.account);
-        let mut events = game.decide(actor, &req.command, &mut dealer)?;
-        events.iter().for_each(|e| game.apply(e));
-        play_bots(&mut game, &mut dealer, &mut events, self.stand_in)?;
-        if let Some(deadlines) = refresh_deadlines(&game, acted, chrono::Utc::now()) {
-            game.apply(&deadlines);
-            events.push(deadlines);
-        }
-        let encoded = encode_all(&events)?;
+        let (row, version, before) = self.load_row(tx, req.game)?;
+        let (encoded, game) = self.decide_on(&row, version, &before, req)?;
         let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
         tx.append(req.game, version, &index_of(&game, req.game), &encoded)?;
         self.notify_outbox(tx, req.game, new_version, &before, &game)?;
@@ -894,6 +1019,257 @@ impl Service {
             tx.save_idempotent_response(req.game, req.account, key, &request_hash, 200, &json)?;
         }
         Ok(CommandOutcome::Applied(Box::new(response)))
+    }
+
+    /// The senders of a batch's commands, in order: each one's name, or why it is refused —
+    /// a token that no longer speaks for its account (checked for all in one read, as the
+    /// `Caller` extractor does), then the command limit (counted for all in one statement,
+    /// on a command's first try only).
+    fn batch_senders(
+        &self,
+        tx: &mut dyn Tx,
+        jobs: &[Job],
+    ) -> Result<Vec<Result<String, ServiceError>>, ServiceError> {
+        let mut unchecked: Vec<&str> = jobs
+            .iter()
+            .filter(|j| j.token_version.is_some())
+            .map(|j| j.account.as_str())
+            .collect();
+        unchecked.sort_unstable();
+        unchecked.dedup();
+        let rows = if unchecked.is_empty() {
+            Vec::new()
+        } else {
+            tx.accounts_by_ids(&unchecked)?
+        };
+        let mut senders: Vec<Result<String, ServiceError>> = jobs
+            .iter()
+            .map(|j| match j.token_version {
+                None => Ok(j.name.clone()),
+                Some(version) => {
+                    let row = rows.iter().find(|r| r.id == j.account).cloned();
+                    crate::accounts::admit(row, version)
+                        .map(|row| row.name)
+                        .map_err(ServiceError::from)
+                }
+            })
+            .collect();
+        let counted: Vec<usize> = (0..jobs.len())
+            .filter(|i| jobs.get(*i).is_some_and(|j| j.count))
+            .filter(|i| senders.get(*i).is_some_and(Result::is_ok))
+            .collect();
+        let accounts: Vec<&str> = counted
+            .iter()
+            .filter_map(|i| jobs.get(*i).map(|j| j.account.as_str()))
+            .collect();
+        let verdicts = self.limits.commands_in(tx, &accounts)?;
+        for (i, verdict) in counted.into_iter().zip(verdicts) {
+            if let (Err(e), Some(sender)) = (verdict, senders.get_mut(i)) {
+                *sender = Err(e.into());
+            }
+        }
+        Ok(senders)
+    }
+
+    /// A batch of the group commit: one transaction for all its commands. When the
+    /// transaction fails as a whole (a database error, or a stored event that cannot be
+    /// read), nothing of it is kept and each command is tried alone, so one command's
+    /// failure is never another's.
+    fn run_batch(&self, jobs: Vec<Job>, pass: &dyn Fn()) -> Vec<JobResult> {
+        let mut committed = Vec::new();
+        match self
+            .store
+            .write_by_keys(|tx| self.batch_attempt(tx, &jobs, &mut committed, pass))
+        {
+            Ok(results) => {
+                for (game_id, version, game) in committed {
+                    self.notifier.notify(&game_id);
+                    self.cache.put(&game_id, version, game);
+                }
+                results
+            }
+            // An outage is every command's: no point in waiting for the database again.
+            Err(ServiceError::Store(e)) if e.is_unavailable() => {
+                let cause = crate::telemetry::Chain(&e).to_string();
+                jobs.iter()
+                    .map(|_| Err(StoreError::Unavailable(cause.clone()).into()))
+                    .collect()
+            }
+            Err(e) => {
+                tracing::debug!(
+                    commands = jobs.len(),
+                    error = %crate::telemetry::Chain(&e),
+                    "a batch failed; each command alone"
+                );
+                jobs.iter()
+                    .map(|job| self.try_alone(&job.request(), job.count).map(Batched::Done))
+                    .collect()
+            }
+        }
+    }
+
+    /// The batch's transaction: every game read once (the rows in one statement, the
+    /// events after the cached states in another), the commands decided in the order they
+    /// came (a command sees the ones before it on the same game), one append for all
+    /// games, one look-up of whether anyone concerned has a webhook or a mail address, one
+    /// of the seated people's names. A command the rules refuse writes nothing; a game
+    /// that moved on meanwhile (another replica) makes its commands conflict, and they are
+    /// decided again in a later batch. With only the `COMMIT` left, the next batch may
+    /// start (`pass`): a command of it on a game of this one meets the row lock, and its
+    /// compare-and-set fails once this one commits. The views are rendered by each
+    /// command's own caller afterwards, not here, so the batches stay short.
+    fn batch_attempt(
+        &self,
+        tx: &mut dyn Tx,
+        jobs: &[Job],
+        committed: &mut Vec<(String, i32, Game)>,
+        pass: &dyn Fn(),
+    ) -> Result<Vec<JobResult>, ServiceError> {
+        let senders = self.batch_senders(tx, jobs)?;
+        let mut ids: Vec<&str> = jobs.iter().map(|j| j.game.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let rows = tx.games(&ids)?;
+        let mut tables: HashMap<&str, Table<'_>> = HashMap::new();
+        let mut wanted = Vec::new();
+        let mut cached = HashMap::new();
+        for row in &rows {
+            let Some(id) = ids.iter().find(|id| **id == row.id) else {
+                continue;
+            };
+            let state = self.cache.get(id);
+            let after = state.as_ref().map_or(0, |(version, _)| *version);
+            if row.version > after {
+                wanted.push((*id, after));
+            }
+            cached.insert(*id, (row, state));
+        }
+        let mut newer: HashMap<&str, Vec<StoredEvent>> = HashMap::new();
+        for event in tx.events_after_many(&wanted)? {
+            if let Some(id) = ids.iter().find(|id| **id == event.game_id) {
+                newer.entry(*id).or_default().push(event);
+            }
+        }
+        for (id, (row, state)) in cached {
+            let stored = newer.remove(id).unwrap_or_default();
+            let (version, game) = match state {
+                Some((version, game)) => Self::catch_up(version, game, &stored)?,
+                None => Self::replay(id, &stored)?,
+            };
+            tables.insert(
+                id,
+                Table {
+                    row,
+                    loaded: version,
+                    version,
+                    game,
+                    events: Vec::new(),
+                },
+            );
+        }
+        // Decide in order; a decided command's place holds its states and version.
+        let mut decided: Vec<Result<Decided<'_>, ServiceError>> = Vec::with_capacity(jobs.len());
+        for (job, sender) in jobs.iter().zip(senders) {
+            let name = match sender {
+                Ok(name) => name,
+                Err(e) => {
+                    decided.push(Err(e));
+                    continue;
+                }
+            };
+            let req = CommandRequest {
+                name: &name,
+                token_version: None,
+                ..job.request()
+            };
+            let Some(table) = tables.get_mut(job.game.as_str()) else {
+                decided.push(Err(ServiceError::GameNotFound));
+                continue;
+            };
+            decided.push(
+                self.decide_on(table.row, table.version, &table.game, &req)
+                    .map(|(encoded, after)| {
+                        table.version += i32::try_from(encoded.len()).unwrap_or(i32::MAX);
+                        table.events.extend(encoded);
+                        let before = std::mem::replace(&mut table.game, after.clone());
+                        Decided {
+                            table: job.game.as_str(),
+                            version: table.version,
+                            before,
+                            after,
+                        }
+                    }),
+            );
+        }
+        let changed: Vec<(&str, &Table<'_>, GameIndex)> = tables
+            .iter()
+            .filter(|(_, t)| !t.events.is_empty())
+            .map(|(id, t)| (*id, t, index_of(&t.game, id)))
+            .collect();
+        let appends: Vec<Append<'_>> = changed
+            .iter()
+            .map(|(id, t, index)| Append {
+                game: id,
+                expected: t.loaded,
+                index,
+                events: &t.events,
+            })
+            .collect();
+        let made: Vec<&str> = changed
+            .iter()
+            .zip(tx.append_many(&appends)?)
+            .filter_map(|((id, _, _), made)| made.then_some(*id))
+            .collect();
+        let applied: Vec<&Decided<'_>> = decided
+            .iter()
+            .filter_map(|d| d.as_ref().ok())
+            .filter(|d| made.contains(&d.table))
+            .collect();
+        // Outbox rows only where someone seated listens (a webhook, or a mail address when
+        // mail is on); then each command's own announcements as alone.
+        let afters: Vec<&Game> = applied.iter().map(|d| &d.after).collect();
+        let seated = seated_people(&afters);
+        let listening = !seated.is_empty()
+            && (!tx.webhooks().webhooks_of_accounts(&seated)?.is_empty()
+                || (self.mail_digest.is_some()
+                    && !tx.account_mail().mail_recipients(&seated)?.is_empty()));
+        if listening {
+            for d in &applied {
+                self.notify_outbox(tx, d.table, d.version, &d.before, &d.after)?;
+            }
+        }
+        let names = std::sync::Arc::new(
+            tx.account_mail()
+                .account_names(&seated)?
+                .into_iter()
+                .collect::<HashMap<_, _>>(),
+        );
+        let mut results = Vec::with_capacity(jobs.len());
+        for d in decided {
+            results.push(match d {
+                Err(e) => Err(e),
+                Ok(d) if !made.contains(&d.table) => Err(ServiceError::Store(StoreError::Conflict)),
+                Ok(d) => {
+                    let row = tables
+                        .get(d.table)
+                        .map(|t| t.row.clone())
+                        .ok_or(ServiceError::GameNotFound)?;
+                    Ok(Batched::Applied(Box::new(Unrendered {
+                        game: d.after,
+                        row,
+                        version: d.version,
+                        names: names.clone(),
+                    })))
+                }
+            });
+        }
+        for id in made {
+            if let Some(table) = tables.remove(id) {
+                committed.push((id.to_owned(), table.version, table.game));
+            }
+        }
+        pass();
+        Ok(results)
     }
 
     /// Moves for every seat of a game whose deadline has passed (`take_row`: the cheapest
@@ -1242,6 +1618,7 @@ impl Service {
                         if_match: Some(version),
                         idempotency_key: None,
                         invite_code: None,
+                        token_version: None,
                     };
                     return match self.attempt(tx, &join, &mut committed)? {
                         CommandOutcome::Applied(body) => Ok((*body, false)),
@@ -1481,6 +1858,108 @@ pub struct StreamPage {
     pub events: Vec<ReadEvent>,
     /// The page covers the game up to this seq.
     pub upto: i32,
+}
+
+/// A command waiting for a batch of the group commit (owned: the batch's leader runs it
+/// on its own thread).
+struct Job {
+    game: String,
+    account: String,
+    name: String,
+    command: Command,
+    if_match: Option<i32>,
+    invite_code: Option<String>,
+    token_version: Option<i32>,
+    /// Counted against the caller's command limit (its first try).
+    count: bool,
+}
+
+impl Job {
+    fn of(req: &CommandRequest<'_>, count: bool) -> Self {
+        Self {
+            game: req.game.to_owned(),
+            account: req.account.to_owned(),
+            name: req.name.to_owned(),
+            command: req.command.clone(),
+            if_match: req.if_match,
+            invite_code: req.invite_code.map(str::to_owned),
+            token_version: req.token_version,
+            count,
+        }
+    }
+
+    fn request(&self) -> CommandRequest<'_> {
+        CommandRequest {
+            game: &self.game,
+            account: &self.account,
+            name: &self.name,
+            command: self.command.clone(),
+            if_match: self.if_match,
+            idempotency_key: None,
+            invite_code: self.invite_code.as_deref(),
+            token_version: self.token_version,
+        }
+    }
+}
+
+/// A command's result from its batch.
+type JobResult = Result<Batched, ServiceError>;
+
+/// What a batch hands a command's caller.
+enum Batched {
+    /// Answered in full (the command was tried alone after its batch failed).
+    Done(CommandOutcome),
+    /// Applied; the caller renders its own view of the game.
+    Applied(Box<Unrendered>),
+}
+
+/// An applied command's game, for its caller's view.
+struct Unrendered {
+    game: Game,
+    row: GameRow,
+    version: i32,
+    names: std::sync::Arc<HashMap<String, String>>,
+}
+
+/// A game in a batch: as loaded, and as the batch's commands so far left it.
+struct Table<'r> {
+    row: &'r GameRow,
+    /// The version read from the store: the append's compare-and-set.
+    loaded: i32,
+    version: i32,
+    game: Game,
+    /// The events of the batch's commands on this game, in order.
+    events: Vec<NewEvent>,
+}
+
+/// A command of a batch that the rules accepted.
+struct Decided<'j> {
+    table: &'j str,
+    /// The game's version after it.
+    version: i32,
+    before: Game,
+    after: Game,
+}
+
+/// The people seated in `games`, sorted, once each.
+fn seated_people<'g>(games: &[&'g Game]) -> Vec<&'g str> {
+    let mut people: Vec<&str> = games
+        .iter()
+        .flat_map(|g| g.seats.iter().filter_map(|s| s.account()))
+        .collect();
+    people.sort_unstable();
+    people.dedup();
+    people
+}
+
+/// The current names of the people seated in `games` (a deleted account has none).
+fn seat_names(tx: &mut dyn Tx, games: &[&Game]) -> Result<HashMap<String, String>, ServiceError> {
+    let people = seated_people(games);
+    Ok(tx
+        .account_mail()
+        .account_names(&people)?
+        .into_iter()
+        .collect())
 }
 
 /// What an idempotency key is bound to: a SHA-256 of the command and the invite code.

@@ -37,13 +37,26 @@ impl FromRequest for Caller {
 
 /// A request's bearer token, well formed, correctly signed and unexpired, but not yet
 /// checked against the account's row: for a handler that does that check
-/// ([`Claimed::resolve`]) at the start of its own blocking call, so the request costs one
-/// hand-off to the blocking pool and one pooled connection instead of two (the command
-/// path, issue 12). It must resolve before it answers anything else.
+/// ([`Claimed::resolve`]) at the start of its own blocking call, or hands it to the
+/// service with the command (`CommandRequest::token_version`), so the request costs no
+/// hand-off or connection of its own (the command path, issue 12). It must be checked
+/// before the handler answers anything else.
 #[derive(Debug)]
 pub struct Claimed(Claims);
 
 impl Claimed {
+    /// The account the token names (not yet checked against its row).
+    #[must_use]
+    pub fn account(&self) -> &str {
+        &self.0.sub
+    }
+
+    /// The token version the token carries.
+    #[must_use]
+    pub fn token_version(&self) -> i32 {
+        self.0.ver
+    }
+
     /// The caller, if the token's account still exists, is not deleted and has not
     /// revoked the token. Blocking.
     ///

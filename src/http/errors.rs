@@ -333,6 +333,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Busy => Self::Busy,
             ServiceError::Store(store) => store.into(),
             ServiceError::Limited(limit) => limit.into(),
+            ServiceError::Account(account) => account.into(),
             ServiceError::InvalidCursor => Self::Validation("invalid cursor".into()),
             ServiceError::PlayerNotFound => Self::NotFound("player"),
             ServiceError::NotFinished => Self::Conflict {

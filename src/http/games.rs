@@ -414,8 +414,10 @@ pub async fn post_command(
     body: Result<Body<super::StrictObject>, actix_web::Error>,
 ) -> Result<HttpResponse, actix_web::Error> {
     // The account is checked first, as `Caller` does for every other handler: a revoked
-    // token hears 401 whatever else is wrong with the request. It is checked in the same
-    // blocking call as the command (one hand-off instead of two, issue 12).
+    // token hears 401 whatever else is wrong with the request. A well-formed command's
+    // account is checked with the command itself (in its group-commit batch: one read for
+    // the batch, no hand-off or connection of its own, issue 12); a malformed one's here,
+    // before its 400 or 422.
     let body = match body {
         Ok(body) => body,
         Err(e) => {
@@ -429,18 +431,28 @@ pub async fn post_command(
     let key = idempotency_key(req.headers());
     let st = state.clone();
     let outcome = blocking(move || {
-        let caller = claimed.resolve(&st)?;
-        let (id, expected, key) = (id?, expected?, key?);
-        let (command, invite_code) = command_of(body.0.0)?;
+        let parsed = (|| {
+            let (id, expected, key) = (id?, expected?, key?);
+            let (command, invite_code) = command_of(body.0.0)?;
+            Ok::<_, ApiError>((id, expected, key, command, invite_code))
+        })();
+        let (id, expected, key, command, invite_code) = match parsed {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                claimed.resolve(&st)?;
+                return Err(e);
+            }
+        };
         st.service
             .execute(&CommandRequest {
                 game: &id,
-                account: &caller.id,
-                name: &caller.name,
+                account: claimed.account(),
+                name: "",
                 command,
                 if_match: expected,
                 idempotency_key: key.as_deref(),
                 invite_code: invite_code.as_deref(),
+                token_version: Some(claimed.token_version()),
             })
             .map_err(|e| {
                 if matches!(e, ServiceError::Rule(_)) {
@@ -505,6 +517,7 @@ pub async fn join_by_invite(
                 if_match: None,
                 idempotency_key: None,
                 invite_code: Some(&code),
+                token_version: None,
             })
             .map_err(|e| {
                 if matches!(e, ServiceError::Rule(_)) {

@@ -88,6 +88,15 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
         ),
     ]
     .concat();
+    let batches = state.service.batch_stats();
+    let body = format!(
+        "{body}# HELP stammtisch_command_batches_total Group-commit batches written (each one \
+         transaction for the commands that arrived together).\n\
+         # TYPE stammtisch_command_batches_total counter\nstammtisch_command_batches_total {}\n\
+         # HELP stammtisch_batched_commands_total Commands that went through the group commit.\n\
+         # TYPE stammtisch_batched_commands_total counter\nstammtisch_batched_commands_total {}\n",
+        batches.batches, batches.jobs
+    );
     // The analysts' feed: what a running transaction holds back (PostgreSQL; always 0 on
     // SQLite). Left out when the database does not answer.
     let lag = blocking(move || state.analytics.feed_lag().map_err(ApiError::from)).await;

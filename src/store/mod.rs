@@ -30,8 +30,8 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 pub use accounts::{AccountMailTx, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use ops::{
-    AccountRow, FeedCursor, FeedLag, GameIndex, GameRow, GameSummaryRow, IdempotentRow, ListQuery,
-    NewEvent, SeatRow, StoredEvent, Tx,
+    AccountRow, Append, FeedCursor, FeedLag, GameIndex, GameRow, GameSummaryRow, IdempotentRow,
+    ListQuery, NewEvent, SeatRow, StoredEvent, Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
@@ -67,6 +67,10 @@ pub enum StoreError {
     /// The URL names no backend we know.
     #[error("unsupported DATABASE_URL scheme (use sqlite://PATH or postgres://…)")]
     UnsupportedUrl,
+    /// The database could not be reached by a transaction this operation shared (a
+    /// group-commit batch): the cause is the one that transaction reported.
+    #[error("the database was unavailable to the transaction this shared: {0}")]
+    Unavailable(String),
 }
 
 /// A transaction's failure: the caller's own error, or the database's (BEGIN, COMMIT,
@@ -90,7 +94,7 @@ impl StoreError {
     #[must_use]
     pub fn is_unavailable(&self) -> bool {
         match self {
-            Self::Pool(_) | Self::Connect(_) => true,
+            Self::Pool(_) | Self::Connect(_) | Self::Unavailable(_) => true,
             Self::Query(e) => connection_lost(e),
             Self::Conflict | Self::Duplicate | Self::Migration(_) | Self::UnsupportedUrl => false,
         }
@@ -300,8 +304,9 @@ impl CustomizeConnection<PgConnection, diesel::r2d2::Error> for PgSession {
     }
 }
 
-/// Runs `f` in a PostgreSQL transaction whose prepared statements use generic plans
-/// (see [`Store::write_by_keys`]); `SET LOCAL` goes with the `BEGIN`, in one round trip.
+/// Runs `f` in a PostgreSQL transaction whose prepared statements use generic plans of
+/// key lookups (see [`Store::write_by_keys`]); `SET LOCAL` goes with the `BEGIN`, in one
+/// round trip.
 /// The rest is diesel's own `transaction`: commit on `Ok`, roll back on `Err`.
 fn transaction_with_generic_plans<T, E>(
     conn: &mut PgConnection,
@@ -313,7 +318,9 @@ where
     use diesel::connection::{AnsiTransactionManager, TransactionManager};
     AnsiTransactionManager::begin_transaction_sql(
         conn,
-        "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan",
+        "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; \
+         SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; \
+         SET LOCAL enable_mergejoin = off",
     )?;
     match f(conn) {
         Ok(value) => {
@@ -488,7 +495,11 @@ impl Store {
     /// the generic one: `id = ANY($1)` and the game's row joined with its newer events took
     /// 50–110 µs of planning per call (`pg_stat_statements`, issue 12). Not for every
     /// transaction: a generic plan is right for key lookups only; for `deadline_at <= $1`
-    /// it scanned all 600,000 seat rows (115 ms instead of 0.03).
+    /// it scanned all 600,000 seat rows (115 ms instead of 0.03). Key lookups also rule out
+    /// sequential scans and hash or merge joins here: the generic plan of the batched
+    /// append (arrays of games joined with `games`) otherwise hashed a sequential scan of
+    /// the whole table on every call, as the planner guesses ten array elements against a
+    /// never-analysed table.
     ///
     /// # Errors
     /// As [`Store::write`].

@@ -141,6 +141,19 @@ pub struct NewEvent {
     pub data: serde_json::Value,
 }
 
+/// One game's part of a batched append ([`Tx::append_many`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Append<'a> {
+    /// Game.
+    pub game: &'a str,
+    /// The version the game must still be at.
+    pub expected: i32,
+    /// Its index after the events.
+    pub index: &'a GameIndex,
+    /// The events, at `expected + 1 …`.
+    pub events: &'a [NewEvent],
+}
+
 /// An event as stored.
 #[derive(Debug, Clone, Queryable, QueryableByName, Selectable)]
 #[diesel(table_name = events)]
@@ -244,6 +257,24 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError>;
+    /// The accounts with these ids (those that exist, in no particular order).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn accounts_by_ids(&mut self, ids: &[&str]) -> Result<Vec<AccountRow>, StoreError>;
+    /// Adds hits to rate counters in this transaction: for each `(key, add)` (each key
+    /// once) the hits of the window that starts at `start` after the addition and those of
+    /// the window before it, in the order given. `None` where the backend keeps its
+    /// counters outside the database (SQLite: in the process, `store::counters`).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn count_hits(
+        &mut self,
+        hits: &[(&str, i32)],
+        start: i64,
+        length: i64,
+    ) -> Result<Option<Vec<(i32, i32)>>, StoreError>;
     /// A setting.
     ///
     /// # Errors
@@ -319,6 +350,24 @@ pub trait Tx {
         index: &GameIndex,
         events: &[NewEvent],
     ) -> Result<(), StoreError>;
+    /// [`Tx::append`] for several games at once (each at most once), in one statement on
+    /// PostgreSQL: whether each append was made, in order. An append whose game moved on
+    /// writes nothing, and the others are made all the same.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn append_many(&mut self, appends: &[Append<'_>]) -> Result<Vec<bool>, StoreError>;
+    /// The index rows of these games (those that exist, in no particular order).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn games(&mut self, ids: &[&str]) -> Result<Vec<GameRow>, StoreError>;
+    /// The events of each game `(id, after)` after `after`, ordered by game and seq (one
+    /// statement on PostgreSQL).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn events_after_many(&mut self, after: &[(&str, i32)]) -> Result<Vec<StoredEvent>, StoreError>;
     /// The stored first response to a command with this idempotency key.
     ///
     /// # Errors
@@ -540,6 +589,25 @@ macro_rules! impl_tx {
                     .optional()?)
             }
 
+            fn accounts_by_ids(&mut self, ids: &[&str]) -> Result<Vec<AccountRow>, StoreError> {
+                Ok(accounts::table
+                    .filter(accounts::id.eq_any(ids))
+                    .select(AccountRow::as_select())
+                    .load(self)?)
+            }
+
+            fn count_hits(
+                &mut self,
+                hits: &[(&str, i32)],
+                start: i64,
+                length: i64,
+            ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
+                if hits.is_empty() {
+                    return Ok(Some(Vec::new()));
+                }
+                HitCounts::count_hits(self, hits, start, length)
+            }
+
             fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError> {
                 diesel::update(accounts::table.find(id))
                     .set(accounts::roles.eq(roles))
@@ -661,15 +729,45 @@ macro_rules! impl_tx {
                 index: &GameIndex,
                 events: &[NewEvent],
             ) -> Result<(), StoreError> {
-                let new_version = expected + i32::try_from(events.len()).unwrap_or(i32::MAX);
-                let change = IndexChange {
-                    version: new_version,
-                    status: &index.status,
-                    updated_at: now(),
-                    public: index.public,
-                    free_seats: index.free_seats,
-                };
-                Appends::append_rows(self, game, expected, &change, index, events)
+                let made = Appends::append_rows(
+                    self,
+                    &[Append {
+                        game,
+                        expected,
+                        index,
+                        events,
+                    }],
+                    now(),
+                )?;
+                if made == [true] {
+                    Ok(())
+                } else {
+                    Err(StoreError::Conflict)
+                }
+            }
+
+            fn append_many(&mut self, appends: &[Append<'_>]) -> Result<Vec<bool>, StoreError> {
+                if appends.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Appends::append_rows(self, appends, now())
+            }
+
+            fn games(&mut self, ids: &[&str]) -> Result<Vec<GameRow>, StoreError> {
+                Ok(games::table
+                    .filter(games::id.eq_any(ids))
+                    .select(GameRow::as_select())
+                    .load(self)?)
+            }
+
+            fn events_after_many(
+                &mut self,
+                after: &[(&str, i32)],
+            ) -> Result<Vec<StoredEvent>, StoreError> {
+                if after.is_empty() {
+                    return Ok(Vec::new());
+                }
+                EventsAfter::events_after(self, after)
             }
 
             fn idempotent_response(
@@ -992,19 +1090,22 @@ trait Feed {
     fn lag(&mut self) -> Result<FeedLag, StoreError>;
 }
 
-/// The append's writes, per backend: the compare-and-set on the game's index row (so
-/// losers are found before any event or global position is written: a concurrent writer
-/// holds the row lock until commit, after which the update matches nothing), the events,
-/// the seats that changed. [`StoreError::Conflict`] when another append came first.
+/// The append's writes, per backend: for each game the compare-and-set on its index row
+/// (so losers are found before any event or global position is written: a concurrent
+/// writer holds the row lock until commit, after which the update matches nothing), its
+/// events, its seats that changed. Returns whether each append was made; an append whose
+/// compare-and-set failed wrote nothing.
 trait Appends {
     fn append_rows(
         &mut self,
-        game: &str,
-        expected: i32,
-        change: &IndexChange<'_>,
-        index: &GameIndex,
-        events: &[NewEvent],
-    ) -> Result<(), StoreError>;
+        appends: &[Append<'_>],
+        at: NaiveDateTime,
+    ) -> Result<Vec<bool>, StoreError>;
+}
+
+/// The events of several games after a version each, per backend.
+trait EventsAfter {
+    fn events_after(&mut self, after: &[(&str, i32)]) -> Result<Vec<StoredEvent>, StoreError>;
 }
 
 #[derive(diesel::QueryableByName)]
@@ -1079,75 +1180,105 @@ impl Feed for diesel::sqlite::SqliteConnection {
 }
 
 impl Appends for diesel::pg::PgConnection {
-    /// One statement: the compare-and-set, the events and the changed seats as
-    /// data-modifying CTEs that write only when the compare-and-set matched. A command's
-    /// cost on PostgreSQL is mostly round trips (each one two context switches, on the
-    /// server's and on the backend's side; `perf` put a quarter of the server's CPU in
-    /// switching), so this is one instead of three; the text is the same for any number
-    /// of events or seats (arrays), so the statement stays prepared.
+    /// One statement for any number of games: the compare-and-sets, the events and the
+    /// changed seats as data-modifying CTEs that write only for the games whose
+    /// compare-and-set matched. A command's cost on PostgreSQL is mostly round trips (each
+    /// one two context switches, on the server's and on the backend's side; `perf` put a
+    /// quarter of the server's CPU in switching), so this is one statement for a whole
+    /// batch of commands ([`crate::service`]'s group commit) instead of three per command;
+    /// the text is the same for any number of games, events or seats (arrays), so the
+    /// statement stays prepared.
     ///
     /// The row lock orders concurrent appends to one game; `last_tx <= feed_tx()` makes
     /// the feed agree: an append whose transaction id was taken before the previous
     /// append's (it wrote something else first) would sort before it, so it conflicts
-    /// and is retried in a new transaction instead. Seats: a game's seats are fixed when
-    /// it is created, so only rows that differ are rewritten.
+    /// and is retried in a new transaction instead. Games are locked in id order, so two
+    /// batches that share games wait for each other instead of deadlocking. Seats: a
+    /// game's seats are fixed when it is created, so only rows that differ are rewritten.
     fn append_rows(
         &mut self,
-        game: &str,
-        expected: i32,
-        change: &IndexChange<'_>,
-        index: &GameIndex,
-        events: &[NewEvent],
-    ) -> Result<(), StoreError> {
+        appends: &[Append<'_>],
+        at: NaiveDateTime,
+    ) -> Result<Vec<bool>, StoreError> {
         use diesel::sql_types::{Array, Bool, Integer, Nullable, Text, Timestamp};
-        debug_assert!(index.seats.iter().all(|s| s.game_id == game));
+        let mut order: Vec<&Append<'_>> = appends.iter().collect();
+        order.sort_by_key(|a| a.game);
+        let games: Vec<&str> = order.iter().map(|a| a.game).collect();
+        let expected: Vec<i32> = order.iter().map(|a| a.expected).collect();
+        let versions: Vec<i32> = order
+            .iter()
+            .map(|a| a.expected + i32::try_from(a.events.len()).unwrap_or(i32::MAX))
+            .collect();
+        let statuses: Vec<&str> = order.iter().map(|a| a.index.status.as_str()).collect();
+        let public: Vec<Option<bool>> = order.iter().map(|a| a.index.public).collect();
+        let free: Vec<i32> = order.iter().map(|a| a.index.free_seats).collect();
+        let events: Vec<(&str, i32, &NewEvent)> = order
+            .iter()
+            .flat_map(|a| (1..).zip(a.events).map(|(n, e)| (a.game, n, e)))
+            .collect();
+        let event_games: Vec<&str> = events.iter().map(|(g, _, _)| *g).collect();
         let ids: Vec<String> = events
             .iter()
             .map(|_| uuid::Uuid::now_v7().to_string())
             .collect();
-        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
-        let versions: Vec<i32> = events.iter().map(|e| e.schema_version).collect();
-        let audiences: Vec<&str> = events.iter().map(|e| e.audience.as_str()).collect();
-        let data: Vec<JsonValue> = events.iter().map(|e| JsonValue(e.data.clone())).collect();
-        let seats: Vec<i32> = index.seats.iter().map(|s| s.seat).collect();
-        let accounts: Vec<Option<&str>> = index
-            .seats
+        let offsets: Vec<i32> = events.iter().map(|(_, n, _)| *n).collect();
+        let types: Vec<&str> = events
             .iter()
-            .map(|s| s.account_id.as_deref())
+            .map(|(_, _, e)| e.event_type.as_str())
             .collect();
-        let awaiting: Vec<bool> = index.seats.iter().map(|s| s.awaiting).collect();
-        let actions: Vec<Option<&str>> = index.seats.iter().map(|s| s.action.as_deref()).collect();
-        let deadlines: Vec<Option<NaiveDateTime>> =
-            index.seats.iter().map(|s| s.deadline_at).collect();
-        let row: Updated = super::prepared::prepared(
+        let schemas: Vec<i32> = events.iter().map(|(_, _, e)| e.schema_version).collect();
+        let audiences: Vec<&str> = events.iter().map(|(_, _, e)| e.audience.as_str()).collect();
+        let data: Vec<JsonValue> = events
+            .iter()
+            .map(|(_, _, e)| JsonValue(e.data.clone()))
+            .collect();
+        let seats: Vec<&SeatRow> = order.iter().flat_map(|a| &a.index.seats).collect();
+        debug_assert!(
+            order
+                .iter()
+                .all(|a| a.index.seats.iter().all(|s| s.game_id == a.game))
+        );
+        let seat_games: Vec<&str> = seats.iter().map(|s| s.game_id.as_str()).collect();
+        let seat_numbers: Vec<i32> = seats.iter().map(|s| s.seat).collect();
+        let accounts: Vec<Option<&str>> = seats.iter().map(|s| s.account_id.as_deref()).collect();
+        let awaiting: Vec<bool> = seats.iter().map(|s| s.awaiting).collect();
+        let actions: Vec<Option<&str>> = seats.iter().map(|s| s.action.as_deref()).collect();
+        let deadlines: Vec<Option<NaiveDateTime>> = seats.iter().map(|s| s.deadline_at).collect();
+        let made: Vec<AppendedGame> = super::prepared::prepared(
             "WITH input AS ( \
-                 SELECT $1::text AS game, $2::int4 AS expected, $3::int4 AS version, \
-                        $4::text AS status, $5::timestamp AS at, $6::bool AS public, \
-                        $7::int4 AS free_seats), \
+                 SELECT * FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[], \
+                                      $5::bool[], $6::int4[]) WITH ORDINALITY \
+                        AS i(game, expected, version, status, public, free_seats, ord)), \
+             stamp AS (SELECT $7::timestamp AS at, feed_tx() AS tx), \
+             locked AS ( \
+                 SELECT g.id FROM games g JOIN input i ON g.id = i.game \
+                  ORDER BY i.ord FOR UPDATE OF g), \
              cas AS ( \
                  UPDATE games g SET version = i.version, status = i.status, \
-                        updated_at = i.at, public = COALESCE(i.public, g.public), \
-                        free_seats = i.free_seats, last_tx = feed_tx() \
-                   FROM input i \
-                  WHERE g.id = i.game AND g.version = i.expected AND g.last_tx <= feed_tx() \
-              RETURNING g.id, i.expected, i.at), \
+                        updated_at = stamp.at, public = COALESCE(i.public, g.public), \
+                        free_seats = i.free_seats, last_tx = stamp.tx \
+                   FROM input i, stamp, (SELECT count(*) FROM locked) l \
+                  WHERE g.id = i.game AND g.version = i.expected AND g.last_tx <= stamp.tx \
+              RETURNING g.id, i.expected, stamp.at, stamp.tx), \
              appended AS ( \
                  INSERT INTO events (event_id, game_id, seq, event_type, schema_version, \
-                                     audience, data, recorded_at) \
-                 SELECT e.event_id, cas.id, cas.expected + e.n::int4, e.event_type, \
-                        e.schema_version, e.audience, e.data, cas.at \
-                   FROM cas, unnest($8::text[], $9::text[], $10::int4[], $11::text[], \
-                                    $12::jsonb[]) \
-                        WITH ORDINALITY AS e(event_id, event_type, schema_version, audience, \
-                                             data, n) \
-                  ORDER BY e.n), \
+                                     audience, data, recorded_at, tx_id) \
+                 SELECT e.event_id, cas.id, cas.expected + e.n, e.event_type, \
+                        e.schema_version, e.audience, e.data, cas.at, cas.tx \
+                   FROM unnest($8::text[], $9::text[], $10::int4[], $11::text[], \
+                               $12::int4[], $13::text[], $14::jsonb[]) WITH ORDINALITY \
+                        AS e(game, event_id, n, event_type, schema_version, audience, data, \
+                             ord) \
+                   JOIN cas ON cas.id = e.game \
+                  ORDER BY e.ord), \
              seated AS ( \
                  INSERT INTO game_seats AS s (game_id, seat, account_id, awaiting, action, \
                                               deadline_at) \
                  SELECT cas.id, n.seat, n.account_id, n.awaiting, n.action, n.deadline_at \
-                   FROM cas, unnest($13::int4[], $14::text[], $15::bool[], $16::text[], \
-                                    $17::timestamp[]) \
-                        AS n(seat, account_id, awaiting, action, deadline_at) \
+                   FROM unnest($15::text[], $16::int4[], $17::text[], $18::bool[], \
+                               $19::text[], $20::timestamp[]) \
+                        AS n(game, seat, account_id, awaiting, action, deadline_at) \
+                   JOIN cas ON cas.id = n.game \
                  ON CONFLICT (game_id, seat) DO UPDATE \
                     SET account_id = excluded.account_id, awaiting = excluded.awaiting, \
                         action = excluded.action, deadline_at = excluded.deadline_at \
@@ -1155,59 +1286,110 @@ impl Appends for diesel::pg::PgConnection {
                      OR s.awaiting IS DISTINCT FROM excluded.awaiting \
                      OR s.action IS DISTINCT FROM excluded.action \
                      OR s.deadline_at IS DISTINCT FROM excluded.deadline_at) \
-             SELECT count(*) AS updated FROM cas",
+             SELECT id FROM cas",
         )
-        .bind::<Text, _>(game)
-        .bind::<Integer, _>(expected)
-        .bind::<Integer, _>(change.version)
-        .bind::<Text, _>(change.status)
-        .bind::<Timestamp, _>(change.updated_at)
-        .bind::<Nullable<Bool>, _>(change.public)
-        .bind::<Integer, _>(change.free_seats)
-        .bind::<Array<Text>, _>(&ids)
-        .bind::<Array<Text>, _>(&types)
+        .bind::<Array<Text>, _>(&games)
+        .bind::<Array<Integer>, _>(&expected)
         .bind::<Array<Integer>, _>(&versions)
+        .bind::<Array<Text>, _>(&statuses)
+        .bind::<Array<Nullable<Bool>>, _>(&public)
+        .bind::<Array<Integer>, _>(&free)
+        .bind::<Timestamp, _>(at)
+        .bind::<Array<Text>, _>(&event_games)
+        .bind::<Array<Text>, _>(&ids)
+        .bind::<Array<Integer>, _>(&offsets)
+        .bind::<Array<Text>, _>(&types)
+        .bind::<Array<Integer>, _>(&schemas)
         .bind::<Array<Text>, _>(&audiences)
         .bind::<Array<super::json::Jsonb>, _>(&data)
-        .bind::<Array<Integer>, _>(&seats)
+        .bind::<Array<Text>, _>(&seat_games)
+        .bind::<Array<Integer>, _>(&seat_numbers)
         .bind::<Array<Nullable<Text>>, _>(&accounts)
         .bind::<Array<Bool>, _>(&awaiting)
         .bind::<Array<Nullable<Text>>, _>(&actions)
         .bind::<Array<Nullable<Timestamp>>, _>(&deadlines)
-        .get_result(self)
+        .load(self)
         .map_err(conflict_or)?;
-        if row.updated == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Conflict)
-        }
+        Ok(appends
+            .iter()
+            .map(|a| made.iter().any(|m| m.id == a.game))
+            .collect())
     }
 }
 
 #[derive(diesel::QueryableByName)]
-struct Updated {
-    #[diesel(sql_type = diesel::sql_types::BigInt)]
-    updated: i64,
+struct AppendedGame {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    id: String,
 }
 
 impl Appends for diesel::sqlite::SqliteConnection {
-    /// SQLite is in process (no round trips to save): three statements.
+    /// SQLite is in process (no round trips to save): three statements per game.
     fn append_rows(
         &mut self,
-        game: &str,
-        expected: i32,
-        change: &IndexChange<'_>,
-        index: &GameIndex,
-        events: &[NewEvent],
-    ) -> Result<(), StoreError> {
-        let updated = diesel::update(games::table.find(game).filter(games::version.eq(expected)))
-            .set(change)
+        appends: &[Append<'_>],
+        at: NaiveDateTime,
+    ) -> Result<Vec<bool>, StoreError> {
+        let mut made = Vec::with_capacity(appends.len());
+        for a in appends {
+            let change = IndexChange {
+                version: a.expected + i32::try_from(a.events.len()).unwrap_or(i32::MAX),
+                status: &a.index.status,
+                updated_at: at,
+                public: a.index.public,
+                free_seats: a.index.free_seats,
+            };
+            let updated = diesel::update(
+                games::table
+                    .find(a.game)
+                    .filter(games::version.eq(a.expected)),
+            )
+            .set(&change)
             .execute(self)?;
-        if updated != 1 {
-            return Err(StoreError::Conflict);
+            if updated == 1 {
+                insert_events(self, a.game, a.expected, a.events)?;
+                write_seats(self, a.game, a.index)?;
+            }
+            made.push(updated == 1);
         }
-        insert_events(self, game, expected, events)?;
-        write_seats(self, game, index)
+        Ok(made)
+    }
+}
+
+impl EventsAfter for diesel::pg::PgConnection {
+    /// One statement for any number of games (arrays, so it stays prepared).
+    fn events_after(&mut self, after: &[(&str, i32)]) -> Result<Vec<StoredEvent>, StoreError> {
+        use diesel::sql_types::{Array, Integer, Text};
+        let games: Vec<&str> = after.iter().map(|(g, _)| *g).collect();
+        let versions: Vec<i32> = after.iter().map(|(_, v)| *v).collect();
+        Ok(super::prepared::prepared(
+            "SELECT e.position, e.event_id, e.game_id, e.seq, e.event_type, e.schema_version, \
+                    e.audience, e.data, e.recorded_at, e.tx_id \
+               FROM unnest($1::text[], $2::int4[]) AS q(game, after) \
+               JOIN events e ON e.game_id = q.game AND e.seq > q.after \
+              ORDER BY e.game_id, e.seq",
+        )
+        .bind::<Array<Text>, _>(&games)
+        .bind::<Array<Integer>, _>(&versions)
+        .load(self)?)
+    }
+}
+
+impl EventsAfter for diesel::sqlite::SqliteConnection {
+    /// In process: one indexed read per game.
+    fn events_after(&mut self, after: &[(&str, i32)]) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut all = Vec::new();
+        for (game, version) in after {
+            all.extend(
+                events::table
+                    .filter(events::game_id.eq(*game))
+                    .filter(events::seq.gt(*version))
+                    .order(events::seq.asc())
+                    .select(StoredEvent::as_select())
+                    .load(self)?,
+            );
+        }
+        Ok(all)
     }
 }
 
@@ -1255,6 +1437,81 @@ impl Seats for diesel::sqlite::SqliteConnection {
             .values(&index.seats)
             .execute(self)?;
         Ok(())
+    }
+}
+
+/// Rate counters in the database, where the backend keeps them there.
+trait HitCounts {
+    fn count_hits(
+        &mut self,
+        hits: &[(&str, i32)],
+        start: i64,
+        length: i64,
+    ) -> Result<Option<Vec<(i32, i32)>>, StoreError>;
+}
+
+#[derive(diesel::QueryableByName)]
+struct KeyCounts {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    key: String,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    current: i32,
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    previous: i32,
+}
+
+impl HitCounts for diesel::pg::PgConnection {
+    /// One statement for all keys (the `UNLOGGED` table `rate_counters`, see
+    /// `store::counters`), rows locked in key order so that two transactions counting the
+    /// same accounts wait for each other instead of deadlocking.
+    fn count_hits(
+        &mut self,
+        hits: &[(&str, i32)],
+        start: i64,
+        length: i64,
+    ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
+        use diesel::sql_types::{Array, BigInt, Integer, Text};
+        let keys: Vec<&str> = hits.iter().map(|(k, _)| *k).collect();
+        let adds: Vec<i32> = hits.iter().map(|(_, a)| *a).collect();
+        let rows: Vec<KeyCounts> = super::prepared::prepared(
+            "WITH up AS ( \
+                 INSERT INTO rate_counters (key, window_start, count) \
+                 SELECT h.key, $1::bigint, h.add \
+                   FROM unnest($2::text[], $3::int4[]) AS h(key, add) ORDER BY h.key \
+                 ON CONFLICT (key, window_start) \
+                 DO UPDATE SET count = rate_counters.count + EXCLUDED.count \
+                 RETURNING key, window_start, count) \
+             SELECT up.key, up.count AS current, COALESCE(r.count, 0) AS previous \
+               FROM up LEFT JOIN rate_counters r \
+                 ON r.key = up.key AND r.window_start = up.window_start - $4::bigint",
+        )
+        .bind::<BigInt, _>(start)
+        .bind::<Array<Text>, _>(&keys)
+        .bind::<Array<Integer>, _>(&adds)
+        .bind::<BigInt, _>(length)
+        .load(self)?;
+        Ok(Some(
+            keys.iter()
+                .map(|k| {
+                    rows.iter()
+                        .find(|r| r.key == *k)
+                        .map_or((0, 0), |r| (r.current, r.previous))
+                })
+                .collect(),
+        ))
+    }
+}
+
+impl HitCounts for diesel::sqlite::SqliteConnection {
+    /// One process owns an SQLite file: its counters live in the process
+    /// (`store::counters`), never in the file.
+    fn count_hits(
+        &mut self,
+        _hits: &[(&str, i32)],
+        _start: i64,
+        _length: i64,
+    ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
+        Ok(None)
     }
 }
 

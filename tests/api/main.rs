@@ -14,6 +14,7 @@ mod browser;
 mod concurrency;
 mod faults;
 mod games;
+mod group_commit;
 mod hardening;
 mod hidden;
 mod idempotency;

@@ -129,6 +129,8 @@ struct Outcome {
     pg_work: Option<String>,
     pgbench_tps: Option<f64>,
     pgbench_load_before: String,
+    /// Commands per group-commit batch over the whole run (the servers' `/metrics`).
+    batch_mean: Option<f64>,
 }
 
 impl Outcome {
@@ -194,7 +196,8 @@ fn print_line(o: &Outcome) {
     println!(
         "{:<12} clients={:<3} run {}: {:>7.0} commands/s  p50 {} ms  p99 {} ms  {:.2} events/command  \
          ({} commands in {:.1} s, {} games finished, {} reads, {} refused guesses, {} errors; \
-         CPU in % of a core: server {:.0}, PostgreSQL backends {}, generator {:.0}; load before {})",
+         CPU in % of a core: server {:.0}, PostgreSQL backends {}, generator {:.0}; \
+         {} commands per group-commit batch; load before {})",
         o.config.label(),
         o.config.clients,
         o.run,
@@ -211,6 +214,7 @@ fn print_line(o: &Outcome) {
         o.server_cpu,
         o.pg_cpu.map_or("–".into(), |c| format!("{c:.0}")),
         o.generator_cpu,
+        o.batch_mean.map_or("–".into(), |b| format!("{b:.2}")),
         o.load_before
     );
     if let Some(tps) = o.pgbench_tps {
@@ -245,12 +249,12 @@ fn print_line(o: &Outcome) {
 fn print_table(outcomes: &[Outcome]) {
     println!();
     println!(
-        "| backend | clients | run | commands/s | p50 ms | p99 ms | events/command | pgbench insert tps | ratio | server CPU % | PG backends CPU % | generator CPU % | load before |"
+        "| backend | clients | run | commands/s | p50 ms | p99 ms | events/command | pgbench insert tps | ratio | server CPU % | PG backends CPU % | generator CPU % | commands/batch | load before |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for o in outcomes {
         println!(
-            "| {} | {} | {} | {:.0} | {} | {} | {:.2} | {} | {} | {:.0} | {} | {:.0} | {} |",
+            "| {} | {} | {} | {:.0} | {} | {} | {:.2} | {} | {} | {:.0} | {} | {:.0} | {} | {} |",
             o.config.label(),
             o.config.clients,
             o.run,
@@ -263,6 +267,7 @@ fn print_table(outcomes: &[Outcome]) {
             o.server_cpu,
             o.pg_cpu.map_or("–".into(), |c| format!("{c:.0}")),
             o.generator_cpu,
+            o.batch_mean.map_or("–".into(), |b| format!("{b:.2}")),
             o.load_before
         );
     }
@@ -352,48 +357,66 @@ fn measure(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (tallies, seconds, server_cpu, generator_cpu, pg_cpu) = runtime.block_on(async {
-        let mut tasks = Vec::new();
-        for c in 0..config.clients {
-            let api = apis[c % apis.len()].clone();
-            let shared = shared.clone();
-            tasks.push(tokio::spawn(client(api, shared, c as u64 + 1)));
-        }
-        tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
-        let pg0 = procfs::CpuWindow::start(&backends().await);
-        let (server0, self0) = (procfs::cpu_seconds_of(&pids), procfs::cpu_seconds("self"));
-        let started = Instant::now();
-        if let Some(s) = &sampler {
-            s.measuring.store(true, Ordering::SeqCst);
-        }
-        shared.measuring.store(true, Ordering::SeqCst);
-        let limit = Duration::from_secs_f64(args.seconds);
-        while started.elapsed() < limit && !shared.stop.load(Ordering::SeqCst) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        shared.measuring.store(false, Ordering::SeqCst);
-        let seconds = started.elapsed().as_secs_f64();
-        if let Some(s) = &sampler {
-            s.measuring.store(false, Ordering::SeqCst);
-        }
-        let server_cpu = procfs::percent_of_core(server0, procfs::cpu_seconds_of(&pids), seconds);
-        let backends_now = backends().await;
-        let pg_cpu = (!backends_now.is_empty())
-            .then(|| procfs::percent_of_core(0.0, pg0.seconds(&backends_now), seconds));
-        let generator_cpu = procfs::percent_of_core(
-            self0.unwrap_or(0.0),
-            procfs::cpu_seconds("self").unwrap_or(0.0),
-            seconds,
-        );
-        shared.stop.store(true, Ordering::SeqCst);
-        let mut tallies = Vec::new();
-        for t in tasks {
-            if let Ok(t) = t.await {
-                tallies.push(t);
+    let (tallies, seconds, server_cpu, generator_cpu, pg_cpu, batch_mean) =
+        runtime.block_on(async {
+            let mut tasks = Vec::new();
+            for c in 0..config.clients {
+                let api = apis[c % apis.len()].clone();
+                let shared = shared.clone();
+                tasks.push(tokio::spawn(client(api, shared, c as u64 + 1)));
             }
-        }
-        (tallies, seconds, server_cpu, generator_cpu, pg_cpu)
-    });
+            tokio::time::sleep(Duration::from_secs_f64(args.warmup)).await;
+            let pg0 = procfs::CpuWindow::start(&backends().await);
+            let (server0, self0) = (procfs::cpu_seconds_of(&pids), procfs::cpu_seconds("self"));
+            let started = Instant::now();
+            if let Some(s) = &sampler {
+                s.measuring.store(true, Ordering::SeqCst);
+            }
+            shared.measuring.store(true, Ordering::SeqCst);
+            let limit = Duration::from_secs_f64(args.seconds);
+            while started.elapsed() < limit && !shared.stop.load(Ordering::SeqCst) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            shared.measuring.store(false, Ordering::SeqCst);
+            let seconds = started.elapsed().as_secs_f64();
+            if let Some(s) = &sampler {
+                s.measuring.store(false, Ordering::SeqCst);
+            }
+            let server_cpu =
+                procfs::percent_of_core(server0, procfs::cpu_seconds_of(&pids), seconds);
+            let backends_now = backends().await;
+            let pg_cpu = (!backends_now.is_empty())
+                .then(|| procfs::percent_of_core(0.0, pg0.seconds(&backends_now), seconds));
+            let generator_cpu = procfs::percent_of_core(
+                self0.unwrap_or(0.0),
+                procfs::cpu_seconds("self").unwrap_or(0.0),
+                seconds,
+            );
+            shared.stop.store(true, Ordering::SeqCst);
+            let mut tallies = Vec::new();
+            for t in tasks {
+                if let Ok(t) = t.await {
+                    tallies.push(t);
+                }
+            }
+            let mut batched = (0.0, 0.0);
+            for api in &apis {
+                if let Ok(reply) = api.get("/metrics", None).await {
+                    let text = String::from_utf8_lossy(&reply.body);
+                    batched.0 += metric(&text, "stammtisch_batched_commands_total").unwrap_or(0.0);
+                    batched.1 += metric(&text, "stammtisch_command_batches_total").unwrap_or(0.0);
+                }
+            }
+            let batch_mean = (batched.1 > 0.0).then(|| batched.0 / batched.1);
+            (
+                tallies,
+                seconds,
+                server_cpu,
+                generator_cpu,
+                pg_cpu,
+                batch_mean,
+            )
+        });
     drop(runtime);
     let pg_activity = sampler.map(ActivitySampler::finish);
     for s in &mut servers {
@@ -448,7 +471,15 @@ fn measure(
         pg_work,
         pgbench_tps: None,
         pgbench_load_before: String::new(),
+        batch_mean,
     })
+}
+
+/// The value of a counter in Prometheus text.
+fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
 }
 
 /// One client: two guest accounts, then games until told to stop.
@@ -736,6 +767,23 @@ mod tests {
         assert!(parse_matrix("mysql:8").is_err());
         assert!(parse_matrix("postgres:0").is_err());
         assert!(parse_matrix("").is_err());
+    }
+
+    #[test]
+    fn reads_a_counter_from_prometheus_text() {
+        let text = "# HELP stammtisch_command_batches_total x\n\
+                    # TYPE stammtisch_command_batches_total counter\n\
+                    stammtisch_command_batches_total 12\n\
+                    stammtisch_batched_commands_total 30\n";
+        assert_eq!(
+            super::metric(text, "stammtisch_command_batches_total"),
+            Some(12.0)
+        );
+        assert_eq!(
+            super::metric(text, "stammtisch_batched_commands_total"),
+            Some(30.0)
+        );
+        assert_eq!(super::metric(text, "stammtisch_games_created_total"), None);
     }
 
     #[test]

@@ -1,0 +1,371 @@
+//! The group commit (issue 12): commands that arrive together are decided in order and
+//! appended in one transaction. Each one still gets its own answer, its own refusal, its
+//! own 401 or 429, and the log stays what single commands would have written.
+
+use std::sync::{Arc, Barrier};
+
+use serde_json::json;
+
+use crate::both;
+use crate::support::{Api, Backend, Player, TestDb, TestServer, cards, seated_game};
+
+/// A counter of `/metrics`.
+fn counter(api: &Api, name: &str) -> u64 {
+    let m = api.get("/metrics", None);
+    assert_eq!(m.status, 200);
+    m.text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
+}
+
+/// A 2-person game per thread; every round all threads send at once: a legal card, or (every
+/// third thread, every other round) a card that is not in the hand. Each answer is the
+/// sender's own: its own hand, the version its game is at, and the refusal it earned.
+fn commands_that_arrive_together_each_get_their_own_answer(backend: Backend) {
+    const THREADS: usize = 12;
+    const ROUNDS: usize = 6;
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let tables: Vec<(Player, Player, String)> = (0..THREADS)
+        .map(|i| {
+            let host = api.guest(&format!("host{i}"));
+            let guest = api.guest(&format!("guest{i}"));
+            // One round of ten turns, so six turns never end the game.
+            let game = seated_game(
+                &api,
+                &host,
+                std::slice::from_ref(&guest),
+                0,
+                &json!({ "options": { "end": { "rounds": 1 } } }),
+            );
+            (host, guest, game)
+        })
+        .collect();
+    let batches_before = counter(&api, "stammtisch_command_batches_total");
+    let batched_before = counter(&api, "stammtisch_batched_commands_total");
+    let mut sent = 0;
+    for round in 0..ROUNDS {
+        let barrier = Arc::new(Barrier::new(THREADS));
+        let handles: Vec<_> = tables
+            .iter()
+            .enumerate()
+            .map(|(i, (host, guest, game))| {
+                let (api, host, guest, game, barrier) = (
+                    api.clone(),
+                    host.clone(),
+                    guest.clone(),
+                    game.clone(),
+                    barrier.clone(),
+                );
+                std::thread::spawn(move || {
+                    // The host plays this round; the guest's card comes after the barrier.
+                    let view = api.view(&host, &game);
+                    let version = view["version"].as_i64().unwrap();
+                    let hand = cards(&view["you"]["hand"]);
+                    let refused = i % 3 == 0 && round % 2 == 0;
+                    let card = if refused {
+                        (1..=104).find(|c| !hand.contains(c)).unwrap()
+                    } else {
+                        hand[0]
+                    };
+                    barrier.wait();
+                    let r =
+                        api.command(&host, &game, &json!({ "type": "play_card", "card": card }));
+                    (host, guest, game, version, hand, refused, r)
+                })
+            })
+            .collect();
+        for h in handles {
+            let (host, guest, game, version, hand, refused, r) = h.join().unwrap();
+            sent += 1;
+            if refused {
+                r.assert_problem(422, "card_not_in_hand");
+                assert_eq!(
+                    api.view(&host, &game)["version"],
+                    version,
+                    "a refusal writes nothing"
+                );
+                // The turn goes on as if nothing had been sent.
+                let r = api.command(
+                    &host,
+                    &game,
+                    &json!({ "type": "play_card", "card": hand[0] }),
+                );
+                assert_eq!(r.status, 200, "{}", r.text);
+                sent += 1;
+            } else {
+                assert_eq!(r.status, 200, "{}", r.text);
+                assert_eq!(r.body["id"], game.as_str());
+                assert_eq!(
+                    r.body["version"],
+                    version + 2,
+                    "card_selected, selection_made"
+                );
+                assert_eq!(r.body["you"]["selected"], hand[0]);
+                assert_eq!(r.body["seats"][0]["name"], host.name.as_str());
+                assert_eq!(r.body["seats"][1]["name"], guest.name.as_str());
+            }
+            // Nobody else's hand is in an answer: the guest's cards are not in the host's.
+            let theirs = cards(&api.view(&guest, &game)["you"]["hand"]);
+            let body = api.view(&host, &game);
+            assert_ne!(cards(&body["you"]["hand"]), theirs);
+            api.ok(
+                &guest,
+                &game,
+                &json!({ "type": "play_card", "card": theirs[0] }),
+            );
+            sent += 1;
+            // A card below every row waits for its player's take_row (one or both).
+            loop {
+                let waiting = api.view(&host, &game);
+                let Some(a) = waiting["awaiting"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|a| a["action"] == "take_row")
+                    .cloned()
+                else {
+                    break;
+                };
+                let taker = if a["seat"] == 0 { &host } else { &guest };
+                api.ok(taker, &game, &json!({ "type": "take_row", "row": 0 }));
+                sent += 1;
+            }
+        }
+    }
+    // Every game's log is gapless and a rebuild of it agrees with the view.
+    for (host, _, game) in &tables {
+        let events = api.events(host, game);
+        let view = api.view(host, game);
+        let last = events.last().unwrap()["seq"].as_i64().unwrap();
+        assert_eq!(last, view["version"].as_i64().unwrap());
+        let seqs: Vec<i64> = events.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
+        let revealed = events
+            .iter()
+            .filter(|e| e["type"] == "cards_revealed")
+            .count();
+        assert_eq!(revealed, ROUNDS, "every round of {game} was revealed once");
+    }
+    let batches = counter(&api, "stammtisch_command_batches_total") - batches_before;
+    let batched = counter(&api, "stammtisch_batched_commands_total") - batched_before;
+    assert_eq!(batched, sent, "every command went through the group commit");
+    assert!(
+        batches < batched,
+        "commands sent together shared batches ({batched} commands in {batches} batches)"
+    );
+}
+
+/// Tokens and limits are checked per command inside a batch: a revoked token hears 401 and
+/// an account over its limit 429 while the commands beside them apply.
+fn a_batch_refuses_each_command_on_its_own(backend: Backend) {
+    const LIMIT: usize = 4;
+    let limit = LIMIT.to_string();
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("LIMIT_COMMANDS_PER_MINUTE", &limit)],
+    );
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    // A second game whose host logs out everywhere.
+    let leaver = api.guest("leaver");
+    let stayer = api.guest("stayer");
+    let other = seated_game(&api, &leaver, std::slice::from_ref(&stayer), 0, &json!({}));
+    let leaver_hand = cards(&api.view(&leaver, &other)["you"]["hand"]);
+    let r = api.post("/v1/me/logout", Some(&leaver.token), &json!({}));
+    assert_eq!(r.status, 204, "{}", r.text);
+    // The host has spent one command of the limit (`start`); send 3 × LIMIT more at once.
+    let other_version = api.view(&stayer, &other)["version"].as_i64().unwrap();
+    let hand = cards(&api.view(&host, &game)["you"]["hand"]);
+    let barrier = Arc::new(Barrier::new(3 * LIMIT + 2));
+    let mut handles = Vec::new();
+    for i in 0..3 * LIMIT {
+        let (api, host, game, barrier) = (api.clone(), host.clone(), game.clone(), barrier.clone());
+        let card = hand[i % hand.len()];
+        handles.push(std::thread::spawn(move || {
+            barrier.wait();
+            (
+                "host",
+                api.command(&host, &game, &json!({ "type": "play_card", "card": card })),
+            )
+        }));
+    }
+    for who in ["leaver", "stayer"] {
+        let (api, barrier, other) = (api.clone(), barrier.clone(), other.clone());
+        let (player, card) = if who == "leaver" {
+            (leaver.clone(), leaver_hand[0])
+        } else {
+            (
+                stayer.clone(),
+                cards(&api.view(&stayer, &other)["you"]["hand"])[0],
+            )
+        };
+        handles.push(std::thread::spawn(move || {
+            barrier.wait();
+            (
+                who,
+                api.command(
+                    &player,
+                    &other,
+                    &json!({ "type": "play_card", "card": card }),
+                ),
+            )
+        }));
+    }
+    let results: Vec<(&str, _)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let host_results: Vec<_> = results.iter().filter(|(w, _)| *w == "host").collect();
+    let limited = host_results.iter().filter(|(_, r)| r.status == 429).count();
+    let applied = host_results.iter().filter(|(_, r)| r.status == 200).count();
+    for (_, r) in &host_results {
+        match r.status {
+            429 => {
+                r.assert_problem(429, "too_many_commands");
+                assert!(r.header("retry-after").is_some());
+            }
+            200 => {}
+            // A second card in the same turn: refused by the rules, after counting.
+            _ => assert_eq!(r.status, 422, "{}", r.text),
+        }
+    }
+    // The host counted `start` before: exactly LIMIT - 1 of these were within the limit
+    // (a card selected again before the reveal replaces the selection, so they may all
+    // apply), and none beyond it.
+    assert_eq!(
+        limited,
+        3 * LIMIT - (LIMIT - 1),
+        "{:?}",
+        statuses(&host_results)
+    );
+    assert!(applied >= 1, "{:?}", statuses(&host_results));
+    let (_, leaver_reply) = results.iter().find(|(w, _)| *w == "leaver").unwrap();
+    leaver_reply.assert_problem(401, "unauthorized");
+    let (_, stayer_reply) = results.iter().find(|(w, _)| *w == "stayer").unwrap();
+    assert_eq!(stayer_reply.status, 200, "{}", stayer_reply.text);
+    // The revoked command wrote nothing: only the stayer's selection is in the other game.
+    let after = api.view(&stayer, &other);
+    assert_eq!(after["version"], other_version + 2, "{after}");
+    assert!(after["you"]["selected"].is_number(), "{after}");
+}
+
+fn statuses(results: &[&(&str, crate::support::Reply)]) -> Vec<u16> {
+    results.iter().map(|(_, r)| r.status).collect()
+}
+
+/// With `COMMAND_BATCH_MAX=0` every command has a transaction of its own, and the token and
+/// limit checks still come first.
+fn without_the_group_commit_commands_go_alone(backend: Backend) {
+    let server =
+        TestServer::start_with_env(TestDb::new(backend), backend, &[("COMMAND_BATCH_MAX", "0")]);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    let hand = cards(&api.view(&host, &game)["you"]["hand"]);
+    let r = api.command(
+        &host,
+        &game,
+        &json!({ "type": "play_card", "card": hand[0] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["you"]["selected"], hand[0]);
+    assert_eq!(counter(&api, "stammtisch_batched_commands_total"), 0);
+    assert_eq!(counter(&api, "stammtisch_command_batches_total"), 0);
+    let r = api.post("/v1/me/logout", Some(&guest.token), &json!({}));
+    assert_eq!(r.status, 204);
+    let theirs = cards(&api.view(&host, &game)["you"]["hand"]);
+    let r = api.command(
+        &guest,
+        &game,
+        &json!({ "type": "play_card", "card": theirs[0] }),
+    );
+    r.assert_problem(401, "unauthorized");
+}
+
+/// A stored event that cannot be read fails the batch's transaction as a whole; every
+/// command of it is then tried alone, so only the broken game's command fails.
+fn a_broken_game_fails_only_its_own_command(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let players: Vec<Player> = (0..8).map(|i| api.guest(&format!("player{i}"))).collect();
+    let games: Vec<String> = players
+        .chunks(2)
+        .map(|pair| seated_game(&api, &pair[0], &pair[1..], 0, &json!({})))
+        .collect();
+    let hands: Vec<Vec<u64>> = players
+        .chunks(2)
+        .zip(&games)
+        .map(|(pair, g)| cards(&api.view(&pair[0], g)["you"]["hand"]))
+        .collect();
+    // The broken game's log gains an event nobody can read (the log is append-only, so it
+    // is appended, and the game's index row moves on to it).
+    let broken = games[0].clone();
+    let version = api.view(&players[0], &broken)["version"].as_i64().unwrap();
+    crate::support::sql(
+        &server,
+        &format!(
+            "INSERT INTO events (event_id, game_id, seq, event_type, schema_version, audience, \
+             data, recorded_at) VALUES ('unreadable-{broken}', '{broken}', {}, 'no_such_event', \
+             1, 'public', '{{}}', CURRENT_TIMESTAMP)",
+            version + 1
+        ),
+    );
+    crate::support::sql(
+        &server,
+        &format!(
+            "UPDATE games SET version = {} WHERE id = '{broken}'",
+            version + 1
+        ),
+    );
+    for _ in 0..3 {
+        let barrier = Arc::new(Barrier::new(games.len()));
+        let handles: Vec<_> = players
+            .chunks(2)
+            .zip(&games)
+            .zip(&hands)
+            .map(|((pair, game), hand)| {
+                let (api, host, game, card, barrier) = (
+                    api.clone(),
+                    pair[0].clone(),
+                    game.clone(),
+                    hand[0],
+                    barrier.clone(),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let r =
+                        api.command(&host, &game, &json!({ "type": "play_card", "card": card }));
+                    (game, r)
+                })
+            })
+            .collect();
+        for h in handles {
+            let (game, r) = h.join().unwrap();
+            if game == broken {
+                assert_eq!(r.status, 500, "{}", r.text);
+                assert_eq!(
+                    r.header("content-type").as_deref(),
+                    Some("application/problem+json")
+                );
+            } else {
+                // Selected already after the first round: the same card again is refused
+                // by the rules, not by the broken neighbour.
+                assert!(r.status == 200 || r.status == 422, "{}", r.text);
+            }
+        }
+    }
+    for ((pair, game), hand) in players.chunks(2).zip(&games).zip(&hands).skip(1) {
+        assert_eq!(api.view(&pair[0], game)["you"]["selected"], hand[0]);
+    }
+}
+
+both!(
+    commands_that_arrive_together_each_get_their_own_answer,
+    a_batch_refuses_each_command_on_its_own,
+    without_the_group_commit_commands_go_alone,
+    a_broken_game_fails_only_its_own_command
+);
