@@ -1096,7 +1096,7 @@ impl Service {
                     .collect()
             }
             Err(e) => {
-                tracing::debug!(
+                tracing::warn!(
                     commands = jobs.len(),
                     error = %crate::telemetry::Chain(&e),
                     "a batch failed; each command alone"

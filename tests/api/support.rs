@@ -527,6 +527,7 @@ pub fn seated_game(
 pub struct Replica {
     pub base: String,
     child: Child,
+    log: PathBuf,
 }
 
 impl Replica {
@@ -539,6 +540,13 @@ impl Replica {
                 .unwrap(),
             codes: Default::default(),
         }
+    }
+}
+
+impl Replica {
+    /// What the replica logged so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
 
@@ -557,7 +565,7 @@ impl TestServer {
             .dir
             .join(format!("replica-{}.log", uuid::Uuid::new_v4().simple()));
         let (child, base) = spawn(&self.db.url, &log, env);
-        Replica { base, child }
+        Replica { base, child, log }
     }
 }
 
