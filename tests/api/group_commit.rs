@@ -20,6 +20,27 @@ fn counter(api: &Api, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
 }
 
+/// Answers every `take_row` the game waits for (row 0), seat by seat; how many were sent.
+/// `people` are the game's seats in order.
+fn take_rows(api: &Api, game: &str, people: &[&Player]) -> u64 {
+    let mut sent = 0;
+    loop {
+        let view = api.view(people[0], game);
+        let Some(a) = view["awaiting"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["action"] == "take_row")
+            .cloned()
+        else {
+            return sent;
+        };
+        let seat = a["seat"].as_u64().unwrap() as usize;
+        api.ok(people[seat], game, &json!({ "type": "take_row", "row": 0 }));
+        sent += 1;
+    }
+}
+
 /// A 2-person game per thread; every round all threads send at once: a legal card, or (every
 /// third thread, every other round) a card that is not in the hand. Each answer is the
 /// sender's own: its own hand, the version its game is at, and the refusal it earned.
@@ -118,21 +139,7 @@ fn commands_that_arrive_together_each_get_their_own_answer(backend: Backend) {
             );
             sent += 1;
             // A card below every row waits for its player's take_row (one or both).
-            loop {
-                let waiting = api.view(&host, &game);
-                let Some(a) = waiting["awaiting"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|a| a["action"] == "take_row")
-                    .cloned()
-                else {
-                    break;
-                };
-                let taker = if a["seat"] == 0 { &host } else { &guest };
-                api.ok(taker, &game, &json!({ "type": "take_row", "row": 0 }));
-                sent += 1;
-            }
+            sent += take_rows(&api, &game, &[&host, &guest]);
         }
     }
     // Every game's log is gapless and a rebuild of it agrees with the view.
@@ -416,26 +423,10 @@ fn two_replicas_moving_the_same_games_at_once_never_deadlock() {
             assert_eq!(r.status, 200, "{}", r.text);
         }
         for (people, game) in &tables {
-            loop {
-                let view = apis[0].view(&people[0], game);
-                let Some(a) = view["awaiting"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .find(|a| a["action"] == "take_row")
-                    .cloned()
-                else {
-                    break;
-                };
-                let seat = a["seat"].as_u64().unwrap() as usize;
-                apis[0].ok(
-                    &people[seat],
-                    game,
-                    &json!({ "type": "take_row", "row": 0 }),
-                );
-            }
+            let people: Vec<&Player> = people.iter().collect();
+            take_rows(&apis[0], game, &people);
             let reveals = apis[0]
-                .events(&people[0], game)
+                .events(people[0], game)
                 .iter()
                 .filter(|e| e["type"] == "cards_revealed")
                 .count();
