@@ -98,6 +98,20 @@ impl Counted {
     }
 }
 
+/// The command limit's window, code and wording.
+const COMMAND_WINDOW: Duration = Duration::from_secs(60);
+const COMMAND_CODE: &str = "too_many_commands";
+const COMMAND_WHAT: &str = "too many commands";
+
+/// A refusal of the limit `code`.
+fn exceeded(code: &'static str, what: &str, retry_after: u64) -> LimitError {
+    LimitError::Exceeded {
+        code,
+        what: what.to_owned(),
+        retry_after,
+    }
+}
+
 /// A fixed counting window that contains now.
 struct Window {
     start: i64,
@@ -188,11 +202,7 @@ impl Limits {
         }
         match self.over(&counted.key(subject), limit, window, 1)? {
             None => Ok(()),
-            Some(retry_after) => Err(LimitError::Exceeded {
-                code,
-                what: what.to_owned(),
-                retry_after,
-            }),
+            Some(retry_after) => Err(exceeded(code, what, retry_after)),
         }
     }
 
@@ -245,9 +255,9 @@ impl Limits {
             Counted::Commands,
             account,
             self.config.commands_per_minute,
-            Duration::from_secs(60),
-            "too_many_commands",
-            "too many commands",
+            COMMAND_WINDOW,
+            COMMAND_CODE,
+            COMMAND_WHAT,
         )
     }
 
@@ -267,25 +277,33 @@ impl Limits {
         if limit == 0 || accounts.is_empty() {
             return Ok(accounts.iter().map(|_| Ok(())).collect());
         }
+        // Each account's key once, with its number of commands; `slot` maps a command
+        // to its key.
         let mut keys: Vec<(String, i32)> = Vec::new();
+        let mut slot = Vec::with_capacity(accounts.len());
         for account in accounts {
             let key = Counted::Commands.key(account);
-            match keys.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, n)) => *n += 1,
-                None => keys.push((key, 1)),
+            let i = match keys.iter().position(|(k, _)| *k == key) {
+                Some(i) => i,
+                None => {
+                    keys.push((key, 0));
+                    keys.len() - 1
+                }
+            };
+            if let Some((_, n)) = keys.get_mut(i) {
+                *n += 1;
             }
+            slot.push(i);
         }
         let hits: Vec<(&str, i32)> = keys.iter().map(|(k, n)| (k.as_str(), *n)).collect();
-        let w = Window::now(Duration::from_secs(60));
+        let w = Window::now(COMMAND_WINDOW);
         let counts = self.store.count_in(tx, &hits, w.start, w.length)?;
-        // The i-th command of an account that sent n saw the count n - i lower.
+        // The i-th of an account's n commands saw the count n - i lower than the last.
         let mut seen: Vec<i32> = vec![0; keys.len()];
-        Ok(accounts
-            .iter()
-            .map(|account| {
-                let key = Counted::Commands.key(account);
-                let i = keys.iter().position(|(k, _)| *k == key).unwrap_or_default();
-                let n = keys.get(i).map_or(1, |(_, n)| *n);
+        Ok(slot
+            .into_iter()
+            .map(|i| {
+                let n = hits.get(i).map_or(1, |(_, n)| *n);
                 let (current, previous) = counts.get(i).copied().unwrap_or_default();
                 let nth = seen.get_mut(i).map_or(n, |s| {
                     *s += 1;
@@ -293,11 +311,7 @@ impl Limits {
                 });
                 match w.verdict(current - n + nth, previous, limit) {
                     None => Ok(()),
-                    Some(retry_after) => Err(LimitError::Exceeded {
-                        code: "too_many_commands",
-                        what: "too many commands".to_owned(),
-                        retry_after,
-                    }),
+                    Some(retry_after) => Err(exceeded(COMMAND_CODE, COMMAND_WHAT, retry_after)),
                 }
             })
             .collect())

@@ -642,11 +642,20 @@ impl Service {
         let (row, stored) = tx
             .game_and_events_after(game_id, after)?
             .ok_or(ServiceError::GameNotFound)?;
-        let (version, game) = match cached {
-            Some((version, game)) => Self::catch_up(version, game, &stored)?,
-            None => Self::replay(game_id, &stored)?,
-        };
+        let (version, game) = Self::fold(game_id, cached, &stored)?;
         Ok((row, version, game))
+    }
+
+    /// A game's state from a cached one (if any) and the stored events after it.
+    fn fold(
+        game_id: &str,
+        cached: Option<(i32, Game)>,
+        stored: &[StoredEvent],
+    ) -> Result<(i32, Game), ServiceError> {
+        match cached {
+            Some((version, game)) => Self::catch_up(version, game, stored),
+            None => Self::replay(game_id, stored),
+        }
     }
 
     /// A cached state brought up to date with the events after it.
@@ -840,22 +849,10 @@ impl Service {
         for attempt in 0..MAX_ATTEMPTS {
             // The first try counts the command against the caller's limit.
             let first = attempt == 0;
-            let result =
-                match self.lane(req.game) {
-                    Some(queue) if req.idempotency_key.is_none() => queue
-                        .submit(
-                            Job::of(req, first),
-                            |jobs, pass| self.run_batch(jobs, pass),
-                            || Err(ServiceError::Busy),
-                        )
-                        .map(|done| match done {
-                            Batched::Done(outcome) => outcome,
-                            Batched::Applied(a) => CommandOutcome::Applied(Box::new(
-                                self.body_named(&a.game, &a.row, a.version, req.account, &a.names),
-                            )),
-                        }),
-                    _ => self.try_alone(req, first),
-                };
+            let result = match self.lane(req.game) {
+                Some(queue) if req.idempotency_key.is_none() => self.try_batched(queue, req, first),
+                _ => self.try_alone(req, first),
+            };
             match result {
                 Err(ServiceError::Store(StoreError::Conflict)) => {
                     if let Some(expected) = req.if_match {
@@ -889,9 +886,36 @@ impl Service {
     /// The group-commit queue of a game's commands, if any.
     fn lane(&self, game_id: &str) -> Option<&crate::group::GroupQueue<Job, JobResult>> {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-        let n = u64::try_from(self.batches.len()).ok().filter(|n| *n > 0)?;
+        if self.batches.len() <= 1 {
+            return self.batches.first();
+        }
+        let n = u64::try_from(self.batches.len()).ok()?;
         let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(game_id);
         self.batches.get(usize::try_from(hash % n).ok()?)
+    }
+
+    /// One try of a command in a group-commit batch; the caller renders its own view.
+    fn try_batched(
+        &self,
+        queue: &crate::group::GroupQueue<Job, JobResult>,
+        req: &CommandRequest<'_>,
+        count: bool,
+    ) -> Result<CommandOutcome, ServiceError> {
+        let done = queue.submit(
+            Job::of(req, count),
+            |jobs, pass| self.run_batch(jobs, pass),
+            || Err(ServiceError::Busy),
+        )?;
+        Ok(match done {
+            Batched::Done(outcome) => outcome,
+            Batched::Applied(a) => CommandOutcome::Applied(Box::new(self.body_named(
+                &a.game,
+                &a.row,
+                a.version,
+                req.account,
+                &a.names,
+            ))),
+        })
     }
 
     /// One try of a command in a transaction of its own: the caller's account first (when
@@ -1054,14 +1078,14 @@ impl Service {
                 }
             })
             .collect();
-        let counted: Vec<usize> = (0..jobs.len())
-            .filter(|i| jobs.get(*i).is_some_and(|j| j.count))
-            .filter(|i| senders.get(*i).is_some_and(Result::is_ok))
-            .collect();
-        let accounts: Vec<&str> = counted
+        // Counted: first tries whose token holds.
+        let (counted, accounts): (Vec<usize>, Vec<&str>) = jobs
             .iter()
-            .filter_map(|i| jobs.get(*i).map(|j| j.account.as_str()))
-            .collect();
+            .zip(&senders)
+            .enumerate()
+            .filter(|(_, (job, sender))| job.count && sender.is_ok())
+            .map(|(i, (job, _))| (i, job.account.as_str()))
+            .unzip();
         let verdicts = self.limits.commands_in(tx, &accounts)?;
         for (i, verdict) in counted.into_iter().zip(verdicts) {
             if let (Err(e), Some(sender)) = (verdict, senders.get_mut(i)) {
@@ -1130,32 +1154,27 @@ impl Service {
         ids.sort_unstable();
         ids.dedup();
         let rows = tx.games(&ids)?;
-        let mut tables: HashMap<&str, Table<'_>> = HashMap::new();
-        let mut wanted = Vec::new();
-        let mut cached = HashMap::new();
-        for row in &rows {
-            let Some(id) = ids.iter().find(|id| **id == row.id) else {
-                continue;
-            };
-            let state = self.cache.get(id);
-            let after = state.as_ref().map_or(0, |(version, _)| *version);
-            if row.version > after {
-                wanted.push((*id, after));
-            }
-            cached.insert(*id, (row, state));
-        }
-        let mut newer: HashMap<&str, Vec<StoredEvent>> = HashMap::new();
+        let cached: Vec<(&GameRow, Option<(i32, Game)>)> = rows
+            .iter()
+            .map(|row| (row, self.cache.get(&row.id)))
+            .collect();
+        // Only games whose row is ahead of the cached state have newer events to read.
+        let wanted: Vec<(&str, i32)> = cached
+            .iter()
+            .filter_map(|(row, state)| {
+                let after = state.as_ref().map_or(0, |(version, _)| *version);
+                (row.version > after).then_some((row.id.as_str(), after))
+            })
+            .collect();
+        let mut newer: HashMap<String, Vec<StoredEvent>> = HashMap::new();
         for event in tx.events_after_many(&wanted)? {
-            if let Some(id) = ids.iter().find(|id| **id == event.game_id) {
-                newer.entry(*id).or_default().push(event);
-            }
+            newer.entry(event.game_id.clone()).or_default().push(event);
         }
-        for (id, (row, state)) in cached {
+        let mut tables: HashMap<&str, Table<'_>> = HashMap::new();
+        for (row, state) in cached {
+            let id = row.id.as_str();
             let stored = newer.remove(id).unwrap_or_default();
-            let (version, game) = match state {
-                Some((version, game)) => Self::catch_up(version, game, &stored)?,
-                None => Self::replay(id, &stored)?,
-            };
+            let (version, game) = Self::fold(id, state, &stored)?;
             tables.insert(
                 id,
                 Table {

@@ -1376,18 +1376,11 @@ impl EventsAfter for diesel::pg::PgConnection {
 }
 
 impl EventsAfter for diesel::sqlite::SqliteConnection {
-    /// In process: one indexed read per game.
+    /// In process: [`Tx::load_events_after`] per game.
     fn events_after(&mut self, after: &[(&str, i32)]) -> Result<Vec<StoredEvent>, StoreError> {
         let mut all = Vec::new();
         for (game, version) in after {
-            all.extend(
-                events::table
-                    .filter(events::game_id.eq(*game))
-                    .filter(events::seq.gt(*version))
-                    .order(events::seq.asc())
-                    .select(StoredEvent::as_select())
-                    .load(self)?,
-            );
+            all.extend(Tx::load_events_after(self, game, *version)?);
         }
         Ok(all)
     }
