@@ -113,6 +113,7 @@ fn exceeded(code: &'static str, what: &str, retry_after: u64) -> LimitError {
 }
 
 /// A fixed counting window that contains now.
+#[derive(Debug, Clone, Copy)]
 struct Window {
     start: i64,
     length: i64,
@@ -145,6 +146,30 @@ impl Window {
             self.start + self.length
         };
         Some(u64::try_from(until - self.now).unwrap_or(1).max(1))
+    }
+}
+
+/// The window of the command limit at one moment ([`Limits::command_window`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CommandWindow(Window);
+
+impl CommandWindow {
+    /// The window's start (seconds since the epoch).
+    #[must_use]
+    pub fn start(&self) -> i64 {
+        self.0.start
+    }
+
+    /// The window's length in seconds.
+    #[must_use]
+    pub fn length(&self) -> i64 {
+        self.0.length
+    }
+
+    /// The counter key of `account`'s commands.
+    #[must_use]
+    pub fn key(account: &str) -> String {
+        Counted::Commands.key(account)
     }
 }
 
@@ -261,17 +286,27 @@ impl Limits {
         )
     }
 
-    /// One more command by each of `accounts` (an account may come more than once), in the
-    /// transaction `tx` (the group commit's): each command's verdict, in order, as if
-    /// they had come one after the other. The counting is the same as [`Limits::command`],
-    /// in one statement for all of them on PostgreSQL.
+    /// The window that commands are counted in now, or `None` when the command limit is
+    /// off. The group commit takes it before its first statement, which counts the
+    /// batch's commands on PostgreSQL ([`crate::store::Tx::batch_reads`]).
+    #[must_use]
+    pub fn command_window(&self) -> Option<CommandWindow> {
+        (self.config.commands_per_minute > 0).then(|| CommandWindow(Window::now(COMMAND_WINDOW)))
+    }
+
+    /// One more command by each of `accounts` (an account may come more than once), in
+    /// `window`: each command's verdict, in order, as if they had come one after the
+    /// other. The counting is the same as [`Limits::command`]. `counted`: the counts after
+    /// these commands where the group commit's first statement made them (PostgreSQL, in
+    /// the batch's transaction); otherwise they are counted now (SQLite: in the process).
     ///
     /// # Errors
     /// The count failed.
     pub fn commands_in(
         &self,
-        tx: &mut dyn crate::store::Tx,
         accounts: &[&str],
+        window: &CommandWindow,
+        counted: Option<&[crate::store::KeyCounts]>,
     ) -> Result<Vec<Result<(), LimitError>>, LimitError> {
         let limit = self.config.commands_per_minute;
         if limit == 0 || accounts.is_empty() {
@@ -296,8 +331,22 @@ impl Limits {
             slot.push(i);
         }
         let hits: Vec<(&str, i32)> = keys.iter().map(|(k, n)| (k.as_str(), *n)).collect();
-        let w = Window::now(COMMAND_WINDOW);
-        let counts = self.store.count_in(tx, &hits, w.start, w.length)?;
+        let w = window.0;
+        let counts: Vec<(i32, i32)> = match counted {
+            Some(counted) => hits
+                .iter()
+                .map(|(key, _)| {
+                    counted
+                        .iter()
+                        .find(|c| c.key == *key)
+                        .map_or((0, 0), |c| (c.current, c.previous))
+                })
+                .collect(),
+            None => hits
+                .iter()
+                .map(|(key, add)| self.store.count(key, w.start, w.length, *add))
+                .collect::<Result<_, _>>()?,
+        };
         // The i-th of an account's n commands saw the count n - i lower than the last.
         let mut seen: Vec<i32> = vec![0; keys.len()];
         Ok(slot

@@ -15,8 +15,8 @@ use crate::fairness::{self, SeededDealer};
 use std::collections::HashMap;
 
 use crate::store::{
-    Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, Store, StoreError,
-    StoredEvent, Tx,
+    Append, BatchReads, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, PersonRow,
+    SeatRow, Store, StoreError, StoredEvent, Tx,
 };
 
 /// How long an idempotency key answers with its first response.
@@ -1046,38 +1046,30 @@ impl Service {
     }
 
     /// The senders of a batch's commands, in order: each one's name, or why it is refused —
-    /// a token that no longer speaks for its account (checked for all in one read, as the
-    /// `Caller` extractor does), then the command limit (counted for all in one statement,
-    /// on a command's first try only).
+    /// a token that no longer speaks for its account (checked on the accounts of the
+    /// batch's reads, as the `Caller` extractor does), then the command limit (counted on a
+    /// command's first try only: by the reads' statement on PostgreSQL, here on SQLite).
     fn batch_senders(
         &self,
-        tx: &mut dyn Tx,
         jobs: &[Job],
+        reads: &BatchReads,
+        window: Option<&crate::limits::CommandWindow>,
     ) -> Result<Vec<Result<String, ServiceError>>, ServiceError> {
-        let mut unchecked: Vec<&str> = jobs
-            .iter()
-            .filter(|j| j.token_version.is_some())
-            .map(|j| j.account.as_str())
-            .collect();
-        unchecked.sort_unstable();
-        unchecked.dedup();
-        let rows = if unchecked.is_empty() {
-            Vec::new()
-        } else {
-            tx.accounts_by_ids(&unchecked)?
-        };
         let mut senders: Vec<Result<String, ServiceError>> = jobs
             .iter()
             .map(|j| match j.token_version {
                 None => Ok(j.name.clone()),
                 Some(version) => {
-                    let row = rows.iter().find(|r| r.id == j.account).cloned();
+                    let row = reads.accounts.iter().find(|r| r.id == j.account).cloned();
                     crate::accounts::admit(row, version)
                         .map(|row| row.name)
                         .map_err(ServiceError::from)
                 }
             })
             .collect();
+        let Some(window) = window else {
+            return Ok(senders);
+        };
         // Counted: first tries whose token holds.
         let (counted, accounts): (Vec<usize>, Vec<&str>) = jobs
             .iter()
@@ -1086,7 +1078,9 @@ impl Service {
             .filter(|(_, (job, sender))| job.count && sender.is_ok())
             .map(|(i, (job, _))| (i, job.account.as_str()))
             .unzip();
-        let verdicts = self.limits.commands_in(tx, &accounts)?;
+        let verdicts = self
+            .limits
+            .commands_in(&accounts, window, reads.counts.as_deref())?;
         for (i, verdict) in counted.into_iter().zip(verdicts) {
             if let (Err(e), Some(sender)) = (verdict, senders.get_mut(i)) {
                 *sender = Err(e.into());
@@ -1132,11 +1126,13 @@ impl Service {
         }
     }
 
-    /// The batch's transaction: every game read once (the rows in one statement, the
-    /// events after the cached states in another), the commands decided in the order they
-    /// came (a command sees the ones before it on the same game), one append for all
-    /// games, one look-up of whether anyone concerned has a webhook or a mail address, one
-    /// of the seated people's names. A command the rules refuse writes nothing; a game
+    /// The batch's transaction: one statement of reads on PostgreSQL (the senders'
+    /// accounts, their command count, the games' rows, and the names of the people seated
+    /// and whether they have a webhook or a mail address); the events after the cached
+    /// states, where a game's row is ahead of them; the commands decided in the order they
+    /// came (a command sees the ones before it on the same game); one append for all
+    /// games. On PostgreSQL that is four round trips with `BEGIN` and `COMMIT`, whatever the
+    /// batch's size. A command the rules refuse writes nothing; a game
     /// that moved on meanwhile (another replica) makes its commands conflict, and they are
     /// decided again in a later batch. With only the `COMMIT` left, the next batch may
     /// start (`pass`): a command of it on a game of this one meets the row lock, and its
@@ -1149,11 +1145,43 @@ impl Service {
         committed: &mut Vec<(String, i32, Game)>,
         pass: &dyn Fn(),
     ) -> Result<Vec<JobResult>, ServiceError> {
-        let senders = self.batch_senders(tx, jobs)?;
+        let mut unchecked: Vec<&str> = jobs
+            .iter()
+            .filter(|j| j.token_version.is_some())
+            .map(|j| j.account.as_str())
+            .collect();
+        unchecked.sort_unstable();
+        unchecked.dedup();
         let mut ids: Vec<&str> = jobs.iter().map(|j| j.game.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
-        let rows = tx.games(&ids)?;
+        // First tries count against their senders' limit: in the reads' statement where
+        // the backend can (only those whose token holds), else after them.
+        let window = self.limits.command_window();
+        let count: Vec<(String, &str, Option<i32>)> = match window {
+            Some(_) => jobs
+                .iter()
+                .filter(|j| j.count)
+                .map(|j| {
+                    let account = j.account.as_str();
+                    (
+                        crate::limits::CommandWindow::key(account),
+                        account,
+                        j.token_version,
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut reads = tx.batch_reads(&crate::store::BatchQuery {
+            accounts: &unchecked,
+            games: &ids,
+            mail: self.mail_digest.is_some(),
+            count: &count,
+            window: window.map_or((0, 0), |w| (w.start(), w.length())),
+        })?;
+        let senders = self.batch_senders(jobs, &reads, window.as_ref())?;
+        let rows = std::mem::take(&mut reads.games);
         let cached: Vec<(&GameRow, Option<(i32, Game)>)> = rows
             .iter()
             .map(|row| (row, self.cache.get(&row.id)))
@@ -1248,21 +1276,13 @@ impl Service {
         // mail is on); then each command's own announcements as alone.
         let afters: Vec<&Game> = applied.iter().map(|d| &d.after).collect();
         let seated = seated_people(&afters);
-        let listening = !seated.is_empty()
-            && (!tx.webhooks().webhooks_of_accounts(&seated)?.is_empty()
-                || (self.mail_digest.is_some()
-                    && !tx.account_mail().mail_recipients(&seated)?.is_empty()));
+        let (listening, names) = self.seated_facts(tx, &seated, reads.people.as_deref())?;
         if listening {
             for d in &applied {
                 self.notify_outbox(tx, d.table, d.version, &d.before, &d.after)?;
             }
         }
-        let names = std::sync::Arc::new(
-            tx.account_mail()
-                .account_names(&seated)?
-                .into_iter()
-                .collect::<HashMap<_, _>>(),
-        );
+        let names = std::sync::Arc::new(names);
         let mut results = Vec::with_capacity(jobs.len());
         for d in decided {
             results.push(match d {
@@ -1289,6 +1309,43 @@ impl Service {
         }
         pass();
         Ok(results)
+    }
+
+    /// Whether anyone seated listens (a webhook, or a mail address when mail is on), and
+    /// the seated people's names: from the batch's first read when it covers them all
+    /// (PostgreSQL; someone who joined in this batch is a sender, so covered), else read
+    /// now.
+    fn seated_facts(
+        &self,
+        tx: &mut dyn Tx,
+        seated: &[&str],
+        known: Option<&[PersonRow]>,
+    ) -> Result<(bool, HashMap<String, String>), ServiceError> {
+        if let Some(known) = known {
+            let found: Vec<&PersonRow> = seated
+                .iter()
+                .filter_map(|id| known.iter().find(|p| p.id == *id))
+                .collect();
+            if found.len() == seated.len() {
+                return Ok((
+                    found.iter().any(|p| p.listens),
+                    found
+                        .iter()
+                        .map(|p| (p.id.clone(), p.name.clone()))
+                        .collect(),
+                ));
+            }
+        }
+        let listening = !seated.is_empty()
+            && (!tx.webhooks().webhooks_of_accounts(seated)?.is_empty()
+                || (self.mail_digest.is_some()
+                    && !tx.account_mail().mail_recipients(seated)?.is_empty()));
+        let names = tx
+            .account_mail()
+            .account_names(seated)?
+            .into_iter()
+            .collect();
+        Ok((listening, names))
     }
 
     /// Moves for every seat of a game whose deadline has passed (`take_row`: the cheapest

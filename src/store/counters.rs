@@ -96,28 +96,6 @@ impl Store {
         }
     }
 
-    /// [`Store::count`] for several keys (each once) in the transaction `tx`: on
-    /// PostgreSQL in one statement of that transaction (the group commit counts a batch's
-    /// commands so), on SQLite in the process. Returns `(current, previous)` per key, in
-    /// order.
-    ///
-    /// # Errors
-    /// Database failure.
-    pub fn count_in(
-        &self,
-        tx: &mut dyn super::Tx,
-        hits: &[(&str, i32)],
-        start: i64,
-        length: i64,
-    ) -> Result<Vec<(i32, i32)>, StoreError> {
-        if let Some(counts) = tx.count_hits(hits, start, length)? {
-            return Ok(counts);
-        }
-        hits.iter()
-            .map(|(key, add)| self.count(key, start, length, *add))
-            .collect()
-    }
-
     /// Forgets every window of `key`.
     ///
     /// # Errors

@@ -30,8 +30,9 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 pub use accounts::{AccountMailTx, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use ops::{
-    AccountRow, Append, FeedCursor, FeedLag, GameIndex, GameRow, GameSummaryRow, IdempotentRow,
-    ListQuery, NewEvent, SeatRow, StoredEvent, Tx,
+    AccountRow, Append, BatchQuery, BatchReads, FeedCursor, FeedLag, GameIndex, GameRow,
+    GameSummaryRow, IdempotentRow, KeyCounts, ListQuery, NewEvent, PersonRow, SeatRow, StoredEvent,
+    Tx,
 };
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};

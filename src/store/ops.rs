@@ -11,7 +11,7 @@ use super::schema::{
 };
 
 /// An account as stored.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, serde::Deserialize)]
 #[diesel(table_name = accounts)]
 pub struct AccountRow {
     /// Id (UUID text).
@@ -37,7 +37,7 @@ pub struct AccountRow {
 }
 
 /// A game's index row.
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, serde::Deserialize)]
 #[diesel(table_name = games)]
 pub struct GameRow {
     /// Id (UUID text).
@@ -139,6 +139,52 @@ pub struct NewEvent {
     pub audience: String,
     /// Payload.
     pub data: serde_json::Value,
+}
+
+/// What a group-commit batch asks before it decides ([`Tx::batch_reads`]).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchQuery<'a> {
+    /// The senders' accounts whose tokens are to be checked.
+    pub accounts: &'a [&'a str],
+    /// The games.
+    pub games: &'a [&'a str],
+    /// Whether a mail address makes someone listen (mail is on).
+    pub mail: bool,
+    /// The commands to count against their senders' limit, where the backend counts in
+    /// the same statement: each command's counter key, account, and the token version
+    /// it must hold (`None`: checked already). Only those whose token holds are counted.
+    pub count: &'a [(String, &'a str, Option<i32>)],
+    /// The counting window's start and length (seconds).
+    pub window: (i64, i64),
+}
+
+/// What a group-commit batch reads before it decides ([`Tx::batch_reads`]).
+#[derive(Debug, Default)]
+pub struct BatchReads {
+    /// The senders' accounts that exist.
+    pub accounts: Vec<AccountRow>,
+    /// The games' index rows that exist.
+    pub games: Vec<GameRow>,
+    /// The people concerned: everyone seated at these games (by their stored seats) and
+    /// the senders. `None` where the backend does not read them ahead (SQLite, where a
+    /// read costs no round trip); the batch then reads what it needs after deciding.
+    pub people: Option<Vec<PersonRow>>,
+    /// The counters of the counted commands' keys after counting them (those with a
+    /// command whose token holds); `None` where the backend does not count in the
+    /// statement (SQLite keeps its counters in the process).
+    pub counts: Option<Vec<KeyCounts>>,
+}
+
+/// A person concerned by a batch: the name its views show, and whether anything listens
+/// for its news (a webhook, or a mail address when mail is on).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct PersonRow {
+    /// Account id.
+    pub id: String,
+    /// Account name.
+    pub name: String,
+    /// Has a webhook, or a mail address (when asked with `mail`).
+    pub listens: bool,
 }
 
 /// One game's part of a batched append ([`Tx::append_many`]).
@@ -257,24 +303,14 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError>;
-    /// The accounts with these ids (those that exist, in no particular order).
+    /// What a group-commit batch reads before it decides: the senders' accounts and the
+    /// games' index rows (those that exist, in no particular order), and, where the
+    /// backend does so in the same round trip (PostgreSQL), the people concerned and the
+    /// command count (see [`BatchReads`]).
     ///
     /// # Errors
     /// Database failure.
-    fn accounts_by_ids(&mut self, ids: &[&str]) -> Result<Vec<AccountRow>, StoreError>;
-    /// Adds hits to rate counters in this transaction: for each `(key, add)` (each key
-    /// once) the hits of the window that starts at `start` after the addition and those of
-    /// the window before it, in the order given. `None` where the backend keeps its
-    /// counters outside the database (SQLite: in the process, `store::counters`).
-    ///
-    /// # Errors
-    /// Database failure.
-    fn count_hits(
-        &mut self,
-        hits: &[(&str, i32)],
-        start: i64,
-        length: i64,
-    ) -> Result<Option<Vec<(i32, i32)>>, StoreError>;
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError>;
     /// A setting.
     ///
     /// # Errors
@@ -357,11 +393,6 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn append_many(&mut self, appends: &[Append<'_>]) -> Result<Vec<bool>, StoreError>;
-    /// The index rows of these games (those that exist, in no particular order).
-    ///
-    /// # Errors
-    /// Database failure.
-    fn games(&mut self, ids: &[&str]) -> Result<Vec<GameRow>, StoreError>;
     /// The events of each game `(id, after)` after `after`, ordered by game and seq (one
     /// statement on PostgreSQL).
     ///
@@ -589,23 +620,8 @@ macro_rules! impl_tx {
                     .optional()?)
             }
 
-            fn accounts_by_ids(&mut self, ids: &[&str]) -> Result<Vec<AccountRow>, StoreError> {
-                Ok(accounts::table
-                    .filter(accounts::id.eq_any(ids))
-                    .select(AccountRow::as_select())
-                    .load(self)?)
-            }
-
-            fn count_hits(
-                &mut self,
-                hits: &[(&str, i32)],
-                start: i64,
-                length: i64,
-            ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
-                if hits.is_empty() {
-                    return Ok(Some(Vec::new()));
-                }
-                HitCounts::count_hits(self, hits, start, length)
+            fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+                ReadTogether::batch_reads(self, query)
             }
 
             fn set_roles(&mut self, id: &str, roles: &str) -> Result<(), StoreError> {
@@ -751,13 +767,6 @@ macro_rules! impl_tx {
                     return Ok(Vec::new());
                 }
                 Appends::append_rows(self, appends, now())
-            }
-
-            fn games(&mut self, ids: &[&str]) -> Result<Vec<GameRow>, StoreError> {
-                Ok(games::table
-                    .filter(games::id.eq_any(ids))
-                    .select(GameRow::as_select())
-                    .load(self)?)
             }
 
             fn events_after_many(
@@ -1433,79 +1442,130 @@ impl Seats for diesel::sqlite::SqliteConnection {
     }
 }
 
-/// Rate counters in the database, where the backend keeps them there.
-trait HitCounts {
-    fn count_hits(
-        &mut self,
-        hits: &[(&str, i32)],
-        start: i64,
-        length: i64,
-    ) -> Result<Option<Vec<(i32, i32)>>, StoreError>;
+/// The group commit's reads before deciding ([`Tx::batch_reads`]). On PostgreSQL every
+/// statement is a round trip, which the batch's leader makes while the next batch waits,
+/// so they are one statement there; SQLite runs in the process and keeps the plain loads.
+trait ReadTogether {
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError>;
 }
 
 #[derive(diesel::QueryableByName)]
-struct KeyCounts {
+struct BatchJson {
     #[diesel(sql_type = diesel::sql_types::Text)]
-    key: String,
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    current: i32,
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    previous: i32,
+    accounts: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    games: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    counts: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    people: String,
 }
 
-impl HitCounts for diesel::pg::PgConnection {
-    /// One statement for all keys (the `UNLOGGED` table `rate_counters`, see
-    /// `store::counters`), rows locked in key order so that two transactions counting the
-    /// same accounts wait for each other instead of deadlocking.
-    fn count_hits(
-        &mut self,
-        hits: &[(&str, i32)],
-        start: i64,
-        length: i64,
-    ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
-        use diesel::sql_types::{Array, BigInt, Integer, Text};
-        let keys: Vec<&str> = hits.iter().map(|(k, _)| *k).collect();
-        let adds: Vec<i32> = hits.iter().map(|(_, a)| *a).collect();
-        let rows: Vec<KeyCounts> = super::prepared::prepared(
-            "WITH up AS ( \
+impl ReadTogether for diesel::pg::PgConnection {
+    /// One statement; each part a JSON array (the rows differ in shape).
+    /// - `hits`: a command counts when its token holds, by the test of
+    ///   `accounts::admit` (the account exists, is not deleted, and has the token's
+    ///   version); the batch admits by that same test on the same rows. The counters are
+    ///   written in key order, so that two transactions counting the same accounts wait
+    ///   for each other instead of deadlocking.
+    /// - `listens`: what `webhooks_of_accounts` and `mail_recipients` would find: a
+    ///   webhook of the account, or a mail address when mail is on.
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+        use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
+        let keys: Vec<&str> = query.count.iter().map(|(k, _, _)| k.as_str()).collect();
+        let senders: Vec<&str> = query.count.iter().map(|(_, a, _)| *a).collect();
+        let versions: Vec<Option<i32>> = query.count.iter().map(|(_, _, v)| *v).collect();
+        let row: BatchJson = super::prepared::prepared(
+            "WITH acc AS ( \
+                 SELECT id, name, password_hash, guest, roles, created_at, token_version, \
+                        deleted_at, registered_at \
+                   FROM accounts WHERE id = ANY($1::text[])), \
+             g AS ( \
+                 SELECT id, ruleset, name, status, host_account, version, created_at, \
+                        updated_at, public, invite_code, free_seats \
+                   FROM games WHERE id = ANY($2::text[])), \
+             hits AS ( \
+                 SELECT c.key, count(*)::int4 AS add \
+                   FROM unnest($3::text[], $4::text[], $5::int4[]) AS c(key, account, version) \
+                   LEFT JOIN acc ON acc.id = c.account \
+                  WHERE c.version IS NULL \
+                     OR (acc.deleted_at IS NULL AND acc.token_version = c.version) \
+                  GROUP BY c.key), \
+             up AS ( \
                  INSERT INTO rate_counters (key, window_start, count) \
-                 SELECT h.key, $1::bigint, h.add \
-                   FROM unnest($2::text[], $3::int4[]) AS h(key, add) ORDER BY h.key \
+                 SELECT key, $6::bigint, add FROM hits ORDER BY key \
                  ON CONFLICT (key, window_start) \
                  DO UPDATE SET count = rate_counters.count + EXCLUDED.count \
-                 RETURNING key, window_start, count) \
-             SELECT up.key, up.count AS current, COALESCE(r.count, 0) AS previous \
-               FROM up LEFT JOIN rate_counters r \
-                 ON r.key = up.key AND r.window_start = up.window_start - $4::bigint",
+                 RETURNING key, window_start, count), \
+             people AS ( \
+                 SELECT s.account_id AS id FROM game_seats s JOIN g ON s.game_id = g.id \
+                  WHERE s.account_id IS NOT NULL \
+                 UNION SELECT id FROM acc) \
+             SELECT (SELECT COALESCE(json_agg(acc), '[]') FROM acc)::text AS accounts, \
+                    (SELECT COALESCE(json_agg(g), '[]') FROM g)::text AS games, \
+                    (SELECT COALESCE(json_agg(json_build_object( \
+                         'key', up.key, 'current', up.count, \
+                         'previous', COALESCE(r.count, 0))), '[]') \
+                       FROM up LEFT JOIN rate_counters r \
+                         ON r.key = up.key AND r.window_start = up.window_start - $7::bigint \
+                    )::text AS counts, \
+                    (SELECT COALESCE(json_agg(json_build_object( \
+                         'id', a.id, 'name', a.name, 'listens', \
+                         EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = a.id) \
+                         OR ($8::bool AND EXISTS (SELECT 1 FROM mail_settings m \
+                              WHERE m.account_id = a.id AND m.address IS NOT NULL)))), '[]') \
+                       FROM people p JOIN accounts a ON a.id = p.id)::text AS people",
         )
-        .bind::<BigInt, _>(start)
+        .bind::<Array<Text>, _>(query.accounts)
+        .bind::<Array<Text>, _>(query.games)
         .bind::<Array<Text>, _>(&keys)
-        .bind::<Array<Integer>, _>(&adds)
-        .bind::<BigInt, _>(length)
-        .load(self)?;
-        Ok(Some(
-            keys.iter()
-                .map(|k| {
-                    rows.iter()
-                        .find(|r| r.key == *k)
-                        .map_or((0, 0), |r| (r.current, r.previous))
-                })
-                .collect(),
-        ))
+        .bind::<Array<Text>, _>(&senders)
+        .bind::<Array<Nullable<Integer>>, _>(&versions)
+        .bind::<BigInt, _>(query.window.0)
+        .bind::<BigInt, _>(query.window.1)
+        .bind::<Bool, _>(query.mail)
+        .get_result(self)?;
+        // A part that does not parse is a row diesel could not have read either.
+        let parse =
+            |e: serde_json::Error| StoreError::Query(DieselError::DeserializationError(e.into()));
+        Ok(BatchReads {
+            accounts: serde_json::from_str(&row.accounts).map_err(parse)?,
+            games: serde_json::from_str(&row.games).map_err(parse)?,
+            people: Some(serde_json::from_str(&row.people).map_err(parse)?),
+            counts: Some(serde_json::from_str(&row.counts).map_err(parse)?),
+        })
     }
 }
 
-impl HitCounts for diesel::sqlite::SqliteConnection {
-    /// One process owns an SQLite file: its counters live in the process
-    /// (`store::counters`), never in the file.
-    fn count_hits(
-        &mut self,
-        _hits: &[(&str, i32)],
-        _start: i64,
-        _length: i64,
-    ) -> Result<Option<Vec<(i32, i32)>>, StoreError> {
-        Ok(None)
+impl ReadTogether for diesel::sqlite::SqliteConnection {
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+        Ok(BatchReads {
+            accounts: accounts::table
+                .filter(accounts::id.eq_any(query.accounts))
+                .select(AccountRow::as_select())
+                .load(self)?,
+            games: games::table
+                .filter(games::id.eq_any(query.games))
+                .select(GameRow::as_select())
+                .load(self)?,
+            people: None,
+            counts: None,
+        })
     }
+}
+
+/// A rate counter after hits were added: this window's hits and the previous window's.
+#[derive(Debug, Clone, diesel::QueryableByName, serde::Deserialize)]
+pub struct KeyCounts {
+    /// The counter's key.
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    pub key: String,
+    /// Hits in the window, the added ones included.
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub current: i32,
+    /// Hits in the window before.
+    #[diesel(sql_type = diesel::sql_types::Integer)]
+    pub previous: i32,
 }
 
 /// Serialises transactions by name, where the backend needs it.

@@ -183,8 +183,8 @@ fn a_batch_refuses_each_command_on_its_own(backend: Backend) {
     let host = api.guest("host");
     let guest = api.guest("guest");
     let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
-    // A second game whose host logs out everywhere.
-    let leaver = api.guest("leaver");
+    // A second game whose host logs out everywhere (and logs in again at the end).
+    let leaver = api.account("leaver");
     let stayer = api.guest("stayer");
     let other = seated_game(&api, &leaver, std::slice::from_ref(&stayer), 0, &json!({}));
     let leaver_hand = cards(&api.view(&leaver, &other)["you"]["hand"]);
@@ -261,6 +261,33 @@ fn a_batch_refuses_each_command_on_its_own(backend: Backend) {
     let after = api.view(&stayer, &other);
     assert_eq!(after["version"], other_version + 2, "{after}");
     assert!(after["you"]["selected"].is_number(), "{after}");
+    // Nor was it counted: with a new token the leaver, who counted only `start`, has
+    // LIMIT - 1 commands left (the rules may refuse them; they count all the same).
+    let r = api.post(
+        "/v1/tokens",
+        None,
+        &json!({ "name": "leaver", "password": "password-of-leaver" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let again = Player {
+        token: r.body["access_token"].as_str().unwrap().into(),
+        ..leaver.clone()
+    };
+    let statuses: Vec<u16> = (0..LIMIT)
+        .map(|i| {
+            let card = leaver_hand[i % leaver_hand.len()];
+            api.command(
+                &again,
+                &other,
+                &json!({ "type": "play_card", "card": card }),
+            )
+            .status
+        })
+        .collect();
+    assert!(
+        statuses[..LIMIT - 1].iter().all(|s| *s != 429) && statuses[LIMIT - 1] == 429,
+        "{statuses:?}"
+    );
 }
 
 fn statuses(results: &[&(&str, crate::support::Reply)]) -> Vec<u16> {
