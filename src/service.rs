@@ -1132,9 +1132,9 @@ impl Service {
     /// states, where a game's row is ahead of them; the commands decided in the order they
     /// came (a command sees the ones before it on the same game); one append for all
     /// games. On PostgreSQL that is four round trips with `BEGIN` and `COMMIT`, whatever the
-    /// batch's size. A command the rules refuse writes nothing; a game
-    /// that moved on meanwhile (another replica) makes its commands conflict, and they are
-    /// decided again in a later batch. With only the `COMMIT` left, the next batch may
+    /// batch's size (five when a cached state is behind its game's row). A command the
+    /// rules refuse writes nothing; a game that moved on meanwhile (another replica) makes
+    /// its commands conflict, and they are decided again in a later batch. With only the `COMMIT` left, the next batch may
     /// start (`pass`): a command of it on a game of this one meets the row lock, and its
     /// compare-and-set fails once this one commits. The views are rendered by each
     /// command's own caller afterwards, not here, so the batches stay short.
