@@ -1134,10 +1134,11 @@ impl Service {
     /// games. On PostgreSQL that is four round trips with `BEGIN` and `COMMIT`, whatever the
     /// batch's size (five when a cached state is behind its game's row). A command the
     /// rules refuse writes nothing; a game that moved on meanwhile (another replica) makes
-    /// its commands conflict, and they are decided again in a later batch. With only the `COMMIT` left, the next batch may
-    /// start (`pass`): a command of it on a game of this one meets the row lock, and its
-    /// compare-and-set fails once this one commits. The views are rendered by each
-    /// command's own caller afterwards, not here, so the batches stay short.
+    /// its commands conflict, and they are decided again in a later batch. With only the
+    /// `COMMIT` left, the next batch may start (`pass`): a command of it on a game of this
+    /// one meets the row lock, and its compare-and-set fails once this one commits. The
+    /// views are rendered by each command's own caller afterwards, not here, so the
+    /// batches stay short.
     fn batch_attempt(
         &self,
         tx: &mut dyn Tx,

@@ -158,10 +158,22 @@ pub struct BatchQuery<'a> {
     pub window: (i64, i64),
 }
 
+/// A rate counter after hits were added: this window's hits and the previous window's.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct KeyCounts {
+    /// The counter's key.
+    pub key: String,
+    /// Hits in the window, the added ones included.
+    pub current: i32,
+    /// Hits in the window before.
+    pub previous: i32,
+}
+
 /// What a group-commit batch reads before it decides ([`Tx::batch_reads`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct BatchReads {
-    /// The senders' accounts that exist.
+    /// The senders' accounts that exist (on PostgreSQL without `password_hash`, which
+    /// the token check does not need).
     pub accounts: Vec<AccountRow>,
     /// The games' index rows that exist.
     pub games: Vec<GameRow>,
@@ -1463,6 +1475,8 @@ struct BatchJson {
 
 impl ReadTogether for diesel::pg::PgConnection {
     /// One statement; each part a JSON array (the rows differ in shape).
+    /// - `acc`: the accounts without their password hashes (not needed to check a token,
+    ///   so kept out of the server's memory).
     /// - `hits`: a command counts when its token holds, by the test of
     ///   `accounts::admit` (the account exists, is not deleted, and has the token's
     ///   version); the batch admits by that same test on the same rows. The counters are
@@ -1477,8 +1491,8 @@ impl ReadTogether for diesel::pg::PgConnection {
         let versions: Vec<Option<i32>> = query.count.iter().map(|(_, _, v)| *v).collect();
         let row: BatchJson = super::prepared::prepared(
             "WITH acc AS ( \
-                 SELECT id, name, password_hash, guest, roles, created_at, token_version, \
-                        deleted_at, registered_at \
+                 SELECT id, name, NULL::text AS password_hash, guest, roles, created_at, \
+                        token_version, deleted_at, registered_at \
                    FROM accounts WHERE id = ANY($1::text[])), \
              g AS ( \
                  SELECT id, ruleset, name, status, host_account, version, created_at, \
@@ -1525,9 +1539,19 @@ impl ReadTogether for diesel::pg::PgConnection {
         .bind::<BigInt, _>(query.window.1)
         .bind::<Bool, _>(query.mail)
         .get_result(self)?;
-        // A part that does not parse is a row diesel could not have read either.
-        let parse =
-            |e: serde_json::Error| StoreError::Query(DieselError::DeserializationError(e.into()));
+        // A part that does not parse is a row diesel could not have read either. The error
+        // names the kind and place only: serde's message may quote a value (a private
+        // game's invite code), and this error is logged.
+        let parse = |e: serde_json::Error| {
+            StoreError::Query(DieselError::DeserializationError(
+                format!(
+                    "the batch's reads did not parse ({:?} error at column {})",
+                    e.classify(),
+                    e.column()
+                )
+                .into(),
+            ))
+        };
         Ok(BatchReads {
             accounts: serde_json::from_str(&row.accounts).map_err(parse)?,
             games: serde_json::from_str(&row.games).map_err(parse)?,
@@ -1552,20 +1576,6 @@ impl ReadTogether for diesel::sqlite::SqliteConnection {
             counts: None,
         })
     }
-}
-
-/// A rate counter after hits were added: this window's hits and the previous window's.
-#[derive(Debug, Clone, diesel::QueryableByName, serde::Deserialize)]
-pub struct KeyCounts {
-    /// The counter's key.
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    pub key: String,
-    /// Hits in the window, the added ones included.
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    pub current: i32,
-    /// Hits in the window before.
-    #[diesel(sql_type = diesel::sql_types::Integer)]
-    pub previous: i32,
 }
 
 /// Serialises transactions by name, where the backend needs it.
