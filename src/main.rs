@@ -203,28 +203,37 @@ fn project_ratings(
     }
 }
 
-async fn wait_for_signal() {
+/// SIGTERM or SIGINT (Ctrl-C where there are no Unix signals). The handlers are in place
+/// once this returns, not when the future is first polled: a signal that comes as soon as
+/// the server says it listens must not meet the default action, which ends the process
+/// by the signal instead of shutting down.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match (
+        let handlers = (
             signal(SignalKind::terminate()),
             signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
+        );
+        async move {
+            match handlers {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
                 }
-            }
-            _ => {
-                let _ = tokio::signal::ctrl_c().await;
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
@@ -280,6 +289,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();
+    // Before the server listens (see `shutdown_signal`).
+    let signal = shutdown_signal();
     let server = HttpServer::new(move || {
         let (app, _) = App::new()
             .wrap(http::cors(&cors_origins))
@@ -334,7 +345,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     // On SIGTERM or SIGINT: end the live streams, stop accepting, let in-flight requests
     // finish (up to the shutdown timeout), then exit.
     actix_web::rt::spawn(async move {
-        wait_for_signal().await;
+        signal.await;
         tracing::info!("shutting down");
         let _ = shutdown_tx.send(true);
         handle.stop(true).await;

@@ -445,6 +445,16 @@ fn a_move_through_one_replica_reaches_the_stream_of_another() {
     assert_eq!(revealed, 1);
 }
 
+fn a_sigterm_as_soon_as_the_server_listens_stops_it_cleanly(backend: Backend) {
+    // The signal handlers must be in place before "listening on" is printed; otherwise
+    // the default action ends the process by the signal (exit status not 0).
+    let mut server = TestServer::start(backend);
+    assert!(
+        server.terminate(),
+        "the server exits with status 0 after an early SIGTERM"
+    );
+}
+
 fn sigterm_closes_streams_and_stops_cleanly(backend: Backend) {
     let mut server = TestServer::start(backend);
     let api = server.client();
@@ -470,6 +480,7 @@ fn sigterm_closes_streams_and_stops_cleanly(backend: Backend) {
 }
 
 both!(sigterm_closes_streams_and_stops_cleanly);
+both!(a_sigterm_as_soon_as_the_server_listens_stops_it_cleanly);
 
 #[test]
 fn simultaneous_commands_spread_over_two_replicas_lose_nothing() {
