@@ -45,6 +45,11 @@ pub struct Args {
     /// Runs of each configuration (the machine is shared: at least 2 for reported figures).
     #[arg(long, env = "BENCH_RUNS", default_value_t = 1)]
     runs: usize,
+    /// Seconds of the HTTP floor after each configuration: the same clients send only
+    /// `GET /healthz` (no token, no database) to the same servers, which bounds what any
+    /// command can reach through this generator and server; 0 skips it.
+    #[arg(long, env = "BENCH_HTTP_FLOOR_SECONDS", default_value_t = 3.0)]
+    http_floor_seconds: f64,
     /// Sample `pg_stat_activity` of the server's database every this many ms (0: never).
     #[arg(long, default_value_t = 250)]
     pg_activity_ms: u64,
@@ -131,6 +136,8 @@ struct Outcome {
     pgbench_load_before: String,
     /// Commands per group-commit batch over the whole run (the servers' `/metrics`).
     batch_mean: Option<f64>,
+    /// `GET /healthz` per second with the same clients and servers.
+    http_floor: Option<f64>,
 }
 
 impl Outcome {
@@ -140,6 +147,12 @@ impl Outcome {
         } else {
             0.0
         }
+    }
+
+    fn floor_share(&self) -> Option<f64> {
+        self.http_floor
+            .filter(|f| *f > 0.0)
+            .map(|f| self.per_second() / f)
     }
 
     fn ratio(&self) -> Option<f64> {
@@ -228,6 +241,16 @@ fn print_line(o: &Outcome) {
             o.ratio().unwrap_or(0.0)
         );
     }
+    if let (Some(floor), Some(share)) = (o.http_floor, o.floor_share()) {
+        println!(
+            "{:<12} clients={:<3} run {}: HTTP floor (GET /healthz, same clients and servers) {:>7.0} requests/s; commands/s ÷ floor = {:.3}",
+            o.config.label(),
+            o.config.clients,
+            o.run,
+            floor,
+            share
+        );
+    }
     if let Some(work) = &o.pg_work {
         println!(
             "{:<12} clients={:<3} run {}: pg_stat_database per command (whole run, warm-up and reads included): {work}",
@@ -249,12 +272,12 @@ fn print_line(o: &Outcome) {
 fn print_table(outcomes: &[Outcome]) {
     println!();
     println!(
-        "| backend | clients | run | commands/s | p50 ms | p99 ms | events/command | pgbench insert tps | ratio | server CPU % | PG backends CPU % | generator CPU % | commands/batch | load before |"
+        "| backend | clients | run | commands/s | p50 ms | p99 ms | events/command | pgbench insert tps | ratio | HTTP floor req/s | commands ÷ floor | server CPU % | PG backends CPU % | generator CPU % | commands/batch | load before |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for o in outcomes {
         println!(
-            "| {} | {} | {} | {:.0} | {} | {} | {:.2} | {} | {} | {:.0} | {} | {:.0} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {} | {} | {:.2} | {} | {} | {} | {} | {:.0} | {} | {:.0} | {} | {} |",
             o.config.label(),
             o.config.clients,
             o.run,
@@ -264,6 +287,8 @@ fn print_table(outcomes: &[Outcome]) {
             o.events_per_command,
             o.pgbench_tps.map_or("–".into(), |t| format!("{t:.0}")),
             o.ratio().map_or("–".into(), |r| format!("{r:.3}")),
+            o.http_floor.map_or("–".into(), |f| format!("{f:.0}")),
+            o.floor_share().map_or("–".into(), |r| format!("{r:.3}")),
             o.server_cpu,
             o.pg_cpu.map_or("–".into(), |c| format!("{c:.0}")),
             o.generator_cpu,
@@ -357,8 +382,8 @@ fn measure(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (tallies, seconds, server_cpu, generator_cpu, pg_cpu, batch_mean) =
-        runtime.block_on(async {
+    let (tallies, seconds, server_cpu, generator_cpu, pg_cpu, batch_mean, http_floor) = runtime
+        .block_on(async {
             let mut tasks = Vec::new();
             for c in 0..config.clients {
                 let api = apis[c % apis.len()].clone();
@@ -408,6 +433,11 @@ fn measure(
                 }
             }
             let batch_mean = (batched.1 > 0.0).then(|| batched.0 / batched.1);
+            let http_floor = if args.http_floor_seconds > 0.0 {
+                Some(http_floor(&apis, config.clients, args.http_floor_seconds).await)
+            } else {
+                None
+            };
             (
                 tallies,
                 seconds,
@@ -415,6 +445,7 @@ fn measure(
                 generator_cpu,
                 pg_cpu,
                 batch_mean,
+                http_floor,
             )
         });
     drop(runtime);
@@ -472,7 +503,48 @@ fn measure(
         pgbench_tps: None,
         pgbench_load_before: String::new(),
         batch_mean,
+        http_floor,
     })
+}
+
+/// `GET /healthz` from `clients` tasks for `seconds` (after a short warm-up), spread over
+/// the servers like the game clients: requests per second.
+async fn http_floor(apis: &[Api], clients: usize, seconds: f64) -> f64 {
+    let stop = Arc::new(AtomicBool::new(false));
+    let counting = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicI64::new(0));
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let (api, stop, counting, done) = (
+            apis[c % apis.len()].clone(),
+            stop.clone(),
+            counting.clone(),
+            done.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                match api.get("/healthz", None).await {
+                    Ok(reply) if reply.status == 200 => {
+                        if counting.load(Ordering::Relaxed) {
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    _ => tokio::time::sleep(Duration::from_millis(10)).await,
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    counting.store(true, Ordering::SeqCst);
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    counting.store(false, Ordering::SeqCst);
+    let elapsed = started.elapsed().as_secs_f64();
+    stop.store(true, Ordering::SeqCst);
+    for t in tasks {
+        let _ = t.await;
+    }
+    done.load(Ordering::SeqCst) as f64 / elapsed
 }
 
 /// The value of a counter in Prometheus text.

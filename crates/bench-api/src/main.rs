@@ -5,6 +5,9 @@
 //!   per command, and pgbench's one-row insert tps at the same client count in the same run.
 //! - `streams`: N open live streams on one public game: idle CPU and RSS of the server, and
 //!   the time until a move has reached every stream.
+//!   Beside the server it times `floor` (the hidden `fanout-floor`, `floor.rs`): a process
+//!   that only writes each move's bytes to every connection, the least any server with a
+//!   TCP connection per stream needs on this machine, as pgbench is for the inserts.
 //! - `startup`: spawn → first `200` from `/readyz`.
 //!
 //! Every subcommand starts its own server processes on fresh databases (SQLite files in a
@@ -15,6 +18,7 @@
 
 mod api;
 mod client;
+mod floor;
 mod procfs;
 mod server;
 mod startup;
@@ -66,10 +70,17 @@ enum Cmd {
     Streams(streams::Args),
     /// Spawn → first 200 from /readyz.
     Startup(startup::Args),
+    /// The bare fan-out reference that `streams` starts for its `floor` configuration.
+    #[command(hide = true)]
+    FanoutFloor(floor::Args),
 }
 
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
+    if let Cmd::FanoutFloor(args) = &cli.command {
+        // A helper process of `streams`: no servers, no summary line on its stdout.
+        return floor::serve(args);
+    }
     let launch = server::Launch {
         binary: cli.server,
         rust_log: cli.server_log,
@@ -81,6 +92,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Api(args) => api::run(args, &launch, &cli.pg_url)?,
         Cmd::Streams(args) => streams::run(args, &launch, &cli.pg_url)?,
         Cmd::Startup(args) => startup::run(args, &launch, &cli.pg_url)?,
+        Cmd::FanoutFloor(args) => floor::serve(args)?,
     }
     println!("(bench-api ran {:.0} s)", started.elapsed().as_secs_f64());
     Ok(())

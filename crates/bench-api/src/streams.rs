@@ -25,9 +25,17 @@ use crate::stats::{fmt_ms, percentile};
 /// Flags of `bench-api streams`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Backends, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres")]
+    /// Backends, comma-separated: `sqlite`, `postgres`, and `floor`, the bare fan-out
+    /// reference (`bench-api fanout-floor`: a process that only holds the connections and
+    /// writes each move's bytes to all of them from one thread per core; what any server
+    /// with a TCP connection per stream needs on this machine, timed by the same clients).
+    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres,floor")]
     backends: Vec<String>,
+    /// Bytes of the frame `floor` writes per move (a 6-nimmt move's frames as a spectator
+    /// reads them, chunk framing included, are 230–300 bytes; `bytes per stream-move` in
+    /// the server's lines).
+    #[arg(long, default_value_t = 260)]
+    floor_frame_bytes: usize,
     /// Numbers of open streams, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1000,4000,10000")]
     streams: Vec<usize>,
@@ -68,8 +76,13 @@ enum Msg {
     Opened,
     /// The stream could not be opened.
     Refused(String),
-    /// The highest event `id` in one read, and when that read returned.
-    Seq { idx: usize, seq: i64, at: Instant },
+    /// The highest event `id` in one read, when that read returned, and its size.
+    Seq {
+        idx: usize,
+        seq: i64,
+        at: Instant,
+        bytes: usize,
+    },
     /// The server closed the stream (or the connection failed).
     Closed { idx: usize },
 }
@@ -195,6 +208,7 @@ async fn watch(
             idx,
             seq,
             at: Instant::now(),
+            bytes: head.len() - body_start,
         });
     }
     drop(head);
@@ -207,16 +221,47 @@ async fn watch(
             Ok(n) => {
                 let at = Instant::now();
                 if let Some(seq) = scanner.feed(&buf[..n]) {
-                    let _ = tx.send(Msg::Seq { idx, seq, at });
+                    let _ = tx.send(Msg::Seq {
+                        idx,
+                        seq,
+                        at,
+                        bytes: n,
+                    });
                 }
             }
         }
     }
 }
 
+/// What the streams are opened to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// The server on a fresh database.
+    Server(Backend),
+    /// `bench-api fanout-floor`, the bare fan-out reference.
+    Floor,
+}
+
+impl Target {
+    fn parse(s: &str) -> anyhow::Result<Self> {
+        if s == "floor" {
+            Ok(Self::Floor)
+        } else {
+            Backend::parse(s).map(Self::Server)
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Server(backend) => backend.name(),
+            Self::Floor => "floor",
+        }
+    }
+}
+
 /// What one configuration measured.
 struct Outcome {
-    backend: Backend,
+    target: Target,
     streams: usize,
     run: usize,
     load_before: String,
@@ -240,6 +285,7 @@ struct Outcome {
     move_server_cpu_s: f64,
     move_pg_cpu_s: Option<f64>,
     move_client_cpu_s: f64,
+    bytes_per_stream_move: f64,
 }
 
 /// Runs every backend × stream count and prints a line each and a markdown table.
@@ -247,18 +293,19 @@ struct Outcome {
 /// # Errors
 /// A server that does not start, PostgreSQL missing, a failed setup request.
 pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
-    let backends = args
+    let targets = args
         .backends
         .iter()
-        .map(|b| Backend::parse(b))
+        .map(|b| Target::parse(b))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let max = args.streams.iter().copied().max().unwrap_or(0);
     let limit = rlimit::increase_nofile_limit(u64::MAX).context("raising the open-file limit")?;
     println!(
         "bench-api streams: one public 2-person 6-nimmt game, N spectator streams from one process \
-         (open-file limit {limit}); server {} (rate limits {:?})",
+         (open-file limit {limit}); server {} (rate limits {:?}); floor frame {} bytes",
         launch.binary.display(),
-        launch.limits
+        launch.limits,
+        args.floor_frame_bytes
     );
     if limit < max as u64 + 200 {
         eprintln!(
@@ -267,12 +314,12 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
     }
     let mut outcomes = Vec::new();
     for run in 1..=args.runs {
-        for &backend in &backends {
+        for &target in &targets {
             for &n in &args.streams {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build()?;
-                let outcome = runtime.block_on(measure(backend, n, run, args, launch, pg_admin))?;
+                let outcome = runtime.block_on(measure(target, n, run, args, launch, pg_admin))?;
                 drop(runtime);
                 print_line(&outcome);
                 outcomes.push(outcome);
@@ -280,6 +327,7 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
         }
     }
     print_table(&outcomes);
+    print_against_floor(&outcomes);
     Ok(())
 }
 
@@ -288,8 +336,9 @@ fn print_line(o: &Outcome) {
         "{:<8} streams={:<6} run {}: opened {} in {:.1} s{}; idle: server CPU {:.1}% of a core \
          (PostgreSQL backends {}), RSS {:.0} → {:.0} MB (+{:.0}); move → every stream: p50 {} p99 {} max {} ms over {} moves \
          (the POST itself p50 {} ms; {} stream-moves missed, {} streams closed; per move: server \
-         {:.2} CPU-s, PostgreSQL backends {}, this client {:.2} CPU-s); idle client CPU {:.1}%; server open-file limit {}; load before {}",
-        o.backend.name(),
+         {:.3} CPU-s, PostgreSQL backends {}, this client {:.3} CPU-s; {:.0} bytes per stream-move); \
+         idle client CPU {:.1}%; server open-file limit {}; load before {}",
+        o.target.name(),
         o.streams,
         o.run,
         o.opened,
@@ -317,8 +366,9 @@ fn print_line(o: &Outcome) {
         o.closed,
         o.move_server_cpu_s,
         o.move_pg_cpu_s
-            .map_or("–".into(), |c| format!("{c:.2} CPU-s")),
+            .map_or("–".into(), |c| format!("{c:.3} CPU-s")),
         o.move_client_cpu_s,
+        o.bytes_per_stream_move,
         o.idle_client_cpu,
         o.server_nofile,
         o.load_before
@@ -328,13 +378,13 @@ fn print_line(o: &Outcome) {
 fn print_table(outcomes: &[Outcome]) {
     println!();
     println!(
-        "| backend | streams | run | opened | idle server CPU % | idle PG backends CPU % | RSS before MB | RSS idle MB | move p50 ms | p99 ms | max ms | missed | closed | POST p50 ms | load before |"
+        "| backend | streams | run | opened | idle server CPU % | idle PG backends CPU % | RSS before MB | RSS idle MB | move p50 ms | p99 ms | max ms | missed | closed | POST p50 ms | server CPU-s per move | client CPU-s per move | load before |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for o in outcomes {
         println!(
-            "| {} | {} | {} | {} | {:.1} | {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
-            o.backend.name(),
+            "| {} | {} | {} | {} | {:.1} | {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.3} | {:.3} | {} |",
+            o.target.name(),
             o.streams,
             o.run,
             o.opened,
@@ -348,7 +398,37 @@ fn print_table(outcomes: &[Outcome]) {
             o.missed,
             o.closed,
             fmt_ms(o.post_p50_ms),
+            o.move_server_cpu_s,
+            o.move_client_cpu_s,
             o.load_before
+        );
+    }
+}
+
+/// Each server configuration's p99 and CPU per move beside the floor's at the same number
+/// of streams in the same run.
+fn print_against_floor(outcomes: &[Outcome]) {
+    for o in outcomes.iter().filter(|o| o.target != Target::Floor) {
+        let Some(floor) = outcomes
+            .iter()
+            .find(|f| f.target == Target::Floor && f.streams == o.streams && f.run == o.run)
+        else {
+            continue;
+        };
+        println!(
+            "{} × {} (run {}): move p99 {} ms against the floor's {} ms ({:.2}×); CPU-s per move, server + client: {:.3} against the floor's {:.3}",
+            o.target.name(),
+            o.streams,
+            o.run,
+            fmt_ms(o.p99_ms),
+            fmt_ms(floor.p99_ms),
+            if floor.p99_ms > 0.0 {
+                o.p99_ms / floor.p99_ms
+            } else {
+                0.0
+            },
+            o.move_server_cpu_s + o.move_client_cpu_s,
+            floor.move_server_cpu_s + floor.move_client_cpu_s
         );
     }
 }
@@ -373,14 +453,143 @@ async fn next_move(api: &Api, players: &[Player; 2], game: &str) -> anyhow::Resu
     bail!("nobody can move")
 }
 
+/// The floor process (killed on drop; it also ends when its standard input closes).
+struct Floor {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    addr: SocketAddr,
+}
+
+impl Floor {
+    fn start() -> anyhow::Result<Self> {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().context("the bench's own binary")?;
+        let mut child = std::process::Command::new(exe)
+            .arg("fanout-floor")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .context("starting bench-api fanout-floor")?;
+        let stdin = child.stdin.take().context("the floor's stdin")?;
+        let stdout = child.stdout.take().context("the floor's stdout")?;
+        let mut line = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut line)?;
+        let addr = line
+            .trim()
+            .strip_prefix("listening ")
+            .with_context(|| format!("the floor said {line:?}"))?
+            .parse()?;
+        Ok(Self { child, stdin, addr })
+    }
+
+    /// Asks for one frame with `id: seq` on every connection.
+    fn write(&mut self, seq: i64, bytes: usize) -> anyhow::Result<()> {
+        use std::io::Write;
+        writeln!(self.stdin, "move {seq} {bytes}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+}
+
+impl Drop for Floor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where the streams are open and how a move is made there.
+enum Source<'a> {
+    /// A seated player's legal move over HTTP.
+    Server {
+        server: &'a mut Server,
+        api: Api,
+        players: [Player; 2],
+        game: String,
+    },
+    /// A line to the floor process.
+    Floor {
+        floor: &'a mut Floor,
+        bytes: usize,
+        version: i64,
+    },
+}
+
+impl Source<'_> {
+    fn pid(&self) -> u32 {
+        match self {
+            Self::Server { server, .. } => server.pid,
+            Self::Floor { floor, .. } => floor.child.id(),
+        }
+    }
+
+    /// Chooses the next move (not timed); `send` then makes it.
+    async fn choose(&self) -> anyhow::Result<Option<(usize, Value)>> {
+        match self {
+            Self::Server {
+                api, players, game, ..
+            } => next_move(api, players, game).await.map(Some),
+            Self::Floor { .. } => Ok(None),
+        }
+    }
+
+    /// Makes the chosen move; the version every stream must then reach.
+    async fn send(&mut self, chosen: Option<(usize, Value)>) -> anyhow::Result<i64> {
+        match (self, chosen) {
+            (
+                Self::Server {
+                    api, players, game, ..
+                },
+                Some((seat, cmd)),
+            ) => {
+                let reply = api.command(&players[seat], game, &cmd).await?;
+                Ok(i64::from(reply.view(200)?.version))
+            }
+            (
+                Self::Floor {
+                    floor,
+                    bytes,
+                    version,
+                },
+                _,
+            ) => {
+                *version += 1;
+                floor.write(*version, *bytes)?;
+                Ok(*version)
+            }
+            (Self::Server { .. }, None) => bail!("no move chosen"),
+        }
+    }
+}
+
 async fn measure(
-    backend: Backend,
+    target: Target,
     n: usize,
     run: usize,
     args: &Args,
     launch: &Launch,
     pg_admin: &str,
 ) -> anyhow::Result<Outcome> {
+    let backend = match target {
+        Target::Server(backend) => backend,
+        Target::Floor => {
+            let mut floor = Floor::start()?;
+            let request = Arc::new(
+                format!(
+                    "GET /floor HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n",
+                    floor.addr
+                )
+                .into_bytes(),
+            );
+            let addr = floor.addr;
+            let source = Source::Floor {
+                floor: &mut floor,
+                bytes: args.floor_frame_bytes,
+                version: 0,
+            };
+            return measure_on(source, addr, request, None, target, n, run, args, pg_admin).await;
+        }
+    };
     let db = Database::fresh(backend, pg_admin)?;
     let log = db.dir.path.join("server.log");
     let mut server = Server::start(launch, &db.url, &log)?;
@@ -390,7 +599,51 @@ async fn measure(
         rlimit::prlimit(pid, rlimit::Resource::NOFILE, Some((soft, hard)), None)
             .context("lowering the server's open-file limit")?;
     }
-    let result = measure_on(&mut server, &db, backend, n, run, args, pg_admin).await;
+    let result = async {
+        let api = Api {
+            http: http_client(),
+            base: server.base.clone(),
+        };
+        let players = [api.guest("anna").await?, api.guest("bert").await?];
+        let spectator = api.guest("spectator").await?;
+        let created = api.create_game(&players[0], true).await?.view(201)?;
+        let game = created.id.clone();
+        api.command(&players[1], &game, &serde_json::json!({ "type": "join" }))
+            .await?
+            .view(200)?;
+        let started = api
+            .command(&players[0], &game, &serde_json::json!({ "type": "start" }))
+            .await?
+            .view(200)?;
+        let request = Arc::new(
+            format!(
+                "GET /v1/games/{game}/stream HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\n\
+                 Accept: text/event-stream\r\nLast-Event-ID: {}\r\n\r\n",
+                server.addr, spectator.auth, started.version
+            )
+            .into_bytes(),
+        );
+        let addr = server.addr;
+        let source = Source::Server {
+            server: &mut server,
+            api,
+            players,
+            game,
+        };
+        measure_on(
+            source,
+            addr,
+            request,
+            Some(&db),
+            target,
+            n,
+            run,
+            args,
+            pg_admin,
+        )
+        .await
+    }
+    .await;
     result.map_err(|e| {
         let state = match server.exit_status() {
             Some(status) => format!("the server exited ({status})"),
@@ -414,43 +667,24 @@ async fn measure(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn measure_on(
-    server: &mut Server,
-    db: &Database,
-    backend: Backend,
+    mut source: Source<'_>,
+    addr: SocketAddr,
+    request: Arc<Vec<u8>>,
+    db: Option<&Database>,
+    target: Target,
     n: usize,
     run: usize,
     args: &Args,
     pg_admin: &str,
 ) -> anyhow::Result<Outcome> {
-    let server_nofile = procfs::open_file_limit(server.pid).unwrap_or(0);
+    let pid = source.pid();
+    let server_nofile = procfs::open_file_limit(pid).unwrap_or(0);
     let load_before = procfs::load_average();
-    let api = Api {
-        http: http_client(),
-        base: server.base.clone(),
-    };
-    let players = [api.guest("anna").await?, api.guest("bert").await?];
-    let spectator = api.guest("spectator").await?;
-    let created = api.create_game(&players[0], true).await?.view(201)?;
-    let game = created.id.clone();
-    api.command(&players[1], &game, &serde_json::json!({ "type": "join" }))
-        .await?
-        .view(200)?;
-    let started = api
-        .command(&players[0], &game, &serde_json::json!({ "type": "start" }))
-        .await?
-        .view(200)?;
-    let rss_before_mb = mb(server.pid);
+    let rss_before_mb = mb(pid);
 
     // Open the streams, `connect_concurrency` at a time.
-    let request = Arc::new(
-        format!(
-            "GET /v1/games/{game}/stream HTTP/1.1\r\nHost: {}\r\nAuthorization: {}\r\n\
-             Accept: text/event-stream\r\nLast-Event-ID: {}\r\n\r\n",
-            server.addr, spectator.auth, started.version
-        )
-        .into_bytes(),
-    );
     let (tx, mut rx) = mpsc::unbounded_channel();
     let gate = Arc::new(Semaphore::new(args.connect_concurrency.max(1)));
     let mut tasks = JoinSet::new();
@@ -459,7 +693,7 @@ async fn measure_on(
         let permit = gate.clone().acquire_owned().await?;
         tasks.spawn(watch(
             idx,
-            server.addr,
+            addr,
             request.clone(),
             tx.clone(),
             permit,
@@ -487,7 +721,7 @@ async fn measure_on(
     let open_seconds = opening.elapsed().as_secs_f64();
     eprintln!(
         "{} × {n}: {opened} streams open after {open_seconds:.1} s, {refused} refused{}",
-        backend.name(),
+        target.name(),
         first_refusal
             .as_deref()
             .map(|f| format!(" (first: {f})"))
@@ -498,35 +732,33 @@ async fn measure_on(
     tokio::time::sleep(Duration::from_secs_f64(args.settle_seconds)).await;
     // The pool's backends (opened on demand, so looked up again at the end of the phase).
     let lookup = || {
-        db.pg
-            .as_ref()
+        db.and_then(|db| db.pg.as_ref())
             .map(|pg| pg_backend_pids(pg_admin, &pg.name))
             .unwrap_or_default()
     };
     let idle_pg = procfs::CpuWindow::start(&lookup());
     let (server0, self0) = (
-        procfs::cpu_seconds_of(&[server.pid]),
+        procfs::cpu_seconds_of(&[pid]),
         procfs::cpu_seconds("self").unwrap_or(0.0),
     );
     let idle_start = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(args.idle_seconds)).await;
     let idle = idle_start.elapsed().as_secs_f64();
-    let idle_server_cpu =
-        procfs::percent_of_core(server0, procfs::cpu_seconds_of(&[server.pid]), idle);
+    let idle_server_cpu = procfs::percent_of_core(server0, procfs::cpu_seconds_of(&[pid]), idle);
     let idle_client_cpu =
         procfs::percent_of_core(self0, procfs::cpu_seconds("self").unwrap_or(0.0), idle);
     let backends = lookup();
     let idle_pg_cpu = (!backends.is_empty())
         .then(|| procfs::percent_of_core(0.0, idle_pg.seconds(&backends), idle));
-    let rss_idle_mb = mb(server.pid);
+    let rss_idle_mb = mb(pid);
 
     // Moves: from just before the POST until each open stream has read the new version.
     let mut latencies = Vec::new();
     let mut posts = Vec::new();
-    let mut missed = 0;
+    let (mut missed, mut bytes_read, mut stream_moves) = (0, 0usize, 0usize);
     let (mut move_server_cpu_s, mut move_client_cpu_s, mut move_pg_cpu_s) = (0.0, 0.0, 0.0);
     for _ in 0..args.moves {
-        let (seat, cmd) = next_move(&api, &players, &game).await?;
+        let chosen = source.choose().await?;
         while let Ok(msg) = rx.try_recv() {
             if let Msg::Closed { idx } = msg {
                 alive[idx] = false;
@@ -535,22 +767,30 @@ async fn measure_on(
         }
         let pg0 = procfs::CpuWindow::start(&backends);
         let (server0, self0) = (
-            procfs::cpu_seconds_of(&[server.pid]),
+            procfs::cpu_seconds_of(&[pid]),
             procfs::cpu_seconds("self").unwrap_or(0.0),
         );
         let t0 = Instant::now();
-        let reply = api.command(&players[seat], &game, &cmd).await?;
+        let version = source.send(chosen).await?;
         posts.push(u32::try_from(t0.elapsed().as_micros()).unwrap_or(u32::MAX));
-        let version = i64::from(reply.view(200)?.version);
         let mut seen = vec![false; n];
         let mut waiting = alive.iter().filter(|a| **a).count();
         let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(args.move_timeout);
         while waiting > 0 {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(Msg::Seq { idx, seq, at })) => {
+                Ok(Some(Msg::Seq {
+                    idx,
+                    seq,
+                    at,
+                    bytes,
+                })) => {
+                    if alive[idx] && !seen[idx] {
+                        bytes_read += bytes;
+                    }
                     if seq >= version && alive[idx] && !seen[idx] {
                         seen[idx] = true;
                         waiting -= 1;
+                        stream_moves += 1;
                         let us = at.saturating_duration_since(t0).as_micros();
                         latencies.push(u32::try_from(us).unwrap_or(u32::MAX));
                     }
@@ -570,12 +810,14 @@ async fn measure_on(
             }
         }
         missed += waiting;
-        move_server_cpu_s += procfs::cpu_seconds_of(&[server.pid]) - server0;
+        move_server_cpu_s += procfs::cpu_seconds_of(&[pid]) - server0;
         move_client_cpu_s += procfs::cpu_seconds("self").unwrap_or(0.0) - self0;
         move_pg_cpu_s += pg0.seconds(&backends);
         tokio::time::sleep(Duration::from_secs_f64(args.gap_seconds)).await;
     }
-    if !server.alive() {
+    if let Source::Server { server, .. } = &mut source
+        && !server.alive()
+    {
         eprintln!("warning: the server exited during the run");
     }
     tasks.abort_all();
@@ -584,7 +826,7 @@ async fn measure_on(
     posts.sort_unstable();
     let moves = args.moves.max(1) as f64;
     Ok(Outcome {
-        backend,
+        target,
         streams: n,
         run,
         load_before,
@@ -608,6 +850,7 @@ async fn measure_on(
         move_server_cpu_s: move_server_cpu_s / moves,
         move_client_cpu_s: move_client_cpu_s / moves,
         move_pg_cpu_s: (!backends.is_empty()).then_some(move_pg_cpu_s / moves),
+        bytes_per_stream_move: bytes_read as f64 / stream_moves.max(1) as f64,
     })
 }
 
