@@ -511,6 +511,32 @@ impl Reader {
     }
 }
 
+/// When a stream that last sent at `last_sent` sends its keep-alive: `every` later, rounded
+/// up to a grid shared by the whole process (a quarter of `every`, at most a second). The
+/// streams of a replica that are due within the same step then send theirs in one wake-up
+/// of their worker instead of one wake-up each: 10,000 streams opened over 18 s woke the
+/// workers about 670 times a second when idle, 7 % of a core on this machine.
+fn keep_alive_due(last_sent: Instant, every: std::time::Duration) -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let step = (every / 4).min(std::time::Duration::from_secs(1));
+    on_grid(last_sent + every, *EPOCH.get_or_init(Instant::now), step)
+}
+
+/// `at` rounded up to the next multiple of `step` after `epoch` (`epoch` itself when `at`
+/// is earlier).
+fn on_grid(at: Instant, epoch: Instant, step: std::time::Duration) -> Instant {
+    let step = step.as_nanos().max(1);
+    let steps = at
+        .saturating_duration_since(epoch)
+        .as_nanos()
+        .div_ceil(step);
+    let offset = steps.saturating_mul(step);
+    u64::try_from(offset)
+        .ok()
+        .and_then(|ns| epoch.checked_add(std::time::Duration::from_nanos(ns)))
+        .unwrap_or(at)
+}
+
 /// One open stream.
 struct Live {
     /// Held for its `Drop`: gives the lease back when the stream ends.
@@ -602,8 +628,9 @@ impl Live {
 
     /// Waits for the shared feed, the keep-alive, or shutdown; false on shutdown.
     async fn wait(&mut self) -> bool {
-        let keep_alive =
-            tokio::time::sleep_until((self.last_sent + self.state.stream_keep_alive).into());
+        let keep_alive = tokio::time::sleep_until(
+            keep_alive_due(self.last_sent, self.state.stream_keep_alive).into(),
+        );
         tokio::pin!(keep_alive);
         loop {
             tokio::select! {
@@ -643,6 +670,46 @@ impl Live {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn keep_alives_fall_on_a_shared_grid_never_early() {
+        let epoch = Instant::now();
+        let step = Duration::from_millis(250);
+        // Two streams whose keep-alives are due 100 ms apart, within one step: one instant.
+        let a = on_grid(epoch + Duration::from_millis(15_010), epoch, step);
+        let b = on_grid(epoch + Duration::from_millis(15_110), epoch, step);
+        assert_eq!(a, b);
+        assert_eq!(a, epoch + Duration::from_millis(15_250));
+        // On the grid already: unchanged; never before it is due.
+        let on = epoch + Duration::from_millis(15_500);
+        assert_eq!(on_grid(on, epoch, step), on);
+        for ms in [1, 249, 251, 999, 15_001] {
+            let due = epoch + Duration::from_millis(ms);
+            let at = on_grid(due, epoch, step);
+            assert!(at >= due && at < due + step, "{ms} ms → {:?}", at - epoch);
+        }
+        // Due before the grid began: at once.
+        assert_eq!(
+            on_grid(epoch, epoch + Duration::from_secs(1), step),
+            epoch + Duration::from_secs(1)
+        );
+    }
+
+    #[test]
+    fn a_keep_alive_comes_after_the_silence_and_at_most_a_quarter_later() {
+        for every in [Duration::from_millis(200), Duration::from_secs(15)] {
+            let last = Instant::now();
+            let due = keep_alive_due(last, every);
+            assert!(due >= last + every);
+            assert!(due <= last + every + every / 4);
         }
     }
 }
