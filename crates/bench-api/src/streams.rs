@@ -31,10 +31,10 @@ pub struct Args {
     /// with a TCP connection per stream needs on this machine, timed by the same clients).
     #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres,floor")]
     backends: Vec<String>,
-    /// Bytes of the frame `floor` writes per move (a 6-nimmt move's frames as a spectator
-    /// reads them, chunk framing included, are 230–300 bytes; `bytes per stream-move` in
-    /// the server's lines).
-    #[arg(long, default_value_t = 260)]
+    /// Bytes of the frame `floor` writes per move (what a spectator of the server read per
+    /// move, chunk framing included, was 245–318 bytes, mostly 312–318: `bytes per
+    /// stream-move` in the server's lines).
+    #[arg(long, default_value_t = 315)]
     floor_frame_bytes: usize,
     /// Numbers of open streams, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1000,4000,10000")]
