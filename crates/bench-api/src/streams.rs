@@ -4,7 +4,9 @@
 //! Owns the stream clients: one lightweight task per connection on a single-threaded tokio
 //! runtime, speaking just enough HTTP/1.1 to send the request, check the `200` and find the
 //! `id:` lines of the server-sent events (nothing else of a frame is parsed). It starts and
-//! stops its own server process per configuration and never changes the server.
+//! stops its own server process per configuration and never changes the server. The
+//! `floor` configuration opens the same streams to `bench-api fanout-floor` (`floor.rs`)
+//! instead, the least any server with a TCP connection per stream needs on this machine.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
