@@ -81,6 +81,7 @@ fn main() {
                     idempotency_key: None,
                     invite_code: None,
                     token_version: None,
+                    announced: None,
                 })
                 .unwrap();
             let elapsed = start.elapsed();

@@ -123,6 +123,11 @@ pub struct Config {
     /// run at the same time (a game's commands always take the same one). `0` gives every
     /// command a transaction of its own.
     pub command_batch_lanes: usize,
+    /// `COMMAND_BATCH_LINGER_US`, default 1000 (at most 100000): how long a new
+    /// group-commit batch waits at most for as many commands as the last batch held and
+    /// for those its replica's handlers already hold (`src/group.rs`); a lone command never
+    /// waits. `0`: never.
+    pub command_batch_linger: Duration,
 }
 
 /// SQLite's `synchronous` pragma.
@@ -184,6 +189,20 @@ where
 }
 
 /// A positive whole number of `unit`s.
+/// `COMMAND_BATCH_LINGER_US`: 0 to 100,000 µs.
+fn linger() -> Result<Duration, ConfigError> {
+    const NAME: &str = "COMMAND_BATCH_LINGER_US";
+    let us: u64 = parsed(NAME, 1000)?;
+    if us > 100_000 {
+        return Err(ConfigError {
+            name: NAME,
+            value: us.to_string(),
+            reason: "must be at most 100000 (0.1 s)".into(),
+        });
+    }
+    Ok(Duration::from_micros(us))
+}
+
 fn duration(
     name: &'static str,
     default: u64,
@@ -340,6 +359,7 @@ impl Config {
             sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,
             command_batch_max: parsed("COMMAND_BATCH_MAX", 32)?,
             command_batch_lanes: parsed("COMMAND_BATCH_LANES", 1)?,
+            command_batch_linger: linger()?,
         })
     }
 }

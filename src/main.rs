@@ -260,7 +260,11 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)
         .with_limits(limits.clone())
-        .with_group_commit(config.command_batch_lanes, config.command_batch_max);
+        .with_group_commit(
+            config.command_batch_lanes,
+            config.command_batch_max,
+            config.command_batch_linger,
+        );
     if let Some(mail) = &config.mail {
         service = service.with_mail(mail.digest_interval);
     }

@@ -29,12 +29,20 @@ const MAX_ATTEMPTS: u32 = 16;
 const DEFAULT_BATCH_MAX: usize = 32;
 /// The group commit's queues unless configured (`COMMAND_BATCH_LANES`).
 const DEFAULT_LANES: usize = 1;
+/// How long a new batch waits at most for announced commands unless configured
+/// (`COMMAND_BATCH_LINGER_US`).
+const DEFAULT_LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// `count` group-commit queues of batches of at most `max` (none when either is 0).
-fn lanes(count: usize, max: usize) -> std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]> {
+/// `count` group-commit queues of batches of at most `max` (none when either is 0), whose
+/// leaders wait up to `linger` for announced commands.
+fn lanes(
+    count: usize,
+    max: usize,
+    linger: std::time::Duration,
+) -> std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]> {
     let count = if max == 0 { 0 } else { count };
     (0..count)
-        .map(|_| crate::group::GroupQueue::new(max))
+        .map(|_| crate::group::GroupQueue::new(max, linger))
         .collect()
 }
 
@@ -185,6 +193,8 @@ pub struct CommandRequest<'a> {
     /// token): then it is checked before anything else, with the command (in its batch's
     /// transaction), and `name` is the account's. `None`: the caller was checked already.
     pub token_version: Option<i32>,
+    /// The command's announcement to the group commit ([`Service::announce`]), if any.
+    pub announced: Option<&'a crate::group::Announced>,
 }
 
 /// Which games a list shows.
@@ -438,7 +448,7 @@ impl Service {
             stand_in: BotStrategy::Heuristic,
             rematch_window: std::time::Duration::from_secs(86_400),
             mail_digest: None,
-            batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX),
+            batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             store,
         }
@@ -502,11 +512,26 @@ impl Service {
     }
 
     /// The same service with `lanes` group-commit queues whose batches hold at most `max`
-    /// commands; `0` for either gives every command a transaction of its own.
+    /// commands; `0` for either gives every command a transaction of its own. A new batch
+    /// waits up to `linger` for commands announced by [`Service::announce`].
     #[must_use]
-    pub fn with_group_commit(mut self, lanes_count: usize, max: usize) -> Self {
-        self.batches = lanes(lanes_count, max);
+    pub fn with_group_commit(
+        mut self,
+        lanes_count: usize,
+        max: usize,
+        linger: std::time::Duration,
+    ) -> Self {
+        self.batches = lanes(lanes_count, max, linger);
         self
+    }
+
+    /// Announces a command for `game_id` before it reaches [`Service::execute`] (the HTTP
+    /// handler, before its hand-off to a blocking thread), so that a batch being formed
+    /// may wait for it; pass it in [`CommandRequest::announced`]. `None` without a group
+    /// commit.
+    #[must_use]
+    pub fn announce(&self, game_id: &str) -> Option<crate::group::Announced> {
+        self.lane(game_id).map(crate::group::GroupQueue::announce)
     }
 
     /// The same service with `strategy` playing for resigned seats and seats whose move
@@ -585,6 +610,7 @@ impl Service {
                     idempotency_key: None,
                     invite_code: None,
                     token_version: None,
+                    announced: None,
                 };
                 match self.execute(&req) {
                     Ok(_) => handed += 1,
@@ -851,7 +877,13 @@ impl Service {
             let first = attempt == 0;
             let result = match self.lane(req.game) {
                 Some(queue) if req.idempotency_key.is_none() => self.try_batched(queue, req, first),
-                _ => self.try_alone(req, first),
+                _ => {
+                    // No batch waits for a command that goes alone.
+                    if let Some(a) = req.announced {
+                        a.arrive();
+                    }
+                    self.try_alone(req, first)
+                }
             };
             match result {
                 Err(ServiceError::Store(StoreError::Conflict)) => {
@@ -903,6 +935,7 @@ impl Service {
     ) -> Result<CommandOutcome, ServiceError> {
         let done = queue.submit(
             Job::of(req, count),
+            req.announced,
             |jobs, pass| self.run_batch(jobs, pass),
             || Err(ServiceError::Busy),
         )?;
@@ -935,6 +968,7 @@ impl Service {
                 resolved = CommandRequest {
                     name: &checked.name,
                     token_version: None,
+                    announced: None,
                     command: req.command.clone(),
                     ..*req
                 };
@@ -1228,6 +1262,7 @@ impl Service {
             let req = CommandRequest {
                 name: &name,
                 token_version: None,
+                announced: None,
                 ..job.request()
             };
             let Some(table) = tables.get_mut(job.game.as_str()) else {
@@ -1696,6 +1731,7 @@ impl Service {
                         idempotency_key: None,
                         invite_code: None,
                         token_version: None,
+                        announced: None,
                     };
                     return match self.attempt(tx, &join, &mut committed)? {
                         CommandOutcome::Applied(body) => Ok((*body, false)),
@@ -1975,6 +2011,7 @@ impl Job {
             idempotency_key: None,
             invite_code: self.invite_code.as_deref(),
             token_version: self.token_version,
+            announced: None,
         }
     }
 }

@@ -427,6 +427,9 @@ pub async fn post_command(
         }
     };
     let id = game_id(&path);
+    // Announced before the hand-off to a blocking thread, so that a group-commit batch
+    // being formed may wait for it (`crate::group`).
+    let announced = id.as_ref().ok().and_then(|id| state.service.announce(id));
     let expected = if_match(req.headers());
     let key = idempotency_key(req.headers());
     let st = state.clone();
@@ -453,6 +456,7 @@ pub async fn post_command(
                 idempotency_key: key.as_deref(),
                 invite_code: invite_code.as_deref(),
                 token_version: Some(claimed.token_version()),
+                announced: announced.as_ref(),
             })
             .map_err(|e| {
                 if matches!(e, ServiceError::Rule(_)) {
@@ -518,6 +522,7 @@ pub async fn join_by_invite(
                 idempotency_key: None,
                 invite_code: Some(&code),
                 token_version: None,
+                announced: None,
             })
             .map_err(|e| {
                 if matches!(e, ServiceError::Rule(_)) {
