@@ -188,7 +188,6 @@ where
     }
 }
 
-/// A positive whole number of `unit`s.
 /// `COMMAND_BATCH_LINGER_US`: 0 to 100,000 µs.
 fn linger() -> Result<Duration, ConfigError> {
     const NAME: &str = "COMMAND_BATCH_LINGER_US";
@@ -203,6 +202,7 @@ fn linger() -> Result<Duration, ConfigError> {
     Ok(Duration::from_micros(us))
 }
 
+/// A positive whole number of `unit`s.
 fn duration(
     name: &'static str,
     default: u64,

@@ -29,12 +29,12 @@ const MAX_ATTEMPTS: u32 = 16;
 const DEFAULT_BATCH_MAX: usize = 32;
 /// The group commit's queues unless configured (`COMMAND_BATCH_LANES`).
 const DEFAULT_LANES: usize = 1;
-/// How long a new batch waits at most for announced commands unless configured
+/// How long a new batch waits at most for more commands unless configured
 /// (`COMMAND_BATCH_LINGER_US`).
 const DEFAULT_LINGER: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// `count` group-commit queues of batches of at most `max` (none when either is 0), whose
-/// leaders wait up to `linger` for announced commands.
+/// leaders wait up to `linger` for more commands (`crate::group`).
 fn lanes(
     count: usize,
     max: usize,
@@ -513,7 +513,8 @@ impl Service {
 
     /// The same service with `lanes` group-commit queues whose batches hold at most `max`
     /// commands; `0` for either gives every command a transaction of its own. A new batch
-    /// waits up to `linger` for commands announced by [`Service::announce`].
+    /// waits up to `linger` for as many commands as the last one held and for those
+    /// announced by [`Service::announce`].
     #[must_use]
     pub fn with_group_commit(
         mut self,
@@ -880,7 +881,7 @@ impl Service {
                 _ => {
                     // No batch waits for a command that goes alone.
                     if let Some(a) = req.announced {
-                        a.arrive();
+                        let _ = a.arrive();
                     }
                     self.try_alone(req, first)
                 }
@@ -1262,7 +1263,6 @@ impl Service {
             let req = CommandRequest {
                 name: &name,
                 token_version: None,
-                announced: None,
                 ..job.request()
             };
             let Some(table) = tables.get_mut(job.game.as_str()) else {
