@@ -505,6 +505,7 @@ enum Source<'a> {
     /// A seated player's legal move over HTTP.
     Server {
         server: &'a mut Server,
+        db: &'a Database,
         api: Api,
         players: [Player; 2],
         game: String,
@@ -522,6 +523,26 @@ impl Source<'_> {
         match self {
             Self::Server { server, .. } => server.pid,
             Self::Floor { floor, .. } => floor.child.id(),
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        match self {
+            Self::Server { server, .. } => server.addr,
+            Self::Floor { floor, .. } => floor.addr,
+        }
+    }
+
+    /// The PostgreSQL backends serving the server's database (opened on demand, so looked
+    /// up again when needed); none for SQLite and the floor.
+    fn pg_backends(&self, pg_admin: &str) -> Vec<u32> {
+        match self {
+            Self::Server { db, .. } => db
+                .pg
+                .as_ref()
+                .map(|pg| pg_backend_pids(pg_admin, &pg.name))
+                .unwrap_or_default(),
+            Self::Floor { .. } => Vec::new(),
         }
     }
 
@@ -583,13 +604,12 @@ async fn measure(
                 )
                 .into_bytes(),
             );
-            let addr = floor.addr;
             let source = Source::Floor {
                 floor: &mut floor,
                 bytes: args.floor_frame_bytes,
                 version: 0,
             };
-            return measure_on(source, addr, request, None, target, n, run, args, pg_admin).await;
+            return measure_on(source, request, target, n, run, args, pg_admin).await;
         }
     };
     let db = Database::fresh(backend, pg_admin)?;
@@ -625,25 +645,14 @@ async fn measure(
             )
             .into_bytes(),
         );
-        let addr = server.addr;
         let source = Source::Server {
             server: &mut server,
+            db: &db,
             api,
             players,
             game,
         };
-        measure_on(
-            source,
-            addr,
-            request,
-            Some(&db),
-            target,
-            n,
-            run,
-            args,
-            pg_admin,
-        )
-        .await
+        measure_on(source, request, target, n, run, args, pg_admin).await
     }
     .await;
     result.map_err(|e| {
@@ -669,19 +678,16 @@ async fn measure(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 async fn measure_on(
     mut source: Source<'_>,
-    addr: SocketAddr,
     request: Arc<Vec<u8>>,
-    db: Option<&Database>,
     target: Target,
     n: usize,
     run: usize,
     args: &Args,
     pg_admin: &str,
 ) -> anyhow::Result<Outcome> {
-    let pid = source.pid();
+    let (pid, addr) = (source.pid(), source.addr());
     let server_nofile = procfs::open_file_limit(pid).unwrap_or(0);
     let load_before = procfs::load_average();
     let rss_before_mb = mb(pid);
@@ -732,13 +738,7 @@ async fn measure_on(
 
     // Idle: every stream open, no move.
     tokio::time::sleep(Duration::from_secs_f64(args.settle_seconds)).await;
-    // The pool's backends (opened on demand, so looked up again at the end of the phase).
-    let lookup = || {
-        db.and_then(|db| db.pg.as_ref())
-            .map(|pg| pg_backend_pids(pg_admin, &pg.name))
-            .unwrap_or_default()
-    };
-    let idle_pg = procfs::CpuWindow::start(&lookup());
+    let idle_pg = procfs::CpuWindow::start(&source.pg_backends(pg_admin));
     let (server0, self0) = (
         procfs::cpu_seconds_of(&[pid]),
         procfs::cpu_seconds("self").unwrap_or(0.0),
@@ -749,7 +749,7 @@ async fn measure_on(
     let idle_server_cpu = procfs::percent_of_core(server0, procfs::cpu_seconds_of(&[pid]), idle);
     let idle_client_cpu =
         procfs::percent_of_core(self0, procfs::cpu_seconds("self").unwrap_or(0.0), idle);
-    let backends = lookup();
+    let backends = source.pg_backends(pg_admin);
     let idle_pg_cpu = (!backends.is_empty())
         .then(|| procfs::percent_of_core(0.0, idle_pg.seconds(&backends), idle));
     let rss_idle_mb = mb(pid);
