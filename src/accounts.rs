@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::auth::{self, Claims, Tokens};
+use crate::auth::{self, Claims, HashError, Hasher, Tokens};
 use crate::limits::{LimitError, Limits};
 use crate::store::{AccountRow, Store, StoreError};
 
@@ -42,6 +42,9 @@ pub enum AccountError {
     /// Over a rate limit.
     #[error(transparent)]
     Limited(#[from] LimitError),
+    /// Every password-hashing slot stayed taken while the request waited.
+    #[error("the server is busy checking passwords; try again")]
+    Busy,
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -65,7 +68,22 @@ pub struct Accounts {
     store: Store,
     tokens: Arc<Tokens>,
     limits: Limits,
+    hasher: Arc<Hasher>,
 }
+
+impl From<HashError> for AccountError {
+    fn from(e: HashError) -> Self {
+        match e {
+            HashError::Busy => Self::Busy,
+            HashError::Failed(why) => Self::Crypto(why),
+        }
+    }
+}
+
+/// The longest name and password a login may carry: nothing longer can exist, so it is
+/// refused before any counting or hashing.
+const MAX_NAME_BYTES: usize = 32;
+const MAX_PASSWORD_CHARS: usize = 128;
 
 fn valid_name(name: &str) -> Result<(), AccountError> {
     let ok = (3..=32).contains(&name.len())
@@ -98,18 +116,45 @@ fn valid_password(password: &str) -> Result<(), AccountError> {
     }
 }
 
-fn hash(password: &str) -> Result<String, AccountError> {
-    auth::hash_password(password).map_err(|e| AccountError::Crypto(e.to_string()))
-}
-
 impl Accounts {
-    /// The service over a store, with the token keys and the limits.
+    /// The service over a store, with the token keys, the limits and the bounded password
+    /// hasher.
     #[must_use]
-    pub fn new(store: Store, tokens: Arc<Tokens>, limits: Limits) -> Self {
+    pub fn new(store: Store, tokens: Arc<Tokens>, limits: Limits, hasher: Arc<Hasher>) -> Self {
         Self {
             store,
             tokens,
             limits,
+            hasher,
+        }
+    }
+
+    fn hash(&self, password: &str) -> Result<String, AccountError> {
+        Ok(self.hasher.hash(password)?)
+    }
+
+    /// Checks `password` against `stored` (a dummy hash when `None`, so that an unknown
+    /// name costs the same), counted against the password-check limits of `name` from
+    /// `address`.
+    fn check(
+        &self,
+        name: &str,
+        address: &str,
+        password: &str,
+        stored: Option<&str>,
+    ) -> Result<bool, AccountError> {
+        let reservation = self.limits.check_password(name, address)?;
+        let hash = stored.unwrap_or_else(|| auth::dummy_hash());
+        match self.hasher.verify(password, hash) {
+            Ok(true) => {
+                self.limits.check_succeeded(reservation)?;
+                Ok(true)
+            }
+            Ok(false) => Ok(false),
+            Err(e) => {
+                self.limits.check_abandoned(reservation)?;
+                Err(e.into())
+            }
         }
     }
 
@@ -134,10 +179,16 @@ impl Accounts {
     ///
     /// # Errors
     /// Invalid name or password, a taken name, storage failure.
-    pub fn register(&self, name: String, password: &str) -> Result<AccountRow, AccountError> {
+    pub fn register(
+        &self,
+        name: String,
+        password: &str,
+        address: &str,
+    ) -> Result<AccountRow, AccountError> {
         valid_name(&name)?;
         valid_password(password)?;
-        let row = new_row(name, Some(hash(password)?));
+        self.limits.account(address)?;
+        let row = new_row(name, Some(self.hash(password)?));
         self.store.write(|tx| match tx.insert_account(&row) {
             Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
             other => other.map_err(AccountError::from),
@@ -153,44 +204,35 @@ impl Accounts {
         valid_name(&name)?;
         self.limits.guest(address)?;
         let row = new_row(name, None);
-        self.store
-            .write(|tx| tx.insert_account(&row).map_err(AccountError::from))?;
+        self.store.write(|tx| match tx.insert_account(&row) {
+            Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
+            other => other.map_err(AccountError::from),
+        })?;
         let issued = self.issue(&row)?;
         Ok((row, issued))
     }
 
-    /// Issues a token for a name and password; repeated failures for a name are refused
-    /// for a while, counted on every replica.
+    /// Issues a token for a name and password, from a client at `address`. Failures are
+    /// counted per name and address and per address, on every replica (see
+    /// [`crate::limits`]).
     ///
     /// # Errors
-    /// Invalid credentials, a locked-out name, storage failure.
-    pub fn login(&self, name: &str, password: &str) -> Result<Issued, AccountError> {
-        if let Some(retry_after) = self.limits.login_locked(name)? {
-            return Err(LimitError::Exceeded {
-                code: "rate_limited",
-                what: "too many failed attempts".into(),
-                retry_after,
-            }
-            .into());
+    /// Over-long input, invalid credentials, a limit, no hashing slot, storage failure.
+    pub fn login(&self, name: &str, password: &str, address: &str) -> Result<Issued, AccountError> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(AccountError::InvalidName);
+        }
+        if password.chars().count() > MAX_PASSWORD_CHARS {
+            return Err(AccountError::InvalidPassword);
         }
         let row = self
             .store
             .read(|tx| tx.account_by_name(name).map_err(AccountError::from))?;
-        // Verify against a dummy hash for unknown names so both answers cost the same.
-        let hash = row
-            .as_ref()
-            .and_then(|r| r.password_hash.clone())
-            .unwrap_or_else(|| auth::dummy_hash().to_owned());
-        let ok = auth::verify_password(password, &hash);
+        let stored = row.as_ref().and_then(|r| r.password_hash.as_deref());
+        let ok = self.check(name, address, password, stored)?;
         match row.filter(|_| ok) {
-            Some(row) => {
-                self.limits.login_succeeded(name)?;
-                self.issue(&row)
-            }
-            None => {
-                self.limits.login_failed(name)?;
-                Err(AccountError::InvalidCredentials)
-            }
+            Some(row) => self.issue(&row),
+            None => Err(AccountError::InvalidCredentials),
         }
     }
 
@@ -205,7 +247,8 @@ impl Accounts {
 
     /// Turns the guest account `id` into a registered one, keeping its id and so its games,
     /// seats and results; `name` defaults to the guest's name. Returns the account and a
-    /// token for its new name (the guest's tokens stay valid).
+    /// token for its new name; every token the guest had stops working (whoever held the
+    /// guest's token does not hold the registered account).
     ///
     /// # Errors
     /// Not a guest, an invalid name or password, a taken name, storage failure.
@@ -222,14 +265,15 @@ impl Accounts {
         let name = name.unwrap_or(current.name);
         valid_name(&name)?;
         valid_password(password)?;
-        let hash = hash(password)?;
-        let changed =
-            self.store.write(
-                |tx| match tx.account_mail().register_guest(id, &name, &hash) {
-                    Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
-                    other => other.map_err(AccountError::from),
-                },
-            )?;
+        let hash = self.hash(password)?;
+        let changed = self.store.write(|tx| {
+            let tx = tx.account_mail();
+            match tx.register_guest(id, &name, &hash) {
+                Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
+                Ok(true) => Ok(tx.bump_token_version(id).map(|_| true)?),
+                other => other.map_err(AccountError::from),
+            }
+        })?;
         if !changed {
             return Err(AccountError::AlreadyRegistered);
         }
@@ -248,16 +292,19 @@ impl Accounts {
         id: &str,
         current: &str,
         new: &str,
+        address: &str,
     ) -> Result<Issued, AccountError> {
         let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
         let Some(stored) = row.password_hash.as_deref() else {
             return Err(AccountError::NotRegistered);
         };
-        if !auth::verify_password(current, stored) {
+        valid_password(new)?;
+        if current.chars().count() > MAX_PASSWORD_CHARS
+            || !self.check(&row.name, address, current, Some(stored))?
+        {
             return Err(AccountError::WrongPassword);
         }
-        valid_password(new)?;
-        let hash = hash(new)?;
+        let hash = self.hash(new)?;
         self.store.write(|tx| {
             tx.account_mail()
                 .set_password(id, &hash)
@@ -286,13 +333,24 @@ impl Accounts {
     /// account's id (never a name). A registered account must confirm with its password.
     ///
     /// # Errors
-    /// A wrong or missing password, storage failure.
-    pub fn delete(&self, id: &str, password: Option<&str>) -> Result<(), AccountError> {
+    /// A wrong or missing password, a limit, no hashing slot, storage failure.
+    pub fn delete(
+        &self,
+        id: &str,
+        password: Option<&str>,
+        address: &str,
+    ) -> Result<(), AccountError> {
         let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
-        if let Some(stored) = row.password_hash.as_deref()
-            && !password.is_some_and(|p| auth::verify_password(p, stored))
-        {
-            return Err(AccountError::WrongPassword);
+        if let Some(stored) = row.password_hash.as_deref() {
+            let right = match password {
+                Some(p) if p.chars().count() <= MAX_PASSWORD_CHARS => {
+                    self.check(&row.name, address, p, Some(stored))?
+                }
+                _ => false,
+            };
+            if !right {
+                return Err(AccountError::WrongPassword);
+            }
         }
         let now = chrono::Utc::now().naive_utc();
         self.store.write(|tx| {

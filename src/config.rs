@@ -87,7 +87,12 @@ pub struct Config {
     /// Rate limits (`0` switches one off): `LIMIT_GUESTS_PER_HOUR` (per client address,
     /// default 30), `LIMIT_GAMES_PER_HOUR` (60), `LIMIT_OPEN_LOBBIES` (10),
     /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
-    /// `LIMIT_FAILED_LOGINS` (5 per name in 5 minutes). Per account unless said otherwise.
+    /// `LIMIT_FAILED_LOGINS` (5 per name and client address in 5 minutes),
+    /// `LIMIT_FAILED_LOGINS_PER_ADDRESS` (20 per client address in 5 minutes),
+    /// `LIMIT_LOGINS_PER_MINUTE` (30 password checks per client address),
+    /// `LIMIT_ACCOUNTS_PER_HOUR` (10 registrations per client address),
+    /// `LIMIT_MAILS_PER_HOUR` (5 verification mails per account and per recipient). Per
+    /// account unless said otherwise.
     pub limits: crate::limits::LimitConfig,
     /// `STAND_IN_STRATEGY`, default `heuristic`: the bot that plays for a person who
     /// resigned and moves for a seat whose deadline passed (`random`, `heuristic`,
@@ -96,9 +101,17 @@ pub struct Config {
     /// `REMATCH_WINDOW_SECONDS`, default 86400 (a day): how long a rematch keeps the
     /// seats of the finished game's people.
     pub rematch_window: Duration,
-    /// `TRUST_FORWARDED_FOR`, default `false`: take the client address from
-    /// `Forwarded`/`X-Forwarded-For` (only behind a proxy that sets them).
-    pub trust_forwarded_for: bool,
+    /// Where the client address of per-address limits comes from:
+    /// `TRUST_FORWARDED_FOR` (default `false`: the peer), `FORWARDED_HEADER`
+    /// (`x-forwarded-for`, the default, or `forwarded`) and `TRUSTED_PROXY_HOPS` (default
+    /// 1: the right-most entry, which the proxy itself appended). See `crate::address`.
+    pub client_address: crate::address::ClientAddress,
+    /// `PASSWORD_HASH_THREADS`, default the number of cores: password hashes (Argon2id,
+    /// ~19 MiB each) that run at once.
+    pub password_hash_threads: usize,
+    /// `PASSWORD_HASH_WAIT_MS`, default 2000: how long a login or registration waits for a
+    /// hashing slot before it is answered `503 server_busy` with `Retry-After`.
+    pub password_hash_wait: Duration,
     /// `BODY_TIMEOUT_MS`, default 10000: a request body must arrive within this time.
     pub body_timeout: Duration,
     /// `SQLITE_SYNCHRONOUS`: `full` (default: an acknowledged move survives power loss) or
@@ -186,6 +199,24 @@ where
             value,
         }),
     }
+}
+
+/// `TRUST_FORWARDED_FOR`, `FORWARDED_HEADER`, `TRUSTED_PROXY_HOPS`.
+fn client_address() -> Result<crate::address::ClientAddress, ConfigError> {
+    use crate::address::{ClientAddress, ProxyHeader};
+    let header: ProxyHeader = parsed("FORWARDED_HEADER", ProxyHeader::XForwardedFor)?;
+    let hops: usize = parsed("TRUSTED_PROXY_HOPS", 1)?;
+    if hops == 0 {
+        return Err(ConfigError {
+            name: "TRUSTED_PROXY_HOPS",
+            value: hops.to_string(),
+            reason: "must be at least 1".into(),
+        });
+    }
+    Ok(ClientAddress {
+        header: parsed("TRUST_FORWARDED_FOR", false)?.then_some(header),
+        hops,
+    })
 }
 
 /// `COMMAND_BATCH_LINGER_US`: 0 to 100,000 µs.
@@ -279,6 +310,13 @@ fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
         commands_per_minute: parsed("LIMIT_COMMANDS_PER_MINUTE", d.commands_per_minute)?,
         streams: parsed("LIMIT_STREAMS", d.streams)?,
         failed_logins: parsed("LIMIT_FAILED_LOGINS", d.failed_logins)?,
+        failed_logins_per_address: parsed(
+            "LIMIT_FAILED_LOGINS_PER_ADDRESS",
+            d.failed_logins_per_address,
+        )?,
+        logins_per_minute: parsed("LIMIT_LOGINS_PER_MINUTE", d.logins_per_minute)?,
+        accounts_per_hour: parsed("LIMIT_ACCOUNTS_PER_HOUR", d.accounts_per_hour)?,
+        mails_per_hour: parsed("LIMIT_MAILS_PER_HOUR", d.mails_per_hour)?,
     })
 }
 
@@ -354,7 +392,13 @@ impl Config {
                     })?,
             },
             rematch_window: duration("REMATCH_WINDOW_SECONDS", 86_400, Duration::from_secs)?,
-            trust_forwarded_for: parsed("TRUST_FORWARDED_FOR", false)?,
+            client_address: client_address()?,
+            password_hash_threads: parsed(
+                "PASSWORD_HASH_THREADS",
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            )?
+            .max(1),
+            password_hash_wait: duration("PASSWORD_HASH_WAIT_MS", 2_000, Duration::from_millis)?,
             body_timeout: duration("BODY_TIMEOUT_MS", 10_000, Duration::from_millis)?,
             sqlite_synchronous: parsed("SQLITE_SYNCHRONOUS", SqliteSynchronous::Full)?,
             command_batch_max: parsed("COMMAND_BATCH_MAX", 32)?,

@@ -4,6 +4,7 @@
 //! [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure `rules` crate.
 
 pub mod accounts;
+pub mod address;
 pub mod analytics;
 pub mod auth;
 pub mod cache;

@@ -1,5 +1,13 @@
-//! Rate limits: guest creation per client address, games and open lobbies per account,
-//! commands per account, concurrent live streams per account, failed logins per name.
+//! Rate limits: guests and registrations per client address, games and open lobbies per
+//! account, commands per account, concurrent live streams per account, password checks
+//! per client address, failed password checks per name and client address and per client
+//! address, verification mails per account and per recipient.
+//!
+//! Failed logins never lock a person out from elsewhere: they count per name *and*
+//! address (and per address overall), so the owner signing in from their own address gets
+//! in while someone else's guesses are refused. An attempt is reserved (counted as a
+//! failure) before the password is checked, atomically, and given back when it succeeds:
+//! parallel guesses cannot all pass a check made before any of them was counted.
 //!
 //! Counts are shared by every replica on PostgreSQL and kept in memory on SQLite (see
 //! `store::counters`). A refusal says how long to wait (`Retry-After`). Knows no HTTP.
@@ -21,8 +29,17 @@ pub struct LimitConfig {
     pub commands_per_minute: u32,
     /// Live streams an account may hold open at once.
     pub streams: u32,
-    /// Failed logins per name within [`LOGIN_WINDOW`].
+    /// Failed password checks per name and client address within [`LOGIN_WINDOW`].
     pub failed_logins: u32,
+    /// Failed password checks per client address (any names) within [`LOGIN_WINDOW`].
+    pub failed_logins_per_address: u32,
+    /// Password checks (logins, password changes, deletions) per client address and
+    /// minute, successful or not.
+    pub logins_per_minute: u32,
+    /// Registered accounts created per client address and hour.
+    pub accounts_per_hour: u32,
+    /// Verification mails per account and per recipient address and hour.
+    pub mails_per_hour: u32,
 }
 
 impl LimitConfig {
@@ -34,6 +51,10 @@ impl LimitConfig {
         commands_per_minute: 0,
         streams: 0,
         failed_logins: 0,
+        failed_logins_per_address: 0,
+        logins_per_minute: 0,
+        accounts_per_hour: 0,
+        mails_per_hour: 0,
     };
 }
 
@@ -46,6 +67,10 @@ impl Default for LimitConfig {
             commands_per_minute: 600,
             streams: 20,
             failed_logins: 5,
+            failed_logins_per_address: 20,
+            logins_per_minute: 30,
+            accounts_per_hour: 10,
+            mails_per_hour: 5,
         }
     }
 }
@@ -79,11 +104,13 @@ enum Counted {
     Guests,
     Games,
     Commands,
+    /// Per `name@address`.
     FailedLogins,
-}
-
-fn login_key(name: &str) -> String {
-    Counted::FailedLogins.key(&name.to_lowercase())
+    /// Per address.
+    FailedLoginsFrom,
+    Logins,
+    Accounts,
+    Mails,
 }
 
 impl Counted {
@@ -93,6 +120,10 @@ impl Counted {
             Self::Games => "games",
             Self::Commands => "commands",
             Self::FailedLogins => "logins",
+            Self::FailedLoginsFrom => "logins-from",
+            Self::Logins => "checks",
+            Self::Accounts => "accounts",
+            Self::Mails => "mails",
         };
         format!("{kind}:{subject}")
     }
@@ -171,6 +202,18 @@ impl CommandWindow {
     pub fn key(account: &str) -> String {
         Counted::Commands.key(account)
     }
+}
+
+/// A password check counted as a failure until it succeeds
+/// ([`Limits::check_password`]).
+#[derive(Debug)]
+#[must_use = "hand the reservation back when the password was right"]
+pub struct Reservation {
+    window: Window,
+    /// The `name@address` key, when that limit is on.
+    pair: Option<String>,
+    /// The address key, when that limit is on.
+    address: Option<String>,
 }
 
 /// The limits service.
@@ -366,40 +409,116 @@ impl Limits {
             .collect())
     }
 
-    /// Seconds until `name` may try to log in again, when it is locked out now: after
-    /// `failed_logins` failures in a row (within [`LOGIN_WINDOW`] or so).
+    /// Starts a password check for `name` from `address` (a login, or a check of the
+    /// current password behind a token): counts it against the checks per address, and
+    /// reserves it as a failure of `name` from `address` and of `address`, atomically,
+    /// before the password is verified. Refused when any of the three is over its limit.
+    /// Hand the reservation back with [`Limits::check_succeeded`] or
+    /// [`Limits::check_abandoned`]; a failed check simply keeps it.
     ///
     /// # Errors
-    /// The count failed.
-    pub fn login_locked(&self, name: &str) -> Result<Option<u64>, LimitError> {
-        match self.config.failed_logins {
-            0 => Ok(None),
-            // Locked from the n-th failure on: more than n - 1.
-            n => self.over(&login_key(name), n - 1, LOGIN_WINDOW, 0),
+    /// Over a limit (`rate_limited`), or the count failed.
+    pub fn check_password(&self, name: &str, address: &str) -> Result<Reservation, LimitError> {
+        const WHAT: &str = "too many password attempts";
+        self.hit(
+            Counted::Logins,
+            address,
+            self.config.logins_per_minute,
+            Duration::from_secs(60),
+            "rate_limited",
+            WHAT,
+        )?;
+        let reservation = Reservation {
+            window: Window::now(LOGIN_WINDOW),
+            pair: (self.config.failed_logins > 0)
+                .then(|| Counted::FailedLogins.key(&format!("{}@{address}", name.to_lowercase()))),
+            address: (self.config.failed_logins_per_address > 0)
+                .then(|| Counted::FailedLoginsFrom.key(address)),
+        };
+        let mut refusal = None;
+        for (key, limit) in [
+            (&reservation.pair, self.config.failed_logins),
+            (&reservation.address, self.config.failed_logins_per_address),
+        ] {
+            if let Some(key) = key {
+                let w = reservation.window;
+                let (current, previous) = self.store.count(key, w.start, w.length, 1)?;
+                if let Some(retry_after) = w.verdict(current, previous, limit) {
+                    refusal = Some(refusal.map_or(retry_after, |r: u64| r.max(retry_after)));
+                }
+            }
+        }
+        // A refused attempt stays counted: guessing on only lengthens the wait.
+        match refusal {
+            Some(retry_after) => Err(exceeded("rate_limited", WHAT, retry_after)),
+            None => Ok(reservation),
         }
     }
 
-    /// Records a failed login for `name`.
-    ///
-    /// # Errors
-    /// The count failed.
-    pub fn login_failed(&self, name: &str) -> Result<(), LimitError> {
-        if self.config.failed_logins == 0 {
-            return Ok(());
-        }
-        let length = i64::try_from(LOGIN_WINDOW.as_secs()).unwrap_or(300);
-        let now = now_secs();
-        self.store
-            .count(&login_key(name), now - now.rem_euclid(length), length, 1)?;
-        Ok(())
-    }
-
-    /// Forgets the failures of `name` after a successful login.
+    /// The password was right: the failures of its name from its address are forgotten,
+    /// and the address's reservation is given back.
     ///
     /// # Errors
     /// The store failed.
-    pub fn login_succeeded(&self, name: &str) -> Result<(), LimitError> {
-        Ok(self.store.clear_count(&login_key(name))?)
+    pub fn check_succeeded(&self, reservation: Reservation) -> Result<(), LimitError> {
+        if let Some(pair) = &reservation.pair {
+            self.store.clear_count(pair)?;
+        }
+        self.give_back(reservation.address.as_deref(), reservation.window)
+    }
+
+    /// The password was never checked (no hashing slot): the reservation is given back.
+    ///
+    /// # Errors
+    /// The store failed.
+    pub fn check_abandoned(&self, reservation: Reservation) -> Result<(), LimitError> {
+        self.give_back(reservation.pair.as_deref(), reservation.window)?;
+        self.give_back(reservation.address.as_deref(), reservation.window)
+    }
+
+    fn give_back(&self, key: Option<&str>, w: Window) -> Result<(), LimitError> {
+        if let Some(key) = key {
+            self.store.count(key, w.start, w.length, -1)?;
+        }
+        Ok(())
+    }
+
+    /// One more registered account from `address`.
+    ///
+    /// # Errors
+    /// Over the limit, or the count failed.
+    pub fn account(&self, address: &str) -> Result<(), LimitError> {
+        self.hit(
+            Counted::Accounts,
+            address,
+            self.config.accounts_per_hour,
+            Duration::from_secs(3600),
+            "too_many_accounts",
+            "too many accounts registered from this address",
+        )
+    }
+
+    /// One more verification mail by `account` to `recipient`: counted per account and per
+    /// recipient (case-insensitive), so neither many addresses from one account nor one
+    /// address from many accounts can be flooded.
+    ///
+    /// # Errors
+    /// Over the limit, or the count failed.
+    pub fn mail(&self, account: &str, recipient: &str) -> Result<(), LimitError> {
+        for subject in [
+            format!("account:{account}"),
+            format!("to:{}", recipient.to_lowercase()),
+        ] {
+            self.hit(
+                Counted::Mails,
+                &subject,
+                self.config.mails_per_hour,
+                Duration::from_secs(3600),
+                "too_many_mails",
+                "too many verification mails",
+            )?;
+        }
+        Ok(())
     }
 
     /// Opens a stream for `account`: a lease to renew with [`Limits::renew_stream`] and to
@@ -458,12 +577,13 @@ impl Limits {
         self.store.renew_lease(lease, None)
     }
 
-    /// Forgets windows older than a day and expired leases.
+    /// Forgets windows that no limit weighs any more (two of the longest, an hour) and
+    /// expired leases.
     ///
     /// # Errors
     /// The store failed.
     pub fn prune(&self) -> Result<(), StoreError> {
         self.store
-            .prune_counters(now_secs() - 86_400, chrono::Utc::now().naive_utc())
+            .prune_counters(now_secs() - 2 * 3600, chrono::Utc::now().naive_utc())
     }
 }

@@ -593,7 +593,8 @@ fn text<'a>(payload: &'a Value, key: &str) -> Option<&'a str> {
 fn game_title(payload: &Value) -> String {
     let ruleset = text(payload, "ruleset").unwrap_or("game");
     match text(payload, "game_name") {
-        Some(name) => format!("\"{name}\" ({ruleset})"),
+        // Names from before line breaks were refused must not start lines of their own.
+        Some(name) => format!("\"{}\" ({ruleset})", rules::text::printable(name)),
         None => format!("a game of {ruleset}"),
     }
 }
@@ -694,7 +695,7 @@ pub fn render(
                     .iter()
                     .find(|s| s.account_id.as_deref() == Some(&d.account_id));
                 let title = match &g.game.name {
-                    Some(n) => format!("\"{n}\" ({})", g.game.ruleset),
+                    Some(n) => format!("\"{}\" ({})", rules::text::printable(n), g.game.ruleset),
                     None => format!("a game of {}", g.game.ruleset),
                 };
                 let action = seat

@@ -249,7 +249,11 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         stammtisch::notify::Notifier::new()
     };
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    let accounts = Accounts::new(store.clone(), tokens, limits.clone());
+    let hasher = std::sync::Arc::new(
+        stammtisch::auth::Hasher::new(config.password_hash_threads, config.password_hash_wait)
+            .context("password hashing threads")?,
+    );
+    let accounts = Accounts::new(store.clone(), tokens, limits.clone(), hasher);
     let pads = stammtisch::pads::Pads::new(store.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let ratings = stammtisch::ratings::Ratings::new(store.clone());
@@ -281,7 +285,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         analytics,
         ratings,
         limits: limits.clone(),
-        trust_forwarded_for: config.trust_forwarded_for,
+        client_address: config.client_address,
         body_timeout: config.body_timeout,
         metrics: http::ops::Metrics::default(),
         shutdown: shutdown_rx,

@@ -34,9 +34,11 @@ pub struct NewGuest {
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
-    /// Account name.
+    /// Account name (longer names cannot exist and are refused before any work).
+    #[schema(max_length = 32)]
     pub name: String,
-    /// Password.
+    /// Password (at most 128 characters, like every password).
+    #[schema(max_length = 128)]
     pub password: String,
 }
 
@@ -114,20 +116,24 @@ pub struct GuestToken {
     request_body = NewAccount,
     responses(
         (status = 201, body = Account),
-        (status = 409, description = "`name_taken`", body = Problem),
-        (status = 422, description = "`validation_failed`", body = Problem)
+        (status = 409, description = "`name_taken` (by a registered account or a guest)", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem),
+        (status = 429, description = "`too_many_accounts` from this client address", body = Problem),
+        (status = 503, description = "`server_busy`: no password-hashing slot in time; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/accounts")]
 pub async fn create_account(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Body<NewAccount>,
 ) -> Result<HttpResponse, ApiError> {
     let NewAccount { name, password } = body.0;
+    let address = super::client_address(&req);
     let row = blocking(move || {
         state
             .accounts
-            .register(name, &password)
+            .register(name, &password, &address)
             .map_err(ApiError::from)
     })
     .await?;
@@ -144,6 +150,7 @@ pub async fn create_account(
     request_body = NewGuest,
     responses(
         (status = 201, body = GuestToken),
+        (status = 409, description = "`name_taken` (by a registered account or a guest)", body = Problem),
         (status = 422, description = "`validation_failed`", body = Problem),
         (status = 429, description = "`too_many_guests` from this client address", body = Problem)
     )
@@ -166,7 +173,9 @@ pub async fn create_guest(
     }))
 }
 
-/// Issues a token for a name and password. Repeated failures for a name get `429`.
+/// Issues a token for a name and password. Too many attempts from the client's address,
+/// or too many failures for the name from that address, get `429`; the owner signing in
+/// from another address is not affected.
 #[utoipa::path(
     operation_id = "create_token",
     tag = "identity",
@@ -175,19 +184,23 @@ pub async fn create_guest(
     responses(
         (status = 200, body = Token),
         (status = 401, description = "`invalid_credentials`", body = Problem),
-        (status = 429, description = "`rate_limited`: too many failed attempts for the name", body = Problem)
+        (status = 422, description = "`validation_failed`: a name or password longer than any can be", body = Problem),
+        (status = 429, description = "`rate_limited`: too many password attempts from this address (for the name, or overall)", body = Problem),
+        (status = 503, description = "`server_busy`: no password-hashing slot in time; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/tokens")]
 pub async fn create_token(
     state: web::Data<AppState>,
+    req: HttpRequest,
     body: Body<Credentials>,
 ) -> Result<HttpResponse, ApiError> {
     let Credentials { name, password } = body.0;
+    let address = super::client_address(&req);
     let issued = blocking(move || {
         state
             .accounts
-            .login(&name, &password)
+            .login(&name, &password, &address)
             .map_err(ApiError::from)
     })
     .await?;
@@ -253,7 +266,8 @@ pub struct Deletion {
 }
 
 /// Turns the caller's guest account into a registered one: the same id, so its games,
-/// seats and results stay. Answers the account and a token for its new name.
+/// seats and results stay. Answers the account and a token for its new name; the guest's
+/// older tokens stop working.
 #[utoipa::path(
     operation_id = "register_guest",
     tag = "identity",
@@ -262,7 +276,8 @@ pub struct Deletion {
         (status = 200, body = AccountToken),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 409, description = "`already_registered`, `name_taken`", body = Problem),
-        (status = 422, description = "`validation_failed`", body = Problem)
+        (status = 422, description = "`validation_failed`", body = Problem),
+        (status = 503, description = "`server_busy`: no password-hashing slot in time; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/me/register")]
@@ -298,23 +313,27 @@ pub async fn register_guest(
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 403, description = "`wrong_password`: the current password is wrong", body = Problem),
         (status = 409, description = "`not_registered`: a guest has no password", body = Problem),
-        (status = 422, description = "`validation_failed`", body = Problem)
+        (status = 422, description = "`validation_failed`", body = Problem),
+        (status = 429, description = "`rate_limited`: too many password attempts (counted with the logins)", body = Problem),
+        (status = 503, description = "`server_busy`: no password-hashing slot in time; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/me/password")]
 pub async fn change_password(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     body: Body<PasswordChange>,
 ) -> Result<HttpResponse, ApiError> {
     let PasswordChange {
         current_password,
         new_password,
     } = body.0;
+    let address = super::client_address(&req);
     let issued = blocking(move || {
         state
             .accounts
-            .change_password(&caller.id, &current_password, &new_password)
+            .change_password(&caller.id, &current_password, &new_password, &address)
             .map_err(ApiError::from)
     })
     .await?;
@@ -358,20 +377,24 @@ pub async fn logout_everywhere(
     responses(
         (status = 204, description = "deleted"),
         (status = 401, description = "`unauthorized`", body = Problem),
-        (status = 403, description = "`wrong_password`: missing or wrong password", body = Problem)
+        (status = 403, description = "`wrong_password`: missing or wrong password", body = Problem),
+        (status = 429, description = "`rate_limited`: too many password attempts (counted with the logins)", body = Problem),
+        (status = 503, description = "`server_busy`: no password-hashing slot in time; see `Retry-After`", body = Problem)
     )
 )]
 #[delete("/v1/me")]
 pub async fn delete_me(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     body: Body<Deletion>,
 ) -> Result<HttpResponse, ApiError> {
     let Deletion { password } = body.0;
+    let address = super::client_address(&req);
     blocking(move || {
         state
             .accounts
-            .delete(&caller.id, password.as_deref())
+            .delete(&caller.id, password.as_deref(), &address)
             .map_err(ApiError::from)?;
         // The account is gone either way; a game that cannot be handed over is logged.
         if let Err(e) = state.service.hand_over_seats(&caller.id) {

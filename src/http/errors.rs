@@ -11,6 +11,8 @@ use crate::store::StoreError;
 
 /// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.
 pub const RETRY_AFTER_UNAVAILABLE: u64 = 2;
+/// `Retry-After` of `503 server_busy` (no password-hashing slot), in seconds.
+pub const RETRY_AFTER_OVERLOADED: u64 = 1;
 
 /// The body of every error response.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -118,6 +120,9 @@ pub enum ApiError {
     /// The mail server refused or could not be reached (`mail_unavailable`).
     #[error("the mail could not be sent; try again later")]
     MailUnavailable,
+    /// Every password-hashing slot stayed taken (`server_busy`, with `Retry-After`).
+    #[error("the server is busy checking passwords; retry in {RETRY_AFTER_OVERLOADED} s")]
+    Overloaded,
     /// The database is unreachable, or the connection broke mid-query.
     #[error("the database is unavailable; retry in {RETRY_AFTER_UNAVAILABLE} s")]
     Unavailable,
@@ -153,6 +158,7 @@ impl ApiError {
             Self::RequestTimeout => "request_timeout",
             Self::UnsupportedMediaType => "unsupported_media_type",
             Self::Unavailable => "database_unavailable",
+            Self::Overloaded => "server_busy",
             Self::MailUnavailable => "mail_unavailable",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal(_) => "internal_error",
@@ -171,7 +177,7 @@ impl ResponseError for ApiError {
             Self::NameTaken | Self::VersionConflict { .. } | Self::Conflict { .. } => {
                 StatusCode::CONFLICT
             }
-            Self::Busy | Self::Unavailable | Self::MailUnavailable => {
+            Self::Busy | Self::Unavailable | Self::MailUnavailable | Self::Overloaded => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
@@ -229,6 +235,9 @@ impl ResponseError for ApiError {
             }
             Self::Unavailable => {
                 response.insert_header((header::RETRY_AFTER, RETRY_AFTER_UNAVAILABLE));
+            }
+            Self::Overloaded => {
+                response.insert_header((header::RETRY_AFTER, RETRY_AFTER_OVERLOADED));
             }
             Self::MethodNotAllowed { allow } => {
                 if let Ok(v) = HeaderValue::from_str(allow) {
@@ -404,6 +413,7 @@ impl From<crate::accounts::AccountError> for ApiError {
                 detail: e.to_string(),
             },
             A::Limited(limit) => limit.into(),
+            A::Busy => Self::Overloaded,
             A::Store(store) => store.into(),
             A::Crypto(_) => Self::Internal(anyhow::Error::new(e)),
         }

@@ -32,7 +32,8 @@ pub struct CreateGame {
     pub options: Option<OptionsInput>,
     /// 6-nimmt: `standard`, `taktik`, `logik`, `profi`; `options` given beside it override it.
     pub preset: Option<Preset>,
-    /// Display name (at most 64 characters).
+    /// Display name (at most 64 characters; no control characters such as line breaks, no
+    /// invisible format characters).
     #[schema(max_length = 64)]
     pub name: Option<String>,
     /// Seconds per move, 1 to 2,592,000 (30 days): a seat that lets its deadline pass is
@@ -198,6 +199,17 @@ pub async fn create_game(
     if req.name.as_ref().is_some_and(|n| n.chars().count() > 64) {
         return Err(ApiError::Validation(
             "name must be at most 64 characters".into(),
+        ));
+    }
+    if req
+        .name
+        .as_ref()
+        .is_some_and(|n| n.chars().any(rules::text::unprintable))
+    {
+        return Err(ApiError::Validation(
+            "name cannot contain control characters (such as line breaks) or invisible \
+             format characters"
+                .into(),
         ));
     }
     let setup =

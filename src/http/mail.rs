@@ -91,6 +91,7 @@ pub async fn set_mail_choices(
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 409, description = "`mail_disabled`: this server sends no e-mail", body = Problem),
         (status = 422, description = "`validation_failed`", body = Problem),
+        (status = 429, description = "`too_many_mails`: too many links sent by this account or to this address", body = Problem),
         (status = 503, description = "`mail_unavailable`: the mail server refused", body = Problem)
     )
 )]
@@ -102,9 +103,15 @@ pub async fn add_mail_address(
 ) -> Result<HttpResponse, ApiError> {
     let NewAddress { address } = body.0;
     let body = blocking(move || {
+        if !state.mail.enabled() {
+            return Err(crate::mail::MailError::Disabled.into());
+        }
+        // Counted per account and per recipient before anything is sent.
+        let valid = crate::mail::validate_address(&address)?;
+        state.limits.mail(&caller.id, &valid)?;
         state
             .mail
-            .request_address(&caller.id, &address)
+            .request_address(&caller.id, &valid)
             .map_err(ApiError::from)
     })
     .await?;

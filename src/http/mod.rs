@@ -44,8 +44,8 @@ pub struct AppState {
     pub ratings: crate::ratings::Ratings,
     /// Rate limits.
     pub limits: Limits,
-    /// Take the client address from `Forwarded`/`X-Forwarded-For` (behind a proxy).
-    pub trust_forwarded_for: bool,
+    /// Where the client address of per-address limits comes from (see `crate::address`).
+    pub client_address: crate::address::ClientAddress,
     /// A request body must arrive within this time.
     pub body_timeout: std::time::Duration,
     /// Counters for `/metrics`.
@@ -341,24 +341,19 @@ fn segments(path: &str) -> Vec<String> {
         .collect()
 }
 
-/// The client's address for per-address limits: the peer, or with
-/// `TRUST_FORWARDED_FOR` the first address of `Forwarded`/`X-Forwarded-For` (set it only
-/// behind a proxy that overwrites those headers).
+/// The client's address for per-address limits: the peer, or behind trusted proxies the
+/// entry the nearest proxy appended to its header, IPv6 per /64 ([`crate::address`]).
 pub(crate) fn client_address(req: &actix_web::HttpRequest) -> String {
-    let trust = req
+    let config = req
         .app_data::<web::Data<AppState>>()
-        .is_some_and(|s| s.trust_forwarded_for);
-    let info = req.connection_info();
-    let address = if trust {
-        info.realip_remote_addr()
-    } else {
-        info.peer_addr()
+        .map(|s| s.client_address)
+        .unwrap_or_default();
+    let name = match config.header {
+        Some(crate::address::ProxyHeader::Forwarded) => actix_web::http::header::FORWARDED,
+        _ => actix_web::http::header::HeaderName::from_static("x-forwarded-for"),
     };
-    let address = address.unwrap_or("unknown");
-    // The port changes with every connection; the host is the client.
-    address
-        .parse::<std::net::SocketAddr>()
-        .map_or_else(|_| address.to_owned(), |a| a.ip().to_string())
+    let lines = req.headers().get_all(name).filter_map(|v| v.to_str().ok());
+    config.subject(req.peer_addr().map(|a| a.ip()), lines)
 }
 
 /// Parses a resource id from a path; anything but a UUID is "not found".

@@ -83,6 +83,12 @@ impl Store {
             }
             Pools::Sqlite(_) => {
                 let mut counts = locked(&self.memory.counts);
+                if add == 0 {
+                    // A read leaves no entry behind.
+                    let windows = counts.get(key);
+                    let at = |w: i64| windows.and_then(|ws| ws.get(&w)).copied().unwrap_or(0);
+                    return Ok((at(start), at(start - length)));
+                }
                 let windows = counts.entry(key.to_owned()).or_default();
                 windows.retain(|w, _| *w >= start - length);
                 let current = windows.entry(start).or_insert(0);

@@ -75,13 +75,14 @@ fn guest_registers_keeping_games_and_seats(backend: Backend) {
     assert_eq!(r.body["account"]["guest"], false);
     let token = r.body["access_token"].as_str().unwrap().to_owned();
 
-    // The same account: its seat and game, under its new name, with either token.
-    for t in [&gus.token, &token] {
-        let me = api.get("/v1/me", Some(t));
-        assert_eq!(me.status, 200, "{}", me.text);
-        assert_eq!(me.body["id"], gus.id.as_str());
-        assert_eq!(me.body["guest"], false);
-    }
+    // The same account: its seat and game, under its new name, with the new token; the
+    // guest's token stopped working (whoever held it does not hold the account).
+    let me = api.get("/v1/me", Some(&token));
+    assert_eq!(me.status, 200, "{}", me.text);
+    assert_eq!(me.body["id"], gus.id.as_str());
+    assert_eq!(me.body["guest"], false);
+    api.get("/v1/me", Some(&gus.token))
+        .assert_problem(401, "unauthorized");
     let view = api.get(&format!("/v1/games/{id}"), Some(&token));
     assert_eq!(view.status, 200, "{}", view.text);
     assert_eq!(view.body["seats"][0]["account_id"], gus.id.as_str());
@@ -109,13 +110,15 @@ fn guest_registers_keeping_games_and_seats(backend: Backend) {
         Some(&json!({ "password": "another-secret" })),
     )
     .assert_problem(409, "already_registered");
-    let other = api.guest("gustav");
+    api.post("/v1/guests", None, &json!({ "name": "GUSTAV" }))
+        .assert_problem(409, "name_taken");
+    let other = api.guest("other");
     send(
         &api,
         "POST",
         "/v1/me/register",
         Some(&other.token),
-        Some(&json!({ "password": "another-secret" })),
+        Some(&json!({ "name": "gustav", "password": "another-secret" })),
     )
     .assert_problem(409, "name_taken");
     send(

@@ -266,10 +266,9 @@ fn me_shows_the_account_for_accounts_and_guests(backend: Backend) {
     assert_eq!(account["roles"], json!([]));
     assert_ne!(account["id"], guest_id.as_str());
 
-    // Two guests may share a display name; they are two accounts.
-    let twin = api.guest("quick_q");
-    assert_ne!(twin.id, guest_id);
-    assert_eq!(me(&api, &twin.token)["id"], twin.id.as_str());
+    // A name belongs to one live account: a second guest cannot take it.
+    let r = api.post("/v1/guests", None, &json!({ "name": "Quick_Q" }));
+    r.assert_problem(409, "name_taken");
 }
 
 /// Runs `stammtisch grant-role NAME ROLE` against the server's database.

@@ -670,7 +670,42 @@ fn deletion_removes_the_address(backend: Backend) {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// Verification mails are counted per account and per recipient: neither one account
+/// nor many accounts can bomb an address (issue 23, point 9).
+fn verification_mails_are_limited_per_account_and_recipient(backend: Backend) {
+    let sink = Sink::start();
+    let server = mail_server(backend, &sink, &[("LIMIT_MAILS_PER_HOUR", "2")]);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let ask = |p: &Player, address: &str| {
+        send(
+            &api,
+            "POST",
+            "/v1/me/mail/address",
+            &p.token,
+            Some(&json!({ "address": address })),
+        )
+    };
+    for _ in 0..2 {
+        assert_eq!(ask(&anna, "victim@example.org").status, 202);
+    }
+    let r = ask(&anna, "victim@example.org");
+    r.assert_problem(429, "too_many_mails");
+    assert!(r.header("retry-after").is_some());
+    // The same account to another address: the account's count is used up.
+    ask(&anna, "other@example.org").assert_problem(429, "too_many_mails");
+    // Another account to the same address: the recipient's count is used up.
+    let bert = api.guest("bert");
+    ask(&bert, "VICTIM@example.org").assert_problem(429, "too_many_mails");
+    // Another account to another address still gets its link.
+    assert_eq!(ask(&bert, "bert@example.org").status, 202);
+    sink.wait_for("bert@example.org", 1);
+    assert_eq!(sink.to("victim@example.org").len(), 2);
+    assert!(sink.to("other@example.org").is_empty());
+}
+
 both!(
+    verification_mails_are_limited_per_account_and_recipient,
     an_address_is_verified_by_a_single_use_link,
     mail_is_off_without_smtp,
     reminders_arrive_without_hidden_information,

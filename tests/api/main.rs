@@ -18,6 +18,7 @@ mod group_commit;
 mod hardening;
 mod hidden;
 mod idempotency;
+mod internet;
 mod invites;
 mod l10n;
 mod mail;

@@ -183,6 +183,11 @@ impl TestServer {
         self
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn client(&self) -> Api {
         Api {
             base: self.base.clone(),
@@ -223,6 +228,9 @@ pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) 
         .env("LIMIT_OPEN_LOBBIES", "0")
         .env("LIMIT_COMMANDS_PER_MINUTE", "0")
         .env("LIMIT_STREAMS", "0")
+        .env("LIMIT_ACCOUNTS_PER_HOUR", "0")
+        .env("LIMIT_LOGINS_PER_MINUTE", "0")
+        .env("LIMIT_MAILS_PER_HOUR", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr));
     for (k, v) in env {
@@ -384,14 +392,28 @@ impl Api {
         Reply::from(req.send().unwrap())
     }
 
+    /// A guest named `name`, or `name-2`, `name-3`, … when a live account holds the name
+    /// already (names are unique across guests and accounts; tests that play several
+    /// tables on one server reuse names).
     pub fn guest(&self, name: &str) -> Player {
-        let r = self.post("/v1/guests", None, &json!({ "name": name }));
-        assert_eq!(r.status, 201, "{}", r.text);
-        Player {
-            id: r.body["account"]["id"].as_str().unwrap().into(),
-            name: name.into(),
-            token: r.body["access_token"].as_str().unwrap().into(),
+        for n in 1.. {
+            let tried = if n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name}-{n}")
+            };
+            let r = self.post("/v1/guests", None, &json!({ "name": tried }));
+            if r.status == 409 && r.body["code"] == "name_taken" && n < 100 {
+                continue;
+            }
+            assert_eq!(r.status, 201, "{}", r.text);
+            return Player {
+                id: r.body["account"]["id"].as_str().unwrap().into(),
+                name: tried,
+                token: r.body["access_token"].as_str().unwrap().into(),
+            };
         }
+        unreachable!("the loop returns or panics")
     }
 
     /// Registers an account (password `password-of-<name>`) and logs it in.

@@ -9,6 +9,8 @@
 //!   that only writes each move's bytes to every connection, the least any server with a
 //!   TCP connection per stream needs on this machine, as pgbench is for the inserts.
 //! - `startup`: spawn → first `200` from `/readyz`.
+//! - `login-flood`: RSS and a signed-in player's latency while unknown names flood
+//!   `POST /v1/tokens` (issue 23).
 //!
 //! Every subcommand starts its own server processes on fresh databases (SQLite files in a
 //! temporary directory, PostgreSQL databases created and dropped again), talks only to
@@ -18,6 +20,7 @@
 
 mod api;
 mod client;
+mod flood;
 mod floor;
 mod procfs;
 mod server;
@@ -70,6 +73,8 @@ enum Cmd {
     Streams(streams::Args),
     /// Spawn → first 200 from /readyz.
     Startup(startup::Args),
+    /// A flood of logins: the server's RSS and a signed-in player's latency.
+    LoginFlood(flood::Args),
     /// The bare fan-out reference that `streams` starts for its `floor` configuration.
     #[command(hide = true)]
     FanoutFloor(floor::Args),
@@ -81,6 +86,7 @@ fn main() -> anyhow::Result<()> {
         binary: cli.server,
         rust_log: cli.server_log,
         limits: cli.limits,
+        extra_env: Vec::new(),
     };
     server::clean_up_on_interrupt()?;
     let started = std::time::Instant::now();
@@ -88,6 +94,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Api(args) => api::run(args, &launch, &cli.pg_url)?,
         Cmd::Streams(args) => streams::run(args, &launch, &cli.pg_url)?,
         Cmd::Startup(args) => startup::run(args, &launch, &cli.pg_url)?,
+        Cmd::LoginFlood(args) => flood::run(args, &launch, &cli.pg_url)?,
         // A helper process of `streams`: no summary line on its stdout, which `streams`
         // may have closed by now.
         Cmd::FanoutFloor(args) => return floor::serve(args),

@@ -288,6 +288,10 @@ impl Limits {
             "LIMIT_COMMANDS_PER_MINUTE",
             "LIMIT_STREAMS",
             "LIMIT_FAILED_LOGINS",
+            "LIMIT_FAILED_LOGINS_PER_ADDRESS",
+            "LIMIT_LOGINS_PER_MINUTE",
+            "LIMIT_ACCOUNTS_PER_HOUR",
+            "LIMIT_MAILS_PER_HOUR",
         ]
         .into_iter()
         .map(|k| (k, value))
@@ -304,6 +308,8 @@ pub struct Launch {
     pub rust_log: String,
     /// Its rate limits.
     pub limits: Limits,
+    /// More environment for the server, applied last.
+    pub extra_env: Vec<(String, String)>,
 }
 
 /// A running server process, killed on drop.
@@ -340,6 +346,12 @@ impl Server {
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("RUST_LOG", &launch.rust_log)
             .envs(launch.limits.env())
+            .envs(
+                launch
+                    .extra_env
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))

@@ -26,6 +26,7 @@ pub mod pad;
 pub mod pad_bounds;
 pub mod rows;
 pub mod take_or_pass;
+pub mod text;
 pub mod upcast;
 pub mod view;
 

@@ -301,9 +301,9 @@ fn check_players(ruleset: Ruleset, names: &[String]) -> Result<Vec<String>, PadE
                 "player {i}: a name has 1 to {MAX_NAME_CHARS} characters, not {chars}"
             )));
         }
-        if name.chars().any(char::is_control) {
+        if name.chars().any(crate::text::unprintable) {
             return Err(PadError::InvalidPlayers(format!(
-                "player {i}: a name cannot contain control characters"
+                "player {i}: a name cannot contain control or invisible format characters"
             )));
         }
         let lower = name.to_lowercase();

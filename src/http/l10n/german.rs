@@ -80,7 +80,9 @@ pub fn detail(error: &ApiError) -> String {
                 "too_many_games" => "Du hast zu viele Spiele angelegt",
                 "too_many_commands" => "Du hast zu viele Züge in kurzer Zeit geschickt",
                 "too_many_streams" => "Du hast zu viele Live-Verbindungen offen",
-                "rate_limited" => "Zu viele fehlgeschlagene Versuche",
+                "rate_limited" => "Zu viele Passwortversuche",
+                "too_many_accounts" => "Von dieser Adresse wurden zu viele Konten angelegt",
+                "too_many_mails" => "Es wurden zu viele Bestätigungs-E-Mails verschickt",
                 _ => "Zu viele Anfragen",
             };
             format!("{what}; versuch es in {retry_after} s wieder.")
@@ -88,6 +90,10 @@ pub fn detail(error: &ApiError) -> String {
         ApiError::Unavailable => format!(
             "Die Datenbank ist gerade nicht erreichbar; versuch es in {} s wieder.",
             crate::http::errors::RETRY_AFTER_UNAVAILABLE
+        ),
+        ApiError::Overloaded => format!(
+            "Der Server prüft gerade sehr viele Passwörter; versuch es in {} s wieder.",
+            crate::http::errors::RETRY_AFTER_OVERLOADED
         ),
         ApiError::MailUnavailable => {
             "Die E-Mail ließ sich nicht verschicken; versuch es später noch einmal.".into()
