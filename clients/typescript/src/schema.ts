@@ -80,7 +80,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every game's public events in one global order. A reader that follows `after` never
+         * Every game's public events in one global order (a game's name in `game_created` only
+         *     while the game is public, `null` otherwise). A reader that follows `after` never
          *     misses an event that commits late: the feed shows only what no running transaction can
          *     still precede (see README, "The analysts' feed"). With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
@@ -101,7 +102,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The complete, unredacted log of a finished game (refused while it runs). */
+        /**
+         * The complete, unredacted log of a finished game (refused while it runs), but for the
+         *     game's name: `null` in `game_created` unless the game is public now.
+         */
         get: operations["analytics_archive"];
         put?: never;
         post?: never;
@@ -5084,6 +5088,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_scorepads`: more pads this hour than `LIMIT_GAMES_PER_HOUR` */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -5245,6 +5259,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands`: a round counts as a command */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -5319,6 +5343,16 @@ export interface operations {
             /** @description `no_round_to_take_back` */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_commands`: a correction counts as a command */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
