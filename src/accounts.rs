@@ -328,8 +328,8 @@ impl Accounts {
         })
     }
 
-    /// Deletes an account: its name, password, roles, e-mail address and webhooks go, its
-    /// tokens stop working, and views show it as "deleted player". The event log keeps the
+    /// Deletes an account: its name, password, roles, e-mail address, webhooks and score
+    /// pads go (in one transaction), its tokens stop working, and views show it as "deleted player". The event log keeps the
     /// account's id (never a name). A registered account must confirm with its password.
     ///
     /// # Errors

@@ -2,10 +2,51 @@
 //! complete log of a finished game. Analysts are accounts with the role `analyst`
 //! (`stammtisch grant-role NAME analyst`). Payloads come out in the current schema
 //! ([`ReadEvent`], through the rules' upcasters). Knows no HTTP.
+//!
+//! A game's name is its host's free text: analysts see it only for games that are public
+//! at the time of the read; for every other game the name in `game_created` is `null`
+//! ([`hide_private_names`]; the SQL views on PostgreSQL follow the same rule).
 
 pub use crate::service::ReadEvent;
 pub use crate::store::{FeedCursor, FeedLag};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, StoredEvent, Tx};
+
+/// The event type that carries a game's name.
+const NAMED: &str = "game_created";
+
+/// Reads `rows` for analysts: upcast, with the names of games that are not public now
+/// blanked (one look-up per game created in the page).
+fn hide_private_names(
+    tx: &mut dyn Tx,
+    rows: Vec<StoredEvent>,
+) -> Result<Vec<ReadEvent>, StoreError> {
+    let mut public = std::collections::HashMap::<String, bool>::new();
+    for row in rows.iter().filter(|r| r.event_type == NAMED) {
+        if !public.contains_key(&row.game_id) {
+            let is_public = tx.game(&row.game_id)?.is_some_and(|g| g.public);
+            public.insert(row.game_id.clone(), is_public);
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(ReadEvent::from)
+        .map(|mut e| {
+            if !public.get(&e.game_id).copied().unwrap_or(true) {
+                hide_name(&mut e);
+            }
+            e
+        })
+        .collect())
+}
+
+/// Blanks the game's name in a `game_created` event.
+fn hide_name(event: &mut ReadEvent) {
+    if event.event_type == NAMED
+        && let Some(name) = event.data.get_mut("name")
+    {
+        *name = serde_json::Value::Null;
+    }
+}
 
 /// Why an analytics read was refused.
 #[derive(Debug, thiserror::Error)]
@@ -61,16 +102,16 @@ impl Analytics {
     /// # Errors
     /// No event at `after`, storage failure.
     pub fn feed(&self, after: i64, limit: i64) -> Result<Vec<ReadEvent>, AnalyticsError> {
-        let rows = self.store.read(|tx| {
+        self.store.read(|tx| {
             let cursor = if after == 0 {
                 FeedCursor::START
             } else {
                 tx.feed_cursor(after)?
                     .ok_or(AnalyticsError::UnknownPosition(after))?
             };
-            Ok::<_, AnalyticsError>(tx.feed_page(cursor, limit)?)
-        })?;
-        Ok(rows.into_iter().map(ReadEvent::from).collect())
+            let rows = tx.feed_page(cursor, limit)?;
+            Ok(hide_private_names(tx, rows)?)
+        })
     }
 
     /// Public events after `cursor`, in feed order (the export's next pages).
@@ -82,8 +123,10 @@ impl Analytics {
         cursor: FeedCursor,
         limit: i64,
     ) -> Result<Vec<ReadEvent>, AnalyticsError> {
-        let rows = self.store.read(|tx| tx.feed_page(cursor, limit))?;
-        Ok(rows.into_iter().map(ReadEvent::from).collect())
+        Ok(self.store.read(|tx| {
+            let rows = tx.feed_page(cursor, limit)?;
+            hide_private_names(tx, rows)
+        })?)
     }
 
     /// How far the feed lags behind what has committed (for `/metrics`).
@@ -94,7 +137,8 @@ impl Analytics {
         Ok(self.store.read(|tx| tx.feed_lag())?)
     }
 
-    /// The complete log of a finished game, server-only events included.
+    /// The complete log of a finished game, server-only events included (and the game's
+    /// name only when the game is public).
     ///
     /// # Errors
     /// Unknown game, a game still running, storage failure.
@@ -107,6 +151,10 @@ impl Analytics {
             return Err(AnalyticsError::NotFinished);
         }
         let rows = self.store.read(|tx| tx.load_events(game))?;
-        Ok(rows.into_iter().map(ReadEvent::from).collect())
+        let mut events: Vec<ReadEvent> = rows.into_iter().map(ReadEvent::from).collect();
+        if !row.public {
+            events.iter_mut().for_each(hide_name);
+        }
+        Ok(events)
     }
 }

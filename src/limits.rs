@@ -586,4 +586,30 @@ impl Limits {
         self.store
             .prune_counters(now_secs() - 2 * 3600, chrono::Utc::now().naive_utc())
     }
+
+    /// One more score pad created by `account`: as many per hour as games
+    /// (`games_per_hour`), counted apart from them. A pad's rounds count as commands
+    /// ([`Limits::command`]).
+    ///
+    /// # Errors
+    /// Over the limit, or the count failed.
+    pub fn pad(&self, account: &str) -> Result<(), LimitError> {
+        let limit = self.config.games_per_hour;
+        if limit == 0 {
+            return Ok(());
+        }
+        match self.over(
+            &format!("pads:{account}"),
+            limit,
+            Duration::from_secs(3600),
+            1,
+        )? {
+            None => Ok(()),
+            Some(retry_after) => Err(exceeded(
+                "too_many_scorepads",
+                "too many score pads created",
+                retry_after,
+            )),
+        }
+    }
 }

@@ -254,7 +254,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
             .context("password hashing threads")?,
     );
     let accounts = Accounts::new(store.clone(), tokens, limits.clone(), hasher);
-    let pads = stammtisch::pads::Pads::new(store.clone());
+    let pads = stammtisch::pads::Pads::new(store.clone()).with_limits(limits.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let ratings = stammtisch::ratings::Ratings::new(store.clone());
     let webhooks = stammtisch::webhooks::Webhooks::new(store.clone(), config.webhook_targets);

@@ -36,6 +36,9 @@ pub enum PadServiceError {
     /// Concurrent writers kept winning; the client may retry.
     #[error("the score pad is busy; try again")]
     Busy,
+    /// Over a rate limit (pads per hour, commands per minute).
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -129,23 +132,36 @@ fn load(tx: &mut dyn PadTx, id: &str, caller: &str) -> Result<(PadRow, Pad, i32)
 #[derive(Clone)]
 pub struct Pads {
     store: Store,
+    limits: crate::limits::Limits,
 }
 
 impl Pads {
-    /// The service over a store.
+    /// The service over a store, without limits.
     #[must_use]
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self {
+            limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
+            store,
+        }
+    }
+
+    /// The same service counting new pads ([`crate::limits::Limits::pad`]) and rounds
+    /// recorded or taken back ([`crate::limits::Limits::command`]) against `limits`.
+    #[must_use]
+    pub fn with_limits(mut self, limits: crate::limits::Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Creates a pad owned by `owner`.
     ///
     /// # Errors
-    /// Invalid players or end, storage failure.
+    /// Invalid players or end, over the limit, storage failure.
     pub fn create(&self, owner: &str, new: NewPad) -> Result<PadBody, PadServiceError> {
         let store = &self.store;
         let ruleset = new.ruleset;
         let events = Pad::create(new)?;
+        self.limits.pad(owner)?;
         let pad = Pad::from_events(&events).ok_or(PadServiceError::NotFound)?;
         let encoded = encode_all(&events)?;
         let row = PadRow {
@@ -177,9 +193,11 @@ impl Pads {
     }
 
     /// Runs a command on the caller's pad; retried on a lost race when `if_match` is `None`.
+    /// Each call counts as one of the caller's commands.
     ///
     /// # Errors
-    /// Unknown pad, a refused command, a version conflict, storage failure.
+    /// Over the command limit, unknown pad, a refused command, a version conflict, storage
+    /// failure.
     pub fn execute(
         &self,
         id: &str,
@@ -187,6 +205,7 @@ impl Pads {
         command: &PadCommand,
         if_match: Option<i32>,
     ) -> Result<PadBody, PadServiceError> {
+        self.limits.command(caller)?;
         let store = &self.store;
         for attempt in 0..MAX_ATTEMPTS {
             match store.write(|tx| attempt_command(tx.pads(), id, caller, command, if_match)) {

@@ -226,18 +226,43 @@ pub struct GameListPage {
     pub next_cursor: Option<String>,
 }
 
-/// What quick play looks for.
+/// What quick play looks for (the ruleset is its [`QuickTurn`]'s).
 pub struct QuickRequest<'a> {
     /// The caller.
     pub account: &'a str,
     /// The caller's name.
     pub name: &'a str,
-    /// Ruleset.
-    pub ruleset: rules::Ruleset,
     /// Table size; any when `None` (a new table gets the ruleset's usual size).
     pub players: Option<u8>,
     /// Options; any when `None` (a new table gets the defaults).
     pub options: Option<rules::OptionsInput>,
+}
+
+/// A quick play's turn in its ruleset's queue ([`Service::quick_turn`]): held until the
+/// quick play has committed, so the next one in this replica starts after it.
+pub struct QuickTurn {
+    ruleset: rules::Ruleset,
+    _turn: tokio::sync::OwnedMutexGuard<()>,
+}
+
+/// The quick plays of this replica, one queue per ruleset, in the order they came.
+/// Waiting here costs neither a database connection nor a thread: only the head of each
+/// queue takes a connection (and, on PostgreSQL, waits for the replicas' named lock), so
+/// a queue longer than the pool is not refused `database_unavailable`. Clones share the
+/// queues.
+#[derive(Clone, Default)]
+struct QuickQueues(std::sync::Arc<[std::sync::Arc<tokio::sync::Mutex<()>>; 4]>);
+
+impl QuickQueues {
+    fn of(&self, ruleset: rules::Ruleset) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+        let [six, eleven, x, nos] = &*self.0;
+        std::sync::Arc::clone(match ruleset {
+            rules::Ruleset::SixNimmt => six,
+            rules::Ruleset::ElevenNimmt => eleven,
+            rules::Ruleset::XNimmt => x,
+            rules::Ruleset::NimmOderSchieb => nos,
+        })
+    }
 }
 
 /// The inbox is sorted in memory from at most this many games.
@@ -435,6 +460,8 @@ pub struct Service {
     /// lane, each game always in the same lane, so batches of one replica never race each
     /// other for a game while the lanes' batches overlap.
     batches: std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]>,
+    /// Quick plays waiting for their turn.
+    quick: QuickQueues,
 }
 
 impl Service {
@@ -450,6 +477,7 @@ impl Service {
             mail_digest: None,
             batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
+            quick: QuickQueues::default(),
             store,
         }
     }
@@ -1696,22 +1724,39 @@ impl Service {
         Ok(self.store.read(|tx| tx.due_reservations(now, 50))?)
     }
 
-    /// Quick play: seats the caller at the oldest public quick-play table of the ruleset
-    /// that fits what they asked for and has a free seat, or opens one (public, starting by
-    /// itself when full). Quick plays of a ruleset take turns (a named lock), so
-    /// simultaneous callers fill one table before the next is opened. Returns the game and
-    /// whether it was opened now.
+    /// Waits for a quick play's turn in `ruleset`'s queue of this replica (first come,
+    /// first served; a caller that goes away leaves the queue). Async and before any
+    /// connection is taken: see [`Service::quick_play`].
+    pub async fn quick_turn(&self, ruleset: rules::Ruleset) -> QuickTurn {
+        QuickTurn {
+            ruleset,
+            _turn: self.quick.of(ruleset).lock_owned().await,
+        }
+    }
+
+    /// Quick play: seats the caller at the oldest public quick-play table of the turn's
+    /// ruleset that fits what they asked for and has a free seat, or opens one (public,
+    /// starting by itself when full). Quick plays of a ruleset take turns, so simultaneous
+    /// callers fill one table before the next is opened: in this replica by the queue the
+    /// `turn` was taken from, which holds no connection while it waits; across replicas
+    /// by a named lock, for which at most one connection per replica and ruleset waits.
+    /// Returns the game and whether it was opened now; the turn ends with the call.
     ///
     /// # Errors
     /// Invalid players or options, limits, storage failure.
-    pub fn quick_play(&self, req: &QuickRequest<'_>) -> Result<(GameBody, bool), ServiceError> {
-        let players = req.players.unwrap_or_else(|| quick_players(req.ruleset));
-        let wanted = Setup::from_input(req.ruleset, players, None, req.options)?;
+    pub fn quick_play(
+        &self,
+        turn: QuickTurn,
+        req: &QuickRequest<'_>,
+    ) -> Result<(GameBody, bool), ServiceError> {
+        let ruleset = turn.ruleset;
+        let players = req.players.unwrap_or_else(|| quick_players(ruleset));
+        let wanted = Setup::from_input(ruleset, players, None, req.options)?;
         for _ in 0..MAX_ATTEMPTS {
             let mut committed = None;
             let result = self.store.write(|tx| {
-                tx.lock_named(&format!("quick-play:{}", req.ruleset.name()))?;
-                for id in tx.open_public_lobbies(req.ruleset.name(), 50)? {
+                tx.lock_named(&format!("quick-play:{}", ruleset.name()))?;
+                for id in tx.open_public_lobbies(ruleset.name(), 50)? {
                     let (row, version, game) = self.load_row(tx, &id)?;
                     let fits = game.auto_start
                         && req.players.is_none_or(|p| p == game.setup.players)

@@ -119,7 +119,8 @@ fn item(e: ReadEvent) -> FeedItem {
     }
 }
 
-/// Every game's public events in one global order. A reader that follows `after` never
+/// Every game's public events in one global order (a game's name in `game_created` only
+/// while the game is public, `null` otherwise). A reader that follows `after` never
 /// misses an event that commits late: the feed shows only what no running transaction can
 /// still precede (see README, "The analysts' feed"). With
 /// `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
@@ -218,7 +219,8 @@ pub async fn feed(
     Ok(HttpResponse::Ok().json(FeedPage { items, next_cursor }))
 }
 
-/// The complete, unredacted log of a finished game (refused while it runs).
+/// The complete, unredacted log of a finished game (refused while it runs), but for the
+/// game's name: `null` in `game_created` unless the game is public now.
 #[utoipa::path(
     operation_id = "analytics_archive",
     tag = "analytics",

@@ -368,6 +368,7 @@ impl From<crate::pads::PadServiceError> for ApiError {
             P::Pad(refusal) => Self::Pad(refusal),
             P::VersionConflict { current } => Self::VersionConflict { current },
             P::Busy => Self::Busy,
+            P::Limit(limit) => limit.into(),
             P::Store(store) => store.into(),
             other @ (P::Corrupt { .. } | P::Encode(_)) => Self::Internal(anyhow::Error::new(other)),
         }

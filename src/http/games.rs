@@ -733,16 +733,20 @@ pub async fn quick_play(
         players,
         options,
     } = body.0;
+    // Wait for the turn here, holding neither a connection nor a blocking thread.
+    let turn = state.service.quick_turn(ruleset).await;
     let (body, created) = blocking(move || {
         state
             .service
-            .quick_play(&QuickRequest {
-                account: &caller.id,
-                name: &caller.name,
-                ruleset,
-                players,
-                options,
-            })
+            .quick_play(
+                turn,
+                &QuickRequest {
+                    account: &caller.id,
+                    name: &caller.name,
+                    players,
+                    options,
+                },
+            )
             .map_err(ApiError::from)
     })
     .await?;

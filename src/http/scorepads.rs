@@ -64,7 +64,8 @@ fn pad_response(status: StatusCode, body: &PadBody) -> HttpResponse {
         (status = 201, body = PadBody, headers(("Location" = String), ("ETag" = String))),
         (status = 400, description = "malformed body", body = Problem),
         (status = 401, description = "`unauthorized`", body = Problem),
-        (status = 422, description = "`validation_failed`, `invalid_players`, `invalid_end`", body = Problem)
+        (status = 422, description = "`validation_failed`, `invalid_players`, `invalid_end`", body = Problem),
+        (status = 429, description = "`too_many_scorepads`: more pads this hour than `LIMIT_GAMES_PER_HOUR`", body = Problem, headers(("Retry-After" = u64)))
     )
 )]
 #[post("/v1/scorepads")]
@@ -124,7 +125,8 @@ pub async fn get_scorepad(
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
         (status = 409, description = "`version_conflict`", body = Problem),
-        (status = 422, description = "`validation_failed`, `wrong_number_of_scores`, `impossible_round`, `pad_finished`", body = Problem)
+        (status = 422, description = "`validation_failed`, `wrong_number_of_scores`, `impossible_round`, `pad_finished`", body = Problem),
+        (status = 429, description = "`too_many_commands`: a round counts as a command", body = Problem, headers(("Retry-After" = u64)))
     )
 )]
 #[post("/v1/scorepads/{id}/rounds")]
@@ -164,7 +166,8 @@ pub async fn record_round(
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
         (status = 409, description = "`version_conflict`", body = Problem),
-        (status = 422, description = "`no_round_to_take_back`", body = Problem)
+        (status = 422, description = "`no_round_to_take_back`", body = Problem),
+        (status = 429, description = "`too_many_commands`: a correction counts as a command", body = Problem, headers(("Retry-After" = u64)))
     )
 )]
 #[delete("/v1/scorepads/{id}/rounds/last")]

@@ -4,7 +4,8 @@
 //!
 //! A deleted account keeps its row, because the event log refers to its id; its name
 //! becomes [`DELETED_NAME`], its password hash and roles are removed, and its webhooks,
-//! mail settings, verification tokens, stream tickets and pending notifications go.
+//! mail settings, verification tokens, stream tickets, pending notifications and score pads
+//! (with their rounds) go.
 
 use chrono::NaiveDateTime;
 use diesel::pg::PgConnection;
@@ -13,7 +14,8 @@ use diesel::sqlite::SqliteConnection;
 
 use super::StoreError;
 use super::schema::{
-    accounts, mail_settings, mail_verifications, stream_tickets, webhook_deliveries, webhooks,
+    accounts, mail_settings, mail_verifications, scorepad_events, scorepads, stream_tickets,
+    webhook_deliveries, webhooks,
 };
 use super::webhooks::PENDING;
 
@@ -210,6 +212,14 @@ macro_rules! impl_account_mail_tx {
                 .execute(self)?;
                 diesel::delete(stream_tickets::table.filter(stream_tickets::account_id.eq(id)))
                     .execute(self)?;
+                // Score pads hold free-text player names: they go, rounds first. The events'
+                // append-only trigger lets them go only because the owner is deleted now.
+                let pads = scorepads::table
+                    .filter(scorepads::owner.eq(id))
+                    .select(scorepads::id);
+                diesel::delete(scorepad_events::table.filter(scorepad_events::pad_id.eq_any(pads)))
+                    .execute(self)?;
+                diesel::delete(scorepads::table.filter(scorepads::owner.eq(id))).execute(self)?;
                 Ok(())
             }
 

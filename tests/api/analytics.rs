@@ -412,7 +412,105 @@ fn many_concurrent_writers_and_a_reader_see_every_event_once_in_game_order(backe
     assert_eq!(lines, seen, "the export reads the same order");
 }
 
+/// Games named by their host: private ones and public ones, finished ones and lobbies whose
+/// visibility changed. Returns `(id, name, public now)`.
+pub fn named_games(api: &Api) -> Vec<(String, &'static str, bool)> {
+    let host = api.guest("hanna");
+    let finished = |name: &str, public: bool| {
+        let game = seated_game(
+            api,
+            &host,
+            &[],
+            1,
+            &json!({ "name": name, "public": public, "options": { "end": { "rounds": 1 } } }),
+        );
+        play_turns(api, &host, &game, 10);
+        assert_eq!(api.view(&host, &game)["status"], "finished");
+        game
+    };
+    let lobby = |name: &str, public: bool, then: bool| {
+        let game = api.create_game(
+            &host,
+            &json!({ "ruleset": "6-nimmt", "players": 3, "name": name, "public": public }),
+        );
+        let id = game["id"].as_str().unwrap().to_owned();
+        let r = api
+            .http
+            .patch(api.url(&format!("/v1/games/{id}")))
+            .bearer_auth(&host.token)
+            .json(&json!({ "public": then }))
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        id
+    };
+    vec![
+        (finished("Kitchen Table", false), "Kitchen Table", false),
+        (finished("Open Table", true), "Open Table", true),
+        (lobby("Was Open", true, false), "Was Open", false),
+        (lobby("Now Open", false, true), "Now Open", true),
+    ]
+}
+
+/// The name in a game's `game_created` among feed or archive items.
+fn created_name<'a>(items: &'a [Value], game: &str) -> &'a Value {
+    &items
+        .iter()
+        .find(|e| e["type"] == "game_created" && e.get("game_id").is_none_or(|g| g == game))
+        .unwrap_or_else(|| panic!("no game_created of {game}"))["data"]["name"]
+}
+
+fn private_games_names_stay_out_of_the_feed_and_the_archive(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let ada = analyst(&server, &api);
+    let games = named_games(&api);
+    settle(&api);
+    let mut feed = Vec::new();
+    read_feed(&api, &ada, &mut 0, &mut feed);
+    let export = api
+        .http
+        .get(api.url("/v1/analytics/events?limit=7"))
+        .bearer_auth(&ada.token)
+        .header("accept", "application/x-ndjson")
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let exported: Vec<Value> = export
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let paged = serde_json::to_string(&feed).unwrap();
+    for (id, name, public) in &games {
+        for (what, items, text) in [("feed", &feed, &paged), ("export", &exported, &export)] {
+            if *public {
+                assert_eq!(created_name(items, id), name, "{what}");
+            } else {
+                assert_eq!(created_name(items, id), &Value::Null, "{what}");
+                assert!(!text.contains(name), "{what} names private game {name}");
+            }
+        }
+    }
+    // The archive of a finished game: the name only while the game is public.
+    for (id, name, public) in &games[..2] {
+        let r = api.get(
+            &format!("/v1/analytics/games/{id}/events"),
+            Some(&ada.token),
+        );
+        assert_eq!(r.status, 200, "{}", r.text);
+        let items = r.body["items"].as_array().unwrap();
+        if *public {
+            assert_eq!(created_name(items, id), name);
+        } else {
+            assert_eq!(created_name(items, id), &Value::Null);
+            assert!(!r.text.contains(name), "the archive names {name}");
+        }
+    }
+}
+
 both!(
+    private_games_names_stay_out_of_the_feed_and_the_archive,
     the_feed_and_the_archive_need_the_analyst_role,
     paging_the_feed_during_concurrent_games_misses_nothing,
     an_old_payload_is_upcast_on_read_and_never_rewritten,

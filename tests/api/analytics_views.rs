@@ -571,3 +571,41 @@ fn analysts_views_and_the_documented_queries_on_postgres() {
     }
     drop(role);
 }
+
+/// A game's name reaches the views only while the game is public: `analytics.games.name`
+/// and the `name` in `game_created` are null for every other game.
+#[test]
+fn private_games_names_stay_out_of_the_analysts_views_on_postgres() {
+    let server = TestServer::start(Backend::Postgres);
+    let api = server.client();
+    let games = crate::analytics::named_games(&api);
+    let mut conn = PgConnection::establish(&server.db.url).unwrap();
+    for (id, name, public) in &games {
+        let rows = query(
+            &mut conn,
+            &format!(
+                "SELECT g.name AS game_name, e.data -> 'name' AS created_name
+                 FROM analytics.games g
+                 JOIN analytics.events e ON e.game_id = g.id AND e.type = 'game_created'
+                 WHERE g.id = '{id}'"
+            ),
+        );
+        let expected = if *public { json!(name) } else { Value::Null };
+        assert_eq!(
+            rows,
+            vec![json!({ "game_name": expected, "created_name": expected })],
+            "{name}"
+        );
+        if !*public {
+            let anywhere = query(
+                &mut conn,
+                &format!(
+                    "SELECT 'games' AS view FROM analytics.games g WHERE to_jsonb(g)::text LIKE '%{name}%'
+                     UNION ALL
+                     SELECT 'events' FROM analytics.events e WHERE e.data::text LIKE '%{name}%'"
+                ),
+            );
+            assert_eq!(anywhere, Vec::<Value>::new(), "{name}");
+        }
+    }
+}

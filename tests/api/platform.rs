@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::both;
 use crate::support::{
-    Api, Backend, Player, TestServer, play_randomly, run_command, sql, start_game,
+    Api, Backend, Player, TestDb, TestServer, play_randomly, run_command, sql, start_game,
 };
 
 /// Waits until the ratings projection has folded `games` finished games of `player`
@@ -540,12 +540,117 @@ fn simultaneous_quick_plays_fill_one_table_before_the_next(backend: Backend) {
     .assert_problem(422, "invalid_options");
 }
 
+/// 100 people press "quick play" at the same moment: none is refused, every one is seated,
+/// and the tables are filled one after the other (all full but the newest). Waiting one's
+/// turn holds no database connection, so a queue longer than the pool is no refusal. Prints
+/// the refusals and the callers' latencies (run with `--nocapture`); times are not asserted.
+fn a_hundred_simultaneous_quick_plays_are_all_seated_in_order(backend: Backend) {
+    const CALLERS: usize = 100;
+    const SEATS: usize = 3;
+    // A pool wait shorter than the whole queue takes (about a second here): a caller that
+    // held a connection while waiting for its turn would be refused `database_unavailable`.
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("DATABASE_POOL_TIMEOUT_MS", "500")],
+    );
+    let api = server.client();
+    let people: Vec<Player> = (0..CALLERS)
+        .map(|i| api.guest(&format!("rush{i}")))
+        .collect();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(CALLERS));
+    let handles: Vec<_> = people
+        .iter()
+        .cloned()
+        .map(|p| {
+            let (api, barrier) = (api.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                let started = Instant::now();
+                let r = api.post(
+                    "/v1/games/quick",
+                    Some(&p.token),
+                    &json!({ "ruleset": "6-nimmt", "players": SEATS }),
+                );
+                (p, r, started.elapsed())
+            })
+        })
+        .collect();
+    let answers: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let mut refused = std::collections::BTreeMap::<String, usize>::new();
+    for (_, r, _) in &answers {
+        if r.status != 200 && r.status != 201 {
+            *refused
+                .entry(format!("{} {}", r.status, r.body["code"]))
+                .or_default() += 1;
+        }
+    }
+    let mut times: Vec<Duration> = answers.iter().map(|(_, _, t)| *t).collect();
+    times.sort();
+    let at = |q: usize| times[(q * CALLERS).div_ceil(100).max(1) - 1].as_millis();
+    println!(
+        "quick play, {CALLERS} simultaneous callers on {backend:?}: {} refused, \
+         latency p50 {} ms, p99 {} ms, max {} ms",
+        refused.values().sum::<usize>(),
+        at(50),
+        at(99),
+        times[CALLERS - 1].as_millis()
+    );
+    assert!(refused.is_empty(), "refused: {refused:?}");
+    for (p, r, _) in &answers {
+        assert!(
+            r.body["you"]["seat"].is_u64(),
+            "{} is not seated: {}",
+            p.name,
+            r.text
+        );
+    }
+    // Game ids are UUIDv7: their order is the order the tables were opened in.
+    let mut tables: Vec<String> = answers
+        .iter()
+        .map(|(_, r, _)| r.body["id"].as_str().unwrap().to_owned())
+        .collect();
+    tables.sort();
+    tables.dedup();
+    assert_eq!(tables.len(), CALLERS.div_ceil(SEATS), "tables: {tables:?}");
+    let mut seated = std::collections::BTreeSet::new();
+    for (i, table) in tables.iter().enumerate() {
+        let view = api.view(&people[0], table);
+        let here: Vec<String> = view["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| s["account_id"].as_str().map(str::to_owned))
+            .collect();
+        let last = i + 1 == tables.len();
+        let expected = if last { CALLERS - SEATS * i } else { SEATS };
+        assert_eq!(
+            here.len(),
+            expected,
+            "table {i} of {}: a newer table was opened before it was full",
+            tables.len()
+        );
+        assert_eq!(
+            view["status"],
+            if here.len() == SEATS {
+                "active"
+            } else {
+                "lobby"
+            }
+        );
+        seated.extend(here);
+    }
+    let callers: std::collections::BTreeSet<String> = people.iter().map(|p| p.id.clone()).collect();
+    assert_eq!(seated, callers, "every caller sits at exactly one table");
+}
+
 both!(
     a_guest_who_registers_later_leaves_old_games_unrated,
     a_rematch_keeps_the_people_and_their_seats,
     a_rematch_keeps_no_seat_for_a_deleted_account,
     kept_seats_are_released_after_the_window,
     simultaneous_quick_plays_fill_one_table_before_the_next,
+    a_hundred_simultaneous_quick_plays_are_all_seated_in_order,
     public_games_of_registered_people_are_rated,
     private_games_guests_and_resignations,
     ratings_rebuild_from_the_log_to_the_same_numbers,

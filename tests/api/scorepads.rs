@@ -892,7 +892,139 @@ fn corrections_are_events_and_events_are_append_only(backend: Backend) {
     assert_eq!((&pad["version"], &pad["rounds"]), (&json!(3), &json!([])));
 }
 
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+fn count(backend: Backend, url: &str, q: &str) -> i64 {
+    let rows: Vec<Count> = match backend {
+        Backend::Postgres => {
+            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
+        }
+        Backend::Sqlite => diesel::sql_query(q).load(
+            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
+        ),
+    }
+    .unwrap();
+    rows[0].n
+}
+
+/// Asserts a 429 with the code and a `Retry-After` of at least a second.
+fn assert_limited(r: &Reply, code: &str) {
+    r.assert_problem(429, code);
+    let wait: u64 = r
+        .header("retry-after")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no Retry-After: {:?}", r.headers));
+    assert!(wait >= 1, "Retry-After {wait}");
+}
+
+fn pads_and_rounds_count_against_the_limits(backend: Backend) {
+    let server = TestServer::start_with_env(
+        crate::support::TestDb::new(backend),
+        backend,
+        &[
+            ("LIMIT_GAMES_PER_HOUR", "3"),
+            ("LIMIT_COMMANDS_PER_MINUTE", "4"),
+        ],
+    );
+    let api = server.client();
+    let p = api.guest("counter");
+    let body = json!({ "ruleset": "6-nimmt", "players": ["Anna", "Ben"], "end": { "rounds": 50 } });
+    // A refused pad is not counted; three pads are, the fourth is over the hourly limit.
+    refused_pad(
+        &api,
+        &p,
+        &json!({ "ruleset": "6-nimmt", "players": ["Anna"] }),
+        "invalid_players",
+    );
+    let pads: Vec<String> = (0..3).map(|_| id_of(&create(&api, &p, &body))).collect();
+    assert_limited(
+        &api.post("/v1/scorepads", Some(&p.token), &body),
+        "too_many_scorepads",
+    );
+    // Counted per account, and apart from games.
+    let other = api.guest("other");
+    create(&api, &other, &body);
+    let game = api.post(
+        "/v1/games",
+        Some(&p.token),
+        &json!({ "ruleset": "6-nimmt", "players": 2 }),
+    );
+    assert_eq!(game.status, 201, "{}", game.text);
+    // Rounds and corrections are commands: four in the minute, then 429, and the pad is
+    // unchanged by the refusal.
+    ok_round(&api, &p, &pads[0], &json!([1, 3]));
+    ok_round(&api, &p, &pads[0], &json!([2, 5]));
+    assert_eq!(take_back(&api, &p, &pads[0]).status, 200);
+    ok_round(&api, &p, &pads[1], &json!([4, 1]));
+    assert_limited(
+        &round(&api, &p, &pads[2], &json!([1, 3])),
+        "too_many_commands",
+    );
+    assert_limited(&take_back(&api, &p, &pads[0]), "too_many_commands");
+    assert_eq!(get(&api, &p, &pads[2])["version"], 1);
+    assert_eq!(get(&api, &p, &pads[0])["version"], 4);
+    // Another account's budget is its own.
+    let theirs = id_of(&create(&api, &other, &body));
+    ok_round(&api, &other, &theirs, &json!([1, 3]));
+}
+
+fn a_deleted_accounts_pads_and_rounds_are_deleted_with_it(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let owner = api.account("padowner");
+    let other = api.guest("keeper");
+    let body = json!({ "ruleset": "6-nimmt", "players": ["Anna", "Ben"], "end": { "rounds": 50 } });
+    let mine: Vec<String> = (0..2)
+        .map(|_| id_of(&create(&api, &owner, &body)))
+        .collect();
+    ok_round(&api, &owner, &mine[0], &json!([1, 3]));
+    ok_round(&api, &owner, &mine[0], &json!([2, 2]));
+    assert_eq!(take_back(&api, &owner, &mine[0]).status, 200);
+    ok_round(&api, &owner, &mine[1], &json!([5, 1]));
+    let theirs = id_of(&create(&api, &other, &body));
+    ok_round(&api, &other, &theirs, &json!([1, 3]));
+    let url = server.db.url.clone();
+    let owned = format!(
+        "SELECT count(*) AS n FROM scorepads WHERE owner = '{}'",
+        owner.id
+    );
+    let rounds =
+        |pad: &str| format!("SELECT count(*) AS n FROM scorepad_events WHERE pad_id = '{pad}'");
+    assert_eq!(count(backend, &url, &owned), 2);
+    assert_eq!(count(backend, &url, &rounds(&mine[0])), 4);
+
+    let r = api
+        .http
+        .delete(api.url("/v1/me"))
+        .bearer_auth(&owner.token)
+        .json(&json!({ "password": "password-of-padowner" }))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 204);
+
+    for pad in &mine {
+        let path = format!("/v1/scorepads/{pad}");
+        api.get(&path, Some(&owner.token))
+            .assert_problem(401, "unauthorized");
+        api.get(&path, Some(&other.token))
+            .assert_problem(404, "not_found");
+        assert_eq!(count(backend, &url, &rounds(pad)), 0, "rounds of {pad}");
+    }
+    assert_eq!(count(backend, &url, &owned), 0);
+    // Another account's pad stays, and stays append-only.
+    assert_eq!(get(&api, &other, &theirs)["version"], 2);
+    assert_eq!(count(backend, &url, &rounds(&theirs)), 2);
+    assert!(sql(backend, &url, "DELETE FROM scorepad_events").is_err());
+    assert_eq!(count(backend, &url, &rounds(&theirs)), 2);
+}
+
 both!(
+    pads_and_rounds_count_against_the_limits,
+    a_deleted_accounts_pads_and_rounds_are_deleted_with_it,
     calculator_scores_the_seed_example,
     calculator_refusals,
     six_nimmt_pad_to_points,

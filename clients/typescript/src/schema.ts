@@ -80,7 +80,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every game's public events in one global order. A reader that follows `after` never
+         * Every game's public events in one global order (a game's name in `game_created` only
+         *     while the game is public, `null` otherwise). A reader that follows `after` never
          *     misses an event that commits late: the feed shows only what no running transaction can
          *     still precede (see README, "The analysts' feed"). With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
@@ -101,7 +102,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The complete, unredacted log of a finished game (refused while it runs). */
+        /**
+         * The complete, unredacted log of a finished game (refused while it runs), but for the
+         *     game's name: `null` in `game_created` unless the game is public now.
+         */
         get: operations["analytics_archive"];
         put?: never;
         post?: never;
@@ -448,7 +452,8 @@ export interface paths {
         put?: never;
         /**
          * Turns the caller's guest account into a registered one: the same id, so its games,
-         *     seats and results stay. Answers the account and a token for its new name.
+         *     seats and results stay. Answers the account and a token for its new name; the guest's
+         *     older tokens stop working.
          */
         post: operations["register_guest"];
         delete?: never;
@@ -635,7 +640,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issues a token for a name and password. Repeated failures for a name get `429`. */
+        /**
+         * Issues a token for a name and password. Too many attempts from the client's address,
+         *     or too many failures for the name from that address, get `429`; the owner signing in
+         *     from another address is not affected.
+         */
         post: operations["create_token"];
         delete?: never;
         options?: never;
@@ -1046,7 +1055,10 @@ export interface components {
              *     bot's choice), and those events carry `"cause": "deadline"`.
              */
             move_deadline_seconds?: number | null;
-            /** @description Display name (at most 64 characters). */
+            /**
+             * @description Display name (at most 64 characters; no control characters such as line breaks, no
+             *     invisible format characters).
+             */
             name?: string | null;
             options?: components["schemas"]["OptionsInput"] | null;
             /**
@@ -1087,9 +1099,9 @@ export interface components {
         };
         /** @description Login. */
         Credentials: {
-            /** @description Account name. */
+            /** @description Account name (longer names cannot exist and are refused before any work). */
             name: string;
-            /** @description Password. */
+            /** @description Password (at most 128 characters, like every password). */
             password: string;
         };
         /**
@@ -2849,7 +2861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `name_taken` */
+            /** @description `name_taken` (by a registered account or a guest) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,7 +2897,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            /** @description `too_many_accounts` from this client address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3909,6 +3930,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `name_taken` (by a registered account or a guest) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `payload_too_large` */
             413: {
                 headers: {
@@ -4194,7 +4224,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            /** @description `rate_limited`: too many password attempts (counted with the logins) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4449,6 +4488,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_mails`: too many links sent by this account or to this address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `mail_unavailable`: the mail server refused; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -4589,7 +4637,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            /** @description `rate_limited`: too many password attempts (counted with the logins) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5084,6 +5141,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_scorepads`: more pads this hour than `LIMIT_GAMES_PER_HOUR` */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -5245,6 +5312,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands`: a round counts as a command */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -5319,6 +5396,16 @@ export interface operations {
             /** @description `no_round_to_take_back` */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_commands`: a correction counts as a command */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5402,7 +5489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed`: well-formed JSON with invalid content */
+            /** @description `validation_failed`: a name or password longer than any can be */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5411,7 +5498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited`: too many failed attempts for the name */
+            /** @description `rate_limited`: too many password attempts from this address (for the name, or overall) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5420,7 +5507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -78,6 +78,7 @@ pub fn detail(error: &ApiError) -> String {
                 "too_many_guests" => "Von dieser Adresse kamen zu viele Gastkonten",
                 "too_many_open_lobbies" => "Du hast zu viele offene Spiele in der Lobby",
                 "too_many_games" => "Du hast zu viele Spiele angelegt",
+                "too_many_scorepads" => "Du hast zu viele Spielblöcke angelegt",
                 "too_many_commands" => "Du hast zu viele Züge in kurzer Zeit geschickt",
                 "too_many_streams" => "Du hast zu viele Live-Verbindungen offen",
                 "rate_limited" => "Zu viele Passwortversuche",
