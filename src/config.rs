@@ -303,11 +303,7 @@ fn delivery_limits() -> Result<crate::webhooks::DeliveryLimits, ConfigError> {
         per_target: parsed("WEBHOOK_PER_TARGET", d.per_target)?,
         per_account: parsed("WEBHOOK_PER_ACCOUNT", d.per_account)?,
         breaker_failures: parsed("WEBHOOK_BREAKER_FAILURES", d.breaker_failures)?,
-        breaker_pause: duration(
-            "WEBHOOK_BREAKER_PAUSE_MS",
-            30_000,
-            Duration::from_millis,
-        )?,
+        breaker_pause: duration("WEBHOOK_BREAKER_PAUSE_MS", 30_000, Duration::from_millis)?,
     })
 }
 

@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(gate.full_targets(), ["u1"]);
         assert!(gate.admits(Some("u2"), "a", t(0)));
         gate.start(Some("u2"), "a");
-        assert!(!gate.admits(Some("u3"), "a", t(0)), "two in flight per account");
+        assert!(
+            !gate.admits(Some("u3"), "a", t(0)),
+            "two in flight per account"
+        );
         assert_eq!(gate.full_accounts(), ["a"]);
         gate.start(Some("u3"), "b");
         gate.start(None, "c");
@@ -294,7 +297,11 @@ mod tests {
         });
         gate.start(Some("u"), "a");
         gate.finish(Some("u"), "a", false, t(0));
-        assert_eq!(gate.paused_until("u", t(0)), None, "one failure pauses nothing");
+        assert_eq!(
+            gate.paused_until("u", t(0)),
+            None,
+            "one failure pauses nothing"
+        );
         gate.start(Some("u"), "a");
         gate.finish(Some("u"), "a", false, t(1));
         assert_eq!(gate.paused_until("u", t(1)), Some(t(11)));
