@@ -250,7 +250,7 @@ fn hang(stream: TcpStream, log: &Mutex<HangLog>) {
 }
 
 /// Waits until the hanging receivers together got at least `n` requests; fails after 30 s.
-fn wait_hanging(hanging: &[Hanging], n: usize) {
+pub(crate) fn wait_hanging(hanging: &[Hanging], n: usize) {
     let start = Instant::now();
     loop {
         let got: usize = hanging.iter().map(Hanging::arrived).sum();
