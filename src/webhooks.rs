@@ -3,12 +3,15 @@
 //!
 //! Notifications go through a durable outbox: [`enqueue`] writes `webhook_deliveries` rows
 //! in the same transaction as the game events that cause them, so a notification exists
-//! exactly when its cause was committed. The [`spawn_worker`] thread (one per replica)
-//! claims due rows, checks that the game still asks for the move it announces (otherwise the
-//! row is `dropped`), sends it, and records the outcome: `delivered` on a 2xx answer,
-//! another attempt after an exponential backoff otherwise, `failed` after
-//! [`MAX_ATTEMPTS`]. A delivery keeps its id (payload `id`, header `Stammtisch-Delivery`)
-//! across attempts, so receivers drop duplicates by it.
+//! exactly when its cause was committed. The worker of each replica ([`spawn_worker`]) has
+//! a lane per channel (webhooks, mail), each with its own sender capacity: a lane claims
+//! the due rows its [`Gate`] admits (bounded per account and per URL, none to a paused URL),
+//! checks that the game still asks for the move a row announces (otherwise the row is
+//! `dropped`), and sends each on a thread of its own, which records the outcome: `delivered`
+//! on a 2xx answer, another attempt after an exponential backoff otherwise, `failed` after
+//! [`MAX_ATTEMPTS`]. No send waits for another, so a slow receiver holds back only its own
+//! deliveries. A delivery keeps its id (payload `id`, header `Stammtisch-Delivery`) across
+//! attempts, so receivers drop duplicates by it.
 //!
 //! Signature: `Stammtisch-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over
 //! `"<t>.<body>"`, keyed with the webhook's secret (the hex text as ASCII bytes); see
