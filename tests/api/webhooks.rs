@@ -1078,11 +1078,17 @@ fn a_hanging_receiver_holds_back_only_its_own_account(backend: Backend) {
     lobby(&api, &mallory, &max, None);
     wait_hanging(&hanging, 4);
     // Then anna is asked to start.
+    let asked = Instant::now();
     lobby(&api, &anna, &bert, None);
     let requests = good.wait("anna's your_turn beside the hanging ones", 30, |r| {
         !r.is_empty()
     });
     let arrived = requests[0].at;
+    // A figure, not an assertion: the worker looks at the outbox every 200 ms.
+    eprintln!(
+        "figure: anna's lobby created and joined -> her your_turn received, beside 4 hanging deliveries: {} ms",
+        arrived.duration_since(asked).as_millis()
+    );
     assert_eq!(requests[0].payload()["kind"], "your_turn");
     let ended: Vec<Instant> = hanging.iter().flat_map(Hanging::ended).collect();
     assert!(
