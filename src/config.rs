@@ -84,6 +84,11 @@ pub struct Config {
     /// addresses (127.0.0.0/8, ::1) for development and tests. Private, link-local,
     /// metadata and other internal addresses stay forbidden either way.
     pub webhook_targets: Targets,
+    /// What the delivery worker sends at once (`WEBHOOK_CONCURRENCY` 32, `MAIL_CONCURRENCY`
+    /// 4, `WEBHOOK_PER_ACCOUNT` 4, `WEBHOOK_PER_TARGET` 2) and when it pauses a failing URL
+    /// (`WEBHOOK_BREAKER_FAILURES` 3 in a row, for `WEBHOOK_BREAKER_PAUSE_MS` 30000,
+    /// doubling); `0` switches a per-account or per-target limit or the breaker off.
+    pub delivery_limits: crate::webhooks::DeliveryLimits,
     /// Rate limits (`0` switches one off): `LIMIT_GUESTS_PER_HOUR` (per client address,
     /// default 30), `LIMIT_GAMES_PER_HOUR` (60), `LIMIT_OPEN_LOBBIES` (10),
     /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
@@ -320,6 +325,26 @@ fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
     })
 }
 
+fn delivery_limits() -> Result<crate::webhooks::DeliveryLimits, ConfigError> {
+    let d = crate::webhooks::DeliveryLimits::default();
+    let at_least_one = |name: &'static str, default: usize| match parsed(name, default)? {
+        0 => Err(ConfigError {
+            name,
+            value: "0".into(),
+            reason: "must be at least 1".into(),
+        }),
+        n => Ok(n),
+    };
+    Ok(crate::webhooks::DeliveryLimits {
+        concurrency: at_least_one("WEBHOOK_CONCURRENCY", d.concurrency)?,
+        mail_concurrency: at_least_one("MAIL_CONCURRENCY", d.mail_concurrency)?,
+        per_target: parsed("WEBHOOK_PER_TARGET", d.per_target)?,
+        per_account: parsed("WEBHOOK_PER_ACCOUNT", d.per_account)?,
+        breaker_failures: parsed("WEBHOOK_BREAKER_FAILURES", d.breaker_failures)?,
+        breaker_pause: duration("WEBHOOK_BREAKER_PAUSE_MS", 30_000, Duration::from_millis)?,
+    })
+}
+
 impl Config {
     /// Reads the environment.
     ///
@@ -381,6 +406,7 @@ impl Config {
             webhook_targets: Targets {
                 allow_loopback: parsed("WEBHOOK_ALLOW_LOOPBACK", false)?,
             },
+            delivery_limits: delivery_limits()?,
             limits: limits()?,
             stand_in: match var("STAND_IN_STRATEGY") {
                 None => rules::BotStrategy::Heuristic,

@@ -3,12 +3,15 @@
 //!
 //! Notifications go through a durable outbox: [`enqueue`] writes `webhook_deliveries` rows
 //! in the same transaction as the game events that cause them, so a notification exists
-//! exactly when its cause was committed. The [`spawn_worker`] thread (one per replica)
-//! claims due rows, checks that the game still asks for the move it announces (otherwise the
-//! row is `dropped`), sends it, and records the outcome: `delivered` on a 2xx answer,
-//! another attempt after an exponential backoff otherwise, `failed` after
-//! [`MAX_ATTEMPTS`]. A delivery keeps its id (payload `id`, header `Stammtisch-Delivery`)
-//! across attempts, so receivers drop duplicates by it.
+//! exactly when its cause was committed. The worker of each replica ([`spawn_worker`]) has
+//! a lane per channel (webhooks, mail), each with its own sender capacity: a lane claims
+//! the due rows its [`Gate`] admits (bounded per account and per URL, none to a paused URL),
+//! checks that the game still asks for the move a row announces (otherwise the row is
+//! `dropped`), and sends each on a thread of its own, which records the outcome: `delivered`
+//! on a 2xx answer, another attempt after an exponential backoff otherwise, `failed` after
+//! [`MAX_ATTEMPTS`]. No send waits for another, so a slow receiver holds back only its own
+//! deliveries. A delivery keeps its id (payload `id`, header `Stammtisch-Delivery`) across
+//! attempts, so receivers drop duplicates by it.
 //!
 //! Signature: `Stammtisch-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over
 //! `"<t>.<body>"`, keyed with the webhook's secret (the hex text as ASCII bytes); see
@@ -22,8 +25,10 @@
 //! otherwise internal address ([`targets`]); registration checks it, and every delivery
 //! checks the resolved addresses again and connects to exactly those.
 
+pub mod gate;
 pub mod targets;
 
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use chrono::{NaiveDateTime, TimeDelta, Utc};
@@ -34,11 +39,12 @@ use sha2::Sha256;
 
 use rules::{Game, Status};
 
+pub use gate::{Gate, LaneLimits};
 pub use targets::{CheckedResolver, Targets, UrlRefusal};
 
 use crate::store::json::JsonValue;
 use crate::store::{
-    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, Store,
+    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, PENDING, Store,
     StoreError, Tx, WebhookRow, WebhookTx,
 };
 
@@ -486,6 +492,68 @@ pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
+/// How many deliveries the worker of one replica sends at once, and when it pauses a
+/// failing webhook URL (see [`gate`]): `WEBHOOK_CONCURRENCY`, `MAIL_CONCURRENCY`,
+/// `WEBHOOK_PER_TARGET`, `WEBHOOK_PER_ACCOUNT`, `WEBHOOK_BREAKER_FAILURES` and
+/// `WEBHOOK_BREAKER_PAUSE_MS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeliveryLimits {
+    /// Webhook POSTs in flight at once (at least 1).
+    pub concurrency: usize,
+    /// Mails in flight at once, beside the webhooks (at least 1).
+    pub mail_concurrency: usize,
+    /// Deliveries to one webhook URL in flight at once (`0`: no limit).
+    pub per_target: usize,
+    /// Deliveries of one account in flight at once, per lane (`0`: no limit).
+    pub per_account: usize,
+    /// Failed attempts in a row that pause a webhook URL (`0`: never paused).
+    pub breaker_failures: u32,
+    /// The first pause of a failing URL; doubling with each further trip, up to
+    /// [`MAX_BACKOFF`].
+    pub breaker_pause: Duration,
+}
+
+impl Default for DeliveryLimits {
+    fn default() -> Self {
+        Self {
+            concurrency: 32,
+            mail_concurrency: 4,
+            per_target: 2,
+            per_account: 4,
+            breaker_failures: 3,
+            breaker_pause: Duration::from_secs(30),
+        }
+    }
+}
+
+impl DeliveryLimits {
+    /// The limits of the webhook lane.
+    #[must_use]
+    pub fn webhook_lane(&self) -> LaneLimits {
+        LaneLimits {
+            concurrency: self.concurrency.max(1),
+            per_account: self.per_account,
+            per_target: self.per_target,
+            breaker_failures: self.breaker_failures,
+            pause: self.breaker_pause,
+        }
+    }
+
+    /// The limits of the mail lane: all mail goes to the one mail server, so there is no
+    /// per-target limit or breaker (a failing server fails every mail alike, and each mail
+    /// follows the retry schedule).
+    #[must_use]
+    pub fn mail_lane(&self) -> LaneLimits {
+        LaneLimits {
+            concurrency: self.mail_concurrency.max(1),
+            per_account: self.per_account,
+            per_target: 0,
+            breaker_failures: 0,
+            pause: self.breaker_pause,
+        }
+    }
+}
+
 /// How the delivery worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
@@ -496,10 +564,10 @@ pub struct WorkerConfig {
     pub timeout: Duration,
     /// Which addresses a delivery may connect to (`WEBHOOK_ALLOW_LOOPBACK`).
     pub targets: Targets,
-    /// How often the outbox is looked at (200 ms).
+    /// How often the outbox is looked at when nothing ends meanwhile (200 ms).
     pub poll: Duration,
-    /// At most this many deliveries are sent at once (16).
-    pub batch: i64,
+    /// How much is sent at once, per account and per URL, and when a URL is paused.
+    pub limits: DeliveryLimits,
     /// E-mail reminders (`SMTP_URL` set), sent from the same outbox; `None`: mail rows
     /// are dropped.
     pub mail: Option<crate::mail::MailConfig>,
@@ -514,7 +582,7 @@ impl WorkerConfig {
             timeout: config.webhook_timeout,
             targets: config.webhook_targets,
             poll: Duration::from_millis(200),
-            batch: 16,
+            limits: config.delivery_limits,
             mail: config.mail.clone(),
         }
     }
@@ -561,6 +629,17 @@ struct Claimed {
     target: Target,
 }
 
+impl Claimed {
+    /// The URL a webhook delivery goes to (`None`: a mail), the key of the per-target limit
+    /// and of the breaker.
+    fn url(&self) -> Option<&str> {
+        match &self.target {
+            Target::Hook { url, .. } => Some(url),
+            Target::Mail(_) => None,
+        }
+    }
+}
+
 /// The actions a `your_turn` payload announces (`["play_card"]`, `["pass", "take"]`).
 pub(crate) fn announced_actions(payload: &Value) -> Option<Vec<&str>> {
     payload
@@ -583,24 +662,62 @@ fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreErr
         && ask.version >= d.game_version)
 }
 
-/// Takes up to `batch` due deliveries: drops the `your_turn` ones the game no longer asks
-/// for, counts an attempt for the others and leases them. PostgreSQL skips rows another
-/// replica holds (`FOR UPDATE SKIP LOCKED`), so no delivery is sent twice at the same time.
+/// What one claim did: the deliveries leased to be sent now, and how many other due rows
+/// it settled (dropped, or postponed while their URL is paused).
+struct Claim {
+    leased: Vec<Claimed>,
+    settled: usize,
+}
+
+/// Takes the due deliveries of `channel` that `gate` admits now (as many as the lane has
+/// room for, at most `per_account` of an account and `per_target` to a URL in flight): drops
+/// the `your_turn` ones the game no longer asks for, postpones those whose URL is paused
+/// (without counting an attempt), counts an attempt for the others and leases them; those
+/// the gate does not admit stay due. PostgreSQL skips rows another replica holds (`FOR
+/// UPDATE SKIP LOCKED`), so no delivery is sent twice at the same time. `gate` is this
+/// claim's copy of the lane's gate; the leased deliveries are started in it.
 ///
 /// Mails (channel `mail`) are rendered here ([`crate::mail::render`]); one no longer
 /// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
 /// every mail while mail is off.
-fn claim(full: &mut dyn Tx, config: &WorkerConfig) -> Result<Vec<Claimed>, StoreError> {
+fn claim(
+    full: &mut dyn Tx,
+    config: &WorkerConfig,
+    channel: &str,
+    gate: &mut Gate,
+) -> Result<Claim, StoreError> {
     let now = Utc::now().naive_utc();
-    let due = full.webhooks().due_deliveries(now, config.batch)?;
+    let mut done = Claim {
+        leased: Vec::new(),
+        settled: 0,
+    };
+    let free = gate.free();
+    if free == 0 {
+        return Ok(done);
+    }
+    // Rows the gate turns away in this claim (an account or URL filled by the rows before)
+    // still take room in the window; the next claim skips them in the query.
+    let window = i64::try_from(free.saturating_mul(4).clamp(16, 256)).unwrap_or(256);
+    let due = {
+        let skip_accounts = gate.full_accounts();
+        let skip_urls = gate.full_targets();
+        let due = Due {
+            channel,
+            skip_accounts: &skip_accounts,
+            skip_urls: &skip_urls,
+        };
+        full.webhooks().due_deliveries(&due, now, window)?
+    };
     if due.is_empty() {
-        return Ok(Vec::new());
+        return Ok(done);
     }
     let hook_ids: Vec<&str> = due.iter().filter_map(|d| d.webhook_id.as_deref()).collect();
     let hooks = full.webhooks().webhooks_by_id(&hook_ids)?;
     let lease_until = now + delta(config.lease());
-    let mut claimed = Vec::new();
     for mut delivery in due {
+        if gate.free() == 0 {
+            break;
+        }
         let asks_move = delivery.kind == YOUR_TURN || delivery.kind == crate::mail::DEADLINE_SOON;
         if asks_move && !still_asked(full.webhooks(), &delivery)? {
             full.webhooks().finish_delivery(
@@ -613,9 +730,41 @@ fn claim(full: &mut dyn Tx, config: &WorkerConfig) -> Result<Vec<Claimed>, Store
                 delivery = delivery.id,
                 "dropped a notification for a move no longer asked"
             );
+            done.settled += 1;
             continue;
         }
-        let target = if delivery.channel == CHANNEL_MAIL {
+        let hook = if delivery.channel == CHANNEL_MAIL {
+            None
+        } else {
+            // The foreign key deletes deliveries with their webhook, so this always finds one.
+            let Some(hook) = hooks
+                .iter()
+                .find(|h| Some(h.id.as_str()) == delivery.webhook_id.as_deref())
+            else {
+                continue;
+            };
+            Some(hook)
+        };
+        let url = hook.map(|h| h.url.as_str());
+        if let Some(until) = url.and_then(|url| gate.paused_until(url, now)) {
+            full.webhooks().postpone_delivery(&delivery.id, until)?;
+            tracing::debug!(
+                delivery = delivery.id,
+                %until,
+                "postponed a delivery while its target is paused"
+            );
+            done.settled += 1;
+            continue;
+        }
+        if !gate.admits(url, &delivery.account_id, now) {
+            continue;
+        }
+        let target = if let Some(hook) = hook {
+            Target::Hook {
+                url: hook.url.clone(),
+                secret: hook.secret.clone(),
+            }
+        } else {
             let rendered = match &config.mail {
                 Some(mail) => crate::mail::render(full, &delivery, &mail.public_url)?,
                 None => None,
@@ -627,27 +776,17 @@ fn claim(full: &mut dyn Tx, config: &WorkerConfig) -> Result<Vec<Claimed>, Store
                     Some("no longer wanted (address, choice or inbox changed, or mail is off)"),
                     now,
                 )?;
+                done.settled += 1;
                 continue;
             };
             Target::Mail(mail)
-        } else {
-            // The foreign key deletes deliveries with their webhook, so this always finds one.
-            let Some(hook) = hooks
-                .iter()
-                .find(|h| Some(h.id.as_str()) == delivery.webhook_id.as_deref())
-            else {
-                continue;
-            };
-            Target::Hook {
-                url: hook.url.clone(),
-                secret: hook.secret.clone(),
-            }
         };
         full.webhooks().lease_delivery(&delivery.id, lease_until)?;
         delivery.attempts += 1;
-        claimed.push(Claimed { delivery, target });
+        gate.start(url, &delivery.account_id);
+        done.leased.push(Claimed { delivery, target });
     }
-    Ok(claimed)
+    Ok(done)
 }
 
 /// Sends one delivery (a POST or a mail); `Err` describes a failed attempt.
@@ -713,34 +852,6 @@ fn record(
     })
 }
 
-/// Claims due deliveries and sends them, concurrently; returns how many were attempted.
-///
-/// # Errors
-/// Storage failure while claiming.
-pub fn deliver_due(
-    store: &Store,
-    agent: &ureq::Agent,
-    mailer: Option<&crate::mail::Mailer>,
-    config: &WorkerConfig,
-) -> Result<usize, StoreError> {
-    let now = Utc::now().naive_utc();
-    if !store.read(|tx| tx.webhooks().any_due(now))? {
-        return Ok(0);
-    }
-    let claimed = store.write(|tx| claim(tx, config))?;
-    std::thread::scope(|scope| {
-        for c in &claimed {
-            scope.spawn(move || {
-                let outcome = send(agent, mailer, c);
-                if let Err(e) = record(store, config, c, outcome) {
-                    tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a webhook delivery");
-                }
-            });
-        }
-    });
-    Ok(claimed.len())
-}
-
 /// The HTTP client of the worker: the configured timeout, no redirects, no proxy (so the
 /// address checked is the address connected to), non-2xx statuses as answers rather than
 /// errors, and the [`CheckedResolver`] of the configured targets.
@@ -760,37 +871,205 @@ pub fn agent(config: &WorkerConfig) -> ureq::Agent {
     )
 }
 
-/// Sends due webhook deliveries every 200 ms on a thread of its own, until shutdown. Every
-/// replica runs one; leases (and `SKIP LOCKED` on PostgreSQL) keep them from sending the
-/// same delivery at once.
+/// What every sender of a replica shares.
+struct Worker {
+    store: Store,
+    config: WorkerConfig,
+    agent: ureq::Agent,
+    mailer: Option<crate::mail::Mailer>,
+}
+
+/// The in-flight deliveries of a lane, and a count of the sends ended so far (it wakes the
+/// lane's claimer, so a freed slot is used at once rather than at the next poll).
+struct LaneState {
+    gate: Gate,
+    ended: u64,
+}
+
+/// One sender lane: the deliveries of one outbox channel, with sender capacity of its own,
+/// so mail never waits for webhooks, nor webhooks for mail. Its claimer thread claims what
+/// the lane's [`Gate`] admits and starts a thread per delivery; each send ends on its own
+/// and frees its slot, so a slow receiver holds back only what waits for its own slots.
+struct Lane {
+    channel: &'static str,
+    state: Mutex<LaneState>,
+    changed: Condvar,
+}
+
+impl Lane {
+    fn new(channel: &'static str, limits: LaneLimits) -> Arc<Self> {
+        Arc::new(Self {
+            channel,
+            state: Mutex::new(LaneState {
+                gate: Gate::new(limits),
+                ended: 0,
+            }),
+            changed: Condvar::new(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LaneState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Claims until nothing more is due or admitted, waiting a poll interval (or until a
+    /// send ends) in between; until shutdown.
+    fn run(self: &Arc<Self>, worker: &Arc<Worker>, shutdown: &tokio::sync::watch::Receiver<bool>) {
+        while !*shutdown.borrow() {
+            let ended = self.lock().ended;
+            match self.dispatch(worker) {
+                Ok(progress) if progress > 0 => continue,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(channel = self.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
+                }
+            }
+            let state = self.lock();
+            if state.ended == ended {
+                let _ = self
+                    .changed
+                    .wait_timeout_while(state, worker.config.poll, |s| s.ended == ended);
+            }
+        }
+    }
+
+    /// One claim: starts a sender per leased delivery; returns how many due rows it leased
+    /// or settled.
+    fn dispatch(self: &Arc<Self>, worker: &Arc<Worker>) -> Result<usize, StoreError> {
+        let now = Utc::now().naive_utc();
+        // A copy: the claim must not hold the lock (senders end meanwhile, which only frees
+        // room), and a claim that fails leaves the lane's gate untouched.
+        let mut gate = {
+            let state = self.lock();
+            if state.gate.free() == 0 {
+                return Ok(0);
+            }
+            state.gate.clone()
+        };
+        let any = {
+            let skip_accounts = gate.full_accounts();
+            let skip_urls = gate.full_targets();
+            let due = Due {
+                channel: self.channel,
+                skip_accounts: &skip_accounts,
+                skip_urls: &skip_urls,
+            };
+            worker.store.read(|tx| tx.webhooks().any_due(&due, now))?
+        };
+        if !any {
+            return Ok(0);
+        }
+        let claim = worker
+            .store
+            .write(|tx| claim(tx, &worker.config, self.channel, &mut gate))?;
+        {
+            let mut state = self.lock();
+            for c in &claim.leased {
+                state.gate.start(c.url(), &c.delivery.account_id);
+            }
+        }
+        let progress = claim.settled + claim.leased.len();
+        for c in claim.leased {
+            self.spawn_send(worker, c);
+        }
+        Ok(progress)
+    }
+
+    /// Sends and records one delivery on a thread of its own.
+    fn spawn_send(self: &Arc<Self>, worker: &Arc<Worker>, c: Claimed) {
+        let slot = Slot {
+            lane: Arc::clone(self),
+            url: c.url().map(str::to_owned),
+            account: c.delivery.account_id.clone(),
+        };
+        let worker = Arc::clone(worker);
+        let spawned = std::thread::Builder::new()
+            .name(format!("{}-send", self.channel))
+            .spawn(move || {
+                let outcome = send(&worker.agent, worker.mailer.as_ref(), &c);
+                // The breaker learns the outcome before it is recorded: once the outbox
+                // shows a failure, the pause it caused is in force.
+                slot.outcome(outcome.is_ok());
+                if let Err(e) = record(&worker.store, &worker.config, &c, outcome) {
+                    tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a delivery");
+                }
+            });
+        // On failure the closure, and with it the slot, is dropped: the slot is freed and
+        // the lease ends in time, as after a crash.
+        if let Err(e) = spawned {
+            tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start a delivery");
+        }
+    }
+}
+
+/// A started delivery's place in its lane, freed when its sender ends, whichever way.
+struct Slot {
+    lane: Arc<Lane>,
+    url: Option<String>,
+    account: String,
+}
+
+impl Slot {
+    /// Tells the lane's breaker how the attempt went.
+    fn outcome(&self, ok: bool) {
+        self.lane
+            .lock()
+            .gate
+            .outcome(self.url.as_deref(), ok, Utc::now().naive_utc());
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut state = self.lane.lock();
+        state.gate.release(self.url.as_deref(), &self.account);
+        state.ended = state.ended.wrapping_add(1);
+        drop(state);
+        self.lane.changed.notify_all();
+    }
+}
+
+/// Sends due deliveries on threads of their own, until shutdown: one claimer thread per
+/// lane (webhooks, mail) looks at the outbox every 200 ms and whenever a send ends, and
+/// starts a thread per delivery it leases. Every replica runs one of each; leases (and
+/// `SKIP LOCKED` on PostgreSQL) keep them from sending the same delivery at once.
 pub fn spawn_worker(
     store: Store,
     config: WorkerConfig,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    let spawned = std::thread::Builder::new()
-        .name("webhooks".into())
-        .spawn(move || {
-            let agent = agent(&config);
-            let mailer = config
-                .mail
-                .as_ref()
-                .and_then(|m| match crate::mail::Mailer::new(m) {
-                    Ok(mailer) => Some(mailer),
-                    Err(e) => {
-                        tracing::error!(error = e, "cannot send mail");
-                        None
-                    }
-                });
-            while !*shutdown.borrow() {
-                if let Err(e) = deliver_due(&store, &agent, mailer.as_ref(), &config) {
-                    tracing::warn!(error = %crate::telemetry::Chain(&e), "could not claim webhook deliveries");
-                }
-                std::thread::sleep(config.poll);
+    let mailer = config
+        .mail
+        .as_ref()
+        .and_then(|m| match crate::mail::Mailer::new(m) {
+            Ok(mailer) => Some(mailer),
+            Err(e) => {
+                tracing::error!(error = e, "cannot send mail");
+                None
             }
         });
-    if let Err(e) = spawned {
-        tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start the webhook worker");
+    let lanes = [
+        (
+            "webhooks",
+            Lane::new(CHANNEL_WEBHOOK, config.limits.webhook_lane()),
+        ),
+        ("mail", Lane::new(CHANNEL_MAIL, config.limits.mail_lane())),
+    ];
+    let worker = Arc::new(Worker {
+        agent: agent(&config),
+        store,
+        config,
+        mailer,
+    });
+    for (name, lane) in lanes {
+        let worker = Arc::clone(&worker);
+        let shutdown = shutdown.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || lane.run(&worker, &shutdown));
+        if let Err(e) = spawned {
+            tracing::error!(lane = name, error = %crate::telemetry::Chain(&e), "cannot start a delivery worker");
+        }
     }
 }
 
@@ -806,7 +1085,7 @@ mod tests {
             timeout: Duration::from_secs(10),
             targets: Targets::default(),
             poll: Duration::from_millis(200),
-            batch: 16,
+            limits: DeliveryLimits::default(),
             mail: None,
         };
         let waits: Vec<u64> = (1..=12)

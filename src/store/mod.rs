@@ -37,7 +37,7 @@ pub use ops::{
 pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
 pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
 pub use webhooks::{
-    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, FAILED, PENDING, SeatAsk,
+    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, PENDING, SeatAsk,
     WebhookRow, WebhookTx,
 };
 

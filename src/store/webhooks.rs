@@ -107,6 +107,18 @@ pub struct SeatAsk {
     pub version: i32,
 }
 
+/// Which due deliveries a worker lane looks at: one channel, without the accounts and
+/// webhook URLs that have as many deliveries in flight as they may.
+#[derive(Debug, Clone, Copy)]
+pub struct Due<'a> {
+    /// `webhook` or `mail`.
+    pub channel: &'a str,
+    /// Accounts whose deliveries are skipped.
+    pub skip_accounts: &'a [&'a str],
+    /// Webhook URLs whose deliveries are skipped.
+    pub skip_urls: &'a [&'a str],
+}
+
 /// The webhook operations of one transaction (or one connection, for reads).
 pub trait WebhookTx {
     /// Locks the account's row until the end of the transaction (PostgreSQL; SQLite write
@@ -156,22 +168,30 @@ pub trait WebhookTx {
         reason: &str,
         now: NaiveDateTime,
     ) -> Result<usize, StoreError>;
-    /// Whether some pending delivery is due at `now` (a plain read, without locks: lets an
-    /// idle worker skip the write transaction of a claim).
+    /// Whether some pending delivery that [`Due`] selects is due at `now` (a plain read,
+    /// without locks: lets an idle worker skip the write transaction of a claim).
     ///
     /// # Errors
     /// Database failure.
-    fn any_due(&mut self, now: NaiveDateTime) -> Result<bool, StoreError>;
-    /// Up to `limit` pending deliveries due at `now`, oldest due first, locked until the end
-    /// of the transaction; on PostgreSQL rows that another transaction holds are skipped.
+    fn any_due(&mut self, due: &Due<'_>, now: NaiveDateTime) -> Result<bool, StoreError>;
+    /// Up to `limit` pending deliveries that [`Due`] selects, due at `now`, oldest due first,
+    /// locked until the end of the transaction; on PostgreSQL rows that another transaction
+    /// holds are skipped.
     ///
     /// # Errors
     /// Database failure.
     fn due_deliveries(
         &mut self,
+        due: &Due<'_>,
         now: NaiveDateTime,
         limit: i64,
     ) -> Result<Vec<DeliveryRow>, StoreError>;
+    /// Moves a pending delivery's next attempt to `at` without counting an attempt (its
+    /// target is paused).
+    ///
+    /// # Errors
+    /// Database failure.
+    fn postpone_delivery(&mut self, id: &str, at: NaiveDateTime) -> Result<(), StoreError>;
     /// Webhooks by id.
     ///
     /// # Errors
@@ -302,24 +322,45 @@ macro_rules! impl_webhook_tx {
                 .execute(self)?)
             }
 
-            fn any_due(&mut self, now: NaiveDateTime) -> Result<bool, StoreError> {
-                let due: Option<String> = webhook_deliveries::table
+            fn any_due(&mut self, due: &Due<'_>, now: NaiveDateTime) -> Result<bool, StoreError> {
+                let found: Option<String> = webhook_deliveries::table
                     .filter(webhook_deliveries::status.eq(PENDING))
                     .filter(webhook_deliveries::next_attempt_at.le(now))
+                    .filter(webhook_deliveries::channel.eq(due.channel))
+                    .filter(webhook_deliveries::account_id.ne_all(due.skip_accounts))
+                    .filter(
+                        webhook_deliveries::webhook_id.is_null().or(webhook_deliveries::webhook_id
+                            .ne_all(
+                                webhooks::table
+                                    .filter(webhooks::url.eq_any(due.skip_urls))
+                                    .select(webhooks::id.nullable()),
+                            )),
+                    )
                     .select(webhook_deliveries::id)
                     .first(self)
                     .optional()?;
-                Ok(due.is_some())
+                Ok(found.is_some())
             }
 
             fn due_deliveries(
                 &mut self,
+                due: &Due<'_>,
                 now: NaiveDateTime,
                 limit: i64,
             ) -> Result<Vec<DeliveryRow>, StoreError> {
                 Ok(webhook_deliveries::table
                     .filter(webhook_deliveries::status.eq(PENDING))
                     .filter(webhook_deliveries::next_attempt_at.le(now))
+                    .filter(webhook_deliveries::channel.eq(due.channel))
+                    .filter(webhook_deliveries::account_id.ne_all(due.skip_accounts))
+                    .filter(
+                        webhook_deliveries::webhook_id.is_null().or(webhook_deliveries::webhook_id
+                            .ne_all(
+                                webhooks::table
+                                    .filter(webhooks::url.eq_any(due.skip_urls))
+                                    .select(webhooks::id.nullable()),
+                            )),
+                    )
                     .order((
                         webhook_deliveries::next_attempt_at.asc(),
                         webhook_deliveries::id.asc(),
@@ -398,6 +439,21 @@ macro_rules! impl_webhook_tx {
                     .set(changes)
                     .execute(self)?;
                 }
+                Ok(())
+            }
+
+            fn postpone_delivery(
+                &mut self,
+                id: &str,
+                at: NaiveDateTime,
+            ) -> Result<(), StoreError> {
+                diesel::update(
+                    webhook_deliveries::table
+                        .find(id)
+                        .filter(webhook_deliveries::status.eq(PENDING)),
+                )
+                .set(webhook_deliveries::next_attempt_at.eq(at))
+                .execute(self)?;
                 Ok(())
             }
 

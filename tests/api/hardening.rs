@@ -385,6 +385,7 @@ fn bad_configuration_refuses_to_start_with_a_clear_message() {
         ("WEBHOOK_ALLOW_LOOPBACK", "yes", "WEBHOOK_ALLOW_LOOPBACK"),
         ("WEBHOOK_TIMEOUT_MS", "50", "at least 100"),
         ("WEBHOOK_BACKOFF_MS", "soon", "WEBHOOK_BACKOFF_MS"),
+        ("WEBHOOK_CONCURRENCY", "0", "at least 1"),
         ("DATABASE_POOL_TIMEOUT_MS", "0", "DATABASE_POOL_TIMEOUT_MS"),
         ("DATABASE_URL", "mysql://localhost/db", "DATABASE_URL"),
         (

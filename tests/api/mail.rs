@@ -713,3 +713,51 @@ both!(
     the_digest_lists_the_games_awaiting,
     deletion_removes_the_address,
 );
+
+/// Mail has sender capacity of its own: a "your turn" mail goes out while ten webhooks of
+/// another account hang on receivers that never answer (and long before the server gives
+/// up on them).
+fn mail_does_not_wait_behind_hanging_webhooks(backend: Backend) {
+    use crate::webhooks::{Hanging, register, wait_hanging};
+    let sink = Sink::start();
+    let server = mail_server(
+        backend,
+        &sink,
+        &[
+            ("WEBHOOK_ALLOW_LOOPBACK", "true"),
+            ("WEBHOOK_TIMEOUT_MS", "60000"),
+        ],
+    );
+    let api = server.client();
+    let anna = api.account("anna");
+    let bert = api.guest("bert");
+    verify(&api, &sink, &anna, "anna@example.org");
+    let hanging: Vec<Hanging> = (0..10).map(|_| Hanging::start()).collect();
+    let mallory = api.guest("mallory");
+    let max = api.guest("max");
+    for (i, h) in hanging.iter().enumerate() {
+        register(&api, &mallory, &h.url(&format!("/m{i}")));
+    }
+    let two = json!({ "ruleset": "6-nimmt", "players": 2 });
+    // Mallory is asked to start: her webhooks hang.
+    let game = api.create_game(&mallory, &two)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&max, &game);
+    wait_hanging(&hanging, 1);
+    // Then anna is asked to start.
+    let game = api.create_game(&anna, &two)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    let mails = sink.wait_for("anna@example.org", 2);
+    assert!(mails[1].subject().starts_with("Your turn"), "{mails:?}");
+    assert!(
+        hanging.iter().all(|h| h.ended().is_empty()),
+        "the mail came only after hanging webhooks were given up"
+    );
+}
+
+both!(mail_does_not_wait_behind_hanging_webhooks);

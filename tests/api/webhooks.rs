@@ -174,6 +174,97 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, script: &Script) {
     let _ = stream.flush();
 }
 
+/// A receiver that reads each request and never answers: it holds the connection open
+/// until the server gives up on it (its timeout) and closes it, or the test ends.
+pub(crate) struct Hanging {
+    base: String,
+    log: Arc<Mutex<HangLog>>,
+}
+
+#[derive(Default)]
+struct HangLog {
+    /// When each request had arrived in full.
+    arrived: Vec<Instant>,
+    /// When the server closed a connection it had sent a request on.
+    ended: Vec<Instant>,
+}
+
+impl Hanging {
+    pub(crate) fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let log: Arc<Mutex<HangLog>> = Arc::default();
+        let shared = Arc::clone(&log);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let log = Arc::clone(&shared);
+                std::thread::spawn(move || hang(stream, &log));
+            }
+        });
+        Self { base, log }
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Requests received so far.
+    pub(crate) fn arrived(&self) -> usize {
+        self.log.lock().unwrap().arrived.len()
+    }
+
+    /// When the server gave up on requests (closed their connections).
+    pub(crate) fn ended(&self) -> Vec<Instant> {
+        self.log.lock().unwrap().ended.clone()
+    }
+}
+
+/// Reads one request, records it, and then only waits for the server to close.
+fn hang(stream: TcpStream, log: &Mutex<HangLog>) {
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = v.trim().parse().unwrap();
+        }
+    }
+    let mut body = vec![0; length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    log.lock().unwrap().arrived.push(Instant::now());
+    let mut rest = Vec::new();
+    let _ = reader.read_to_end(&mut rest);
+    log.lock().unwrap().ended.push(Instant::now());
+}
+
+/// Waits until the hanging receivers together got at least `n` requests; fails after 30 s.
+pub(crate) fn wait_hanging(hanging: &[Hanging], n: usize) {
+    let start = Instant::now();
+    loop {
+        let got: usize = hanging.iter().map(Hanging::arrived).sum();
+        if got >= n {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the hanging receivers got {got} requests, expected {n}"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 /// Checks `Stammtisch-Signature` against the secret, the body and the clock.
 fn assert_signed(r: &Request, secret: &str) {
     assert_eq!(r.header("content-type"), "application/json");
@@ -206,7 +297,7 @@ fn assert_signed(r: &Request, secret: &str) {
 }
 
 /// Registers a webhook; returns its id and secret.
-fn register(api: &Api, p: &Player, url: &str) -> (String, String) {
+pub(crate) fn register(api: &Api, p: &Player, url: &str) -> (String, String) {
     let r = api.post("/v1/webhooks", Some(&p.token), &json!({ "url": url }));
     assert_eq!(r.status, 201, "{}", r.text);
     let id = r.body["id"].as_str().unwrap().to_owned();
@@ -668,7 +759,15 @@ fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
 }
 
 fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
-    let server = dev_server(backend, &[("WEBHOOK_BACKOFF_MS", "1500")]);
+    // The receiver fails every first attempt: three in a row would pause it (the breaker is
+    // tested on its own below).
+    let server = dev_server(
+        backend,
+        &[
+            ("WEBHOOK_BACKOFF_MS", "1500"),
+            ("WEBHOOK_BREAKER_FAILURES", "0"),
+        ],
+    );
     let url = server.db.url.clone();
     let api = server.client();
     let receiver = Receiver::start(|nth| (if nth == 1 { 503 } else { 200 }, Duration::ZERO));
@@ -950,4 +1049,190 @@ both!(
     a_restart_mid_delivery_delivers_each_id_once,
     a_move_no_longer_asked_is_not_notified,
     payloads_hold_no_hidden_information,
+);
+
+/// How long the servers of the isolation tests wait for a webhook answer: far longer than
+/// a good delivery takes, so a delivery held back until the hanging ones time out arrives
+/// after the tests have given up waiting for it.
+const LONG_TIMEOUT: (&str, &str) = ("WEBHOOK_TIMEOUT_MS", "60000");
+
+/// An account with ten webhooks on receivers that take the request and never answer holds
+/// back only its own deliveries: another person's `your_turn`, written after those ten were
+/// sent, arrives while all of them still hang, and at most `WEBHOOK_PER_ACCOUNT` of the ten
+/// are in flight at once.
+fn a_hanging_receiver_holds_back_only_its_own_account(backend: Backend) {
+    let server = dev_server(backend, &[LONG_TIMEOUT, ("WEBHOOK_PER_ACCOUNT", "4")]);
+    let api = server.client();
+    let good = Receiver::start(|_| (200, Duration::ZERO));
+    let hanging: Vec<Hanging> = (0..10).map(|_| Hanging::start()).collect();
+    let mallory = api.guest("mallory");
+    let max = api.guest("max");
+    for (i, h) in hanging.iter().enumerate() {
+        register(&api, &mallory, &h.url(&format!("/m{i}")));
+    }
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &good.url("/anna"));
+
+    // Mallory is asked to start: ten notifications, to receivers that never answer.
+    lobby(&api, &mallory, &max, None);
+    wait_hanging(&hanging, 4);
+    // Then anna is asked to start.
+    let asked = Instant::now();
+    lobby(&api, &anna, &bert, None);
+    let requests = good.wait("anna's your_turn beside the hanging ones", 30, |r| {
+        !r.is_empty()
+    });
+    let arrived = requests[0].at;
+    // A figure, not an assertion: the worker looks at the outbox every 200 ms.
+    eprintln!(
+        "figure: anna's lobby created and joined -> her your_turn received, beside 4 hanging deliveries: {} ms",
+        arrived.duration_since(asked).as_millis()
+    );
+    assert_eq!(requests[0].payload()["kind"], "your_turn");
+    let ended: Vec<Instant> = hanging.iter().flat_map(Hanging::ended).collect();
+    assert!(
+        ended.iter().all(|e| *e > arrived),
+        "anna's notification came only after hanging deliveries were given up"
+    );
+    // Mallory's others wait for her slots; a due one would have been claimed before
+    // anna's (oldest due first) and sent alongside it.
+    std::thread::sleep(Duration::from_millis(500));
+    let sent: usize = hanging.iter().map(Hanging::arrived).sum();
+    assert_eq!(
+        sent, 4,
+        "at most WEBHOOK_PER_ACCOUNT deliveries of one account at once"
+    );
+    let rows = outbox(backend, &server.db.url);
+    assert_eq!(
+        rows.values()
+            .filter(|r| r.0 == "pending" && r.1 == 0)
+            .count(),
+        6,
+        "the rest wait, unattempted: {rows:?}"
+    );
+}
+
+/// One URL gets at most `WEBHOOK_PER_TARGET` deliveries at once, whichever accounts they
+/// belong to; the others to that URL wait, and deliveries elsewhere go on.
+fn one_url_gets_a_bounded_number_of_deliveries_at_once(backend: Backend) {
+    let server = dev_server(backend, &[LONG_TIMEOUT, ("WEBHOOK_PER_TARGET", "2")]);
+    let api = server.client();
+    let good = Receiver::start(|_| (200, Duration::ZERO));
+    let slow = Hanging::start();
+    for i in 0..3 {
+        let host = api.guest(&format!("host{i}"));
+        let guest = api.guest(&format!("guest{i}"));
+        register(&api, &host, &slow.url("/shared"));
+        lobby(&api, &host, &guest, None);
+    }
+    wait_hanging(std::slice::from_ref(&slow), 2);
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &good.url("/anna"));
+    lobby(&api, &anna, &bert, None);
+    good.wait("anna's your_turn beside the hanging ones", 30, |r| {
+        !r.is_empty()
+    });
+    assert!(slow.ended().is_empty(), "the hanging deliveries still hang");
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        slow.arrived(),
+        2,
+        "at most WEBHOOK_PER_TARGET deliveries to one URL at once"
+    );
+}
+
+/// A URL whose attempts failed `WEBHOOK_BREAKER_FAILURES` times in a row is paused: its
+/// deliveries (also new ones) are not attempted meanwhile and keep their attempts; after
+/// the pause one probe goes, and once it succeeds every delivery waiting is sent.
+fn a_failing_target_is_paused_without_using_up_attempts(backend: Backend) {
+    let server = dev_server(
+        backend,
+        &[
+            ("WEBHOOK_BACKOFF_MS", "100"),
+            ("WEBHOOK_BREAKER_FAILURES", "2"),
+            ("WEBHOOK_BREAKER_PAUSE_MS", "4000"),
+        ],
+    );
+    let url = server.db.url.clone();
+    let api = server.client();
+    let healed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let receiver = {
+        let healed = Arc::clone(&healed);
+        // The second attempt gets another status, so the outbox shows when its failure is
+        // recorded.
+        Receiver::start(move |nth| {
+            let status = if healed.load(std::sync::atomic::Ordering::SeqCst) {
+                200
+            } else if nth == 2 {
+                503
+            } else {
+                500
+            };
+            (status, Duration::ZERO)
+        })
+    };
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/hook"));
+    lobby(&api, &anna, &bert, None);
+    let requests = receiver.wait("two failed attempts", 20, |r| r.len() >= 2);
+    let first = requests[0].delivery().to_owned();
+    assert_eq!(requests[1].delivery(), first, "the same delivery, retried");
+    // Once the second failure is recorded, the URL is paused.
+    let start = Instant::now();
+    loop {
+        let rows = outbox(backend, &url);
+        if let Some((_, 2, Some(error))) = rows.get(&first)
+            && error.contains("503")
+        {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{rows:?}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    // A new notification to the paused URL: anna is asked to start a second game.
+    lobby(&api, &anna, &bert, None);
+
+    // Well within the pause (with 100 ms backoff, four more attempts would come in 1.5 s
+    // without it): nothing is attempted, and no attempt is counted.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        receiver.requests().len(),
+        2,
+        "nothing attempted while paused"
+    );
+    let rows = outbox(backend, &url);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let second = rows.keys().find(|id| **id != first).unwrap().clone();
+    assert_eq!((rows[&first].0.as_str(), rows[&first].1), ("pending", 2));
+    assert_eq!(
+        (rows[&second].0.as_str(), rows[&second].1),
+        ("pending", 0),
+        "postponed, not attempted"
+    );
+
+    // The receiver recovers: after the pause both arrive, neither lost.
+    healed.store(true, std::sync::atomic::Ordering::SeqCst);
+    wait_for_status(backend, &url, &first, "delivered");
+    wait_for_status(backend, &url, &second, "delivered");
+    let rows = outbox(backend, &url);
+    assert_eq!(rows[&first].1, 3, "two failures and the probe: {rows:?}");
+    assert_eq!(
+        rows[&second].1, 1,
+        "sent once, at the first attempt: {rows:?}"
+    );
+    let requests = receiver.requests();
+    assert_eq!(
+        requests.iter().filter(|r| r.delivery() == second).count(),
+        1
+    );
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+}
+
+both!(
+    a_hanging_receiver_holds_back_only_its_own_account,
+    one_url_gets_a_bounded_number_of_deliveries_at_once,
+    a_failing_target_is_paused_without_using_up_attempts,
 );
