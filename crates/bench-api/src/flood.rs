@@ -57,8 +57,7 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
 /// # Errors
 /// A server that does not start, a player that cannot sign in.
 pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     println!(
@@ -97,7 +96,8 @@ async fn flood(args: &Args, server: &Server, backend: Backend, config: &str) -> 
     // The signed-in player.
     let r = http
         .post(format!("{base}/v1/accounts"))
-        .json(&json!({ "name": "player_p", "password": "the player's password" }))
+        .header("content-type", "application/json")
+        .body(json!({ "name": "player_p", "password": "the player's password" }).to_string())
         .send()
         .await?;
     if r.status() != 201 {
@@ -105,10 +105,11 @@ async fn flood(args: &Args, server: &Server, backend: Backend, config: &str) -> 
     }
     let r = http
         .post(format!("{base}/v1/tokens"))
-        .json(&json!({ "name": "player_p", "password": "the player's password" }))
+        .header("content-type", "application/json")
+        .body(json!({ "name": "player_p", "password": "the player's password" }).to_string())
         .send()
         .await?;
-    let token: serde_json::Value = r.json().await?;
+    let token: serde_json::Value = serde_json::from_str(&r.text().await?)?;
     let token = token["access_token"]
         .as_str()
         .context("no access_token")?
@@ -173,7 +174,10 @@ async fn flood(args: &Args, server: &Server, backend: Backend, config: &str) -> 
                 }
                 let status = http
                     .post(format!("{base}/v1/tokens"))
-                    .json(&json!({ "name": format!("flood_{i}"), "password": "a guess" }))
+                    .header("content-type", "application/json")
+                    .body(
+                        json!({ "name": format!("flood_{i}"), "password": "a guess" }).to_string(),
+                    )
                     .send()
                     .await
                     .map_or(0, |r| r.status().as_u16());
