@@ -287,7 +287,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
-        streams: http::stream::Hub::default(),
+        streams: http::stream::Hub::new(config.stream_revocation_check),
         webhooks,
         mail,
     });

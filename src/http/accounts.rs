@@ -312,17 +312,21 @@ pub async fn change_password(
         new_password,
     } = body.0;
     let issued = blocking(move || {
-        state
+        let issued = state
             .accounts
             .change_password(&caller.id, &current_password, &new_password)
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        state.streams.recheck(&state.accounts, &caller.id);
+        Ok(issued)
     })
     .await?;
     Ok(HttpResponse::Ok().json(Token::from(issued)))
 }
 
 /// Logs the caller out everywhere: every token of the account stops working at once, on
-/// every replica (the account's token version, in the database, is checked per request).
+/// every replica (the account's token version, in the database, is checked per request),
+/// its live streams end (on other replicas within `STREAM_REVOCATION_CHECK_MS`) and its
+/// stream tickets no longer redeem.
 #[utoipa::path(
     operation_id = "logout_everywhere",
     tag = "identity",
@@ -340,7 +344,11 @@ pub async fn logout_everywhere(
         state
             .accounts
             .logout_everywhere(&caller.id)
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        // This replica's streams of the account end before the answer (others' within
+        // `STREAM_REVOCATION_CHECK_MS`).
+        state.streams.recheck(&state.accounts, &caller.id);
+        Ok(())
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -373,6 +381,7 @@ pub async fn delete_me(
             .accounts
             .delete(&caller.id, password.as_deref())
             .map_err(ApiError::from)?;
+        state.streams.recheck(&state.accounts, &caller.id);
         // The account is gone either way; a game that cannot be handed over is logged.
         if let Err(e) = state.service.hand_over_seats(&caller.id) {
             tracing::warn!(error = %crate::telemetry::Chain(&e), "could not hand a deleted account's seats to bots");
