@@ -307,6 +307,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 actix_web::middleware::ErrorHandlers::new()
                     .default_handler(http::errors::bare_error_to_problem),
             )
+            // The security headers on every answer, problems included (`http::headers`).
+            .wrap(actix_web::middleware::from_fn(http::headers::security))
             // Outermost of all: the problem in the language asked for.
             .wrap(actix_web::middleware::from_fn(http::l10n::localize))
             .app_data(state.clone())
