@@ -5,9 +5,10 @@
 //!
 //! The web client (`/` and its files) and every API answer get [`PAGE_POLICY`]: scripts,
 //! styles, fonts and connections from this origin only, no inline script or style, no
-//! `eval`. The interactive API documentation under `/docs/` (Swagger UI) sets inline styles
-//! from its script, so it gets [`DOCS_POLICY`], which differs only in allowing those
-//! (`style-src 'unsafe-inline'`); its scripts stay restricted to this origin's files.
+//! `eval`. The interactive API documentation under `/docs/` (Swagger UI) inserts a `<style>`
+//! element from its script, so it gets [`DOCS_POLICY`], which differs only in allowing
+//! inline styles (`style-src 'unsafe-inline'`); its scripts stay this origin's files, and
+//! "Try it out" works (`connect-src 'self'`). The docs show no input of players.
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -22,7 +23,7 @@ pub const PAGE_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 
 /// The policy of the API documentation (Swagger UI) under `/docs/`.
 pub const DOCS_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
-     font-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; \
+     font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
      frame-ancestors 'none'";
 
 /// Middleware: adds the security headers to every answer, errors included.
