@@ -68,6 +68,10 @@ pub struct Config {
     pub stream_keep_alive: Duration,
     /// `STREAM_TICKET_SECONDS`, default 30, at most 60: how long a stream ticket is valid.
     pub stream_ticket_ttl: Duration,
+    /// `STREAM_REVOCATION_CHECK_MS`, default 1000: how often each replica reads the token
+    /// versions of the accounts with open streams there (one query) and ends the streams
+    /// whose token was revoked (logout everywhere, a password change, a deletion).
+    pub stream_revocation_check: Duration,
     /// `CORS_ORIGINS`: comma-separated exact origins allowed to call the API from a
     /// browser page on another origin, or `*`; empty by default (no CORS headers).
     pub cors_origins: CorsOrigins,
@@ -395,6 +399,11 @@ impl Config {
                 }
                 ttl => ttl,
             },
+            stream_revocation_check: duration(
+                "STREAM_REVOCATION_CHECK_MS",
+                1_000,
+                Duration::from_millis,
+            )?,
             cors_origins: parsed("CORS_ORIGINS", CorsOrigins::None)?,
             database_pool_timeout: duration(
                 "DATABASE_POOL_TIMEOUT_MS",

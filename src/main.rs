@@ -291,7 +291,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         shutdown: shutdown_rx,
         stream_poll: config.stream_poll,
         stream_keep_alive: config.stream_keep_alive,
-        streams: http::stream::Hub::default(),
+        streams: http::stream::Hub::new(config.stream_revocation_check),
         webhooks,
         mail,
     });
@@ -311,6 +311,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 actix_web::middleware::ErrorHandlers::new()
                     .default_handler(http::errors::bare_error_to_problem),
             )
+            // The security headers on every answer, problems included (`http::headers`).
+            .wrap(actix_web::middleware::from_fn(http::headers::security))
             // Outermost of all: the problem in the language asked for.
             .wrap(actix_web::middleware::from_fn(http::l10n::localize))
             .app_data(state.clone())

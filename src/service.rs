@@ -1488,8 +1488,9 @@ impl Service {
     }
 
     /// Issues a stream ticket: a random, single-use credential for the game's live stream,
-    /// bound to `account` and `game`, valid for the configured time (returned in seconds).
-    /// Only its hash is stored. The game must be visible to the account.
+    /// bound to `account` and `game` and to the token version `token_version` of the token
+    /// that asked for it, valid for the configured time (returned in seconds). Only its hash
+    /// is stored. The game must be visible to the account.
     ///
     /// # Errors
     /// Unknown or invisible game, storage failure.
@@ -1497,6 +1498,7 @@ impl Service {
         &self,
         game_id: &str,
         account: &str,
+        token_version: i32,
     ) -> Result<(String, u64), ServiceError> {
         // 256 random bits, hex (the same generator as shuffle seeds).
         let ticket = fairness::new_seed();
@@ -1505,14 +1507,23 @@ impl Service {
             + chrono::Duration::seconds(i64::try_from(ttl).unwrap_or(60));
         self.store.write(|tx| {
             self.visible(tx, game_id, account)?;
-            tx.insert_stream_ticket(&ticket_hash(&ticket), account, game_id, expires_at)?;
+            tx.insert_stream_ticket(
+                &ticket_hash(&ticket),
+                account,
+                token_version,
+                game_id,
+                expires_at,
+            )?;
             Ok::<_, ServiceError>(())
         })?;
         Ok((ticket, ttl))
     }
 
-    /// Redeems a stream ticket for `game_id`: the account it was issued to, once, before it
-    /// expires; `None` for an unknown, used, expired or other game's ticket.
+    /// Redeems a stream ticket for `game_id`: the account it was issued to and the token
+    /// version it was issued under, once, before it expires, while the account exists and
+    /// its token version is still that one; `None` for an unknown, used, expired or other
+    /// game's ticket, and for one issued before a logout everywhere, a password change or
+    /// the account's deletion.
     ///
     /// # Errors
     /// Storage failure.
@@ -1520,11 +1531,18 @@ impl Service {
         &self,
         game_id: &str,
         ticket: &str,
-    ) -> Result<Option<String>, ServiceError> {
+    ) -> Result<Option<(String, i32)>, ServiceError> {
         let now = chrono::Utc::now().naive_utc();
         self.store.write(|tx| {
-            tx.redeem_stream_ticket(&ticket_hash(ticket), game_id, now)
-                .map_err(ServiceError::from)
+            let Some((account, version)) =
+                tx.redeem_stream_ticket(&ticket_hash(ticket), game_id, now)?
+            else {
+                return Ok(None);
+            };
+            let row = tx.account_by_id(&account)?;
+            Ok(crate::accounts::admit(row, version)
+                .ok()
+                .map(|_| (account, version)))
         })
     }
 

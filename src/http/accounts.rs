@@ -288,10 +288,13 @@ pub async fn register_guest(
 ) -> Result<HttpResponse, ApiError> {
     let Registration { name, password } = body.0;
     let (row, issued) = blocking(move || {
-        state
+        let registered = state
             .accounts
             .register_guest(&caller.id, name, &password)
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        // The guest's tokens are revoked: so are the streams they opened.
+        state.streams.recheck(&state.accounts, &caller.id);
+        Ok(registered)
     })
     .await?;
     Ok(HttpResponse::Ok().json(AccountToken {
@@ -331,17 +334,21 @@ pub async fn change_password(
     } = body.0;
     let address = super::client_address(&req);
     let issued = blocking(move || {
-        state
+        let issued = state
             .accounts
             .change_password(&caller.id, &current_password, &new_password, &address)
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        state.streams.recheck(&state.accounts, &caller.id);
+        Ok(issued)
     })
     .await?;
     Ok(HttpResponse::Ok().json(Token::from(issued)))
 }
 
 /// Logs the caller out everywhere: every token of the account stops working at once, on
-/// every replica (the account's token version, in the database, is checked per request).
+/// every replica (the account's token version, in the database, is checked per request),
+/// its live streams end (on other replicas within `STREAM_REVOCATION_CHECK_MS`) and its
+/// stream tickets no longer redeem.
 #[utoipa::path(
     operation_id = "logout_everywhere",
     tag = "identity",
@@ -359,7 +366,11 @@ pub async fn logout_everywhere(
         state
             .accounts
             .logout_everywhere(&caller.id)
-            .map_err(ApiError::from)
+            .map_err(ApiError::from)?;
+        // This replica's streams of the account end before the answer (others' within
+        // `STREAM_REVOCATION_CHECK_MS`).
+        state.streams.recheck(&state.accounts, &caller.id);
+        Ok(())
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -396,6 +407,7 @@ pub async fn delete_me(
             .accounts
             .delete(&caller.id, password.as_deref(), &address)
             .map_err(ApiError::from)?;
+        state.streams.recheck(&state.accounts, &caller.id);
         // The account is gone either way; a game that cannot be handed over is logged.
         if let Err(e) = state.service.hand_over_seats(&caller.id) {
             tracing::warn!(error = %crate::telemetry::Chain(&e), "could not hand a deleted account's seats to bots");

@@ -8,6 +8,7 @@ pub mod caller;
 pub mod client;
 pub mod errors;
 pub mod games;
+pub mod headers;
 pub mod l10n;
 pub mod mail;
 pub mod ops;

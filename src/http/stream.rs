@@ -21,6 +21,13 @@
 //! the table itself until it has caught up, then goes on with the shared batches, skipping
 //! what it already sent (every batch says which seqs it covers), so nothing is lost or sent
 //! twice.
+//!
+//! A stream lives no longer than the token that opened it: every `STREAM_REVOCATION_CHECK_MS`
+//! one task per replica reads the token versions of all accounts with open streams here in
+//! one query ([`Hub`]) and ends the streams whose account's version moved past their
+//! token's (logout everywhere, a password change) or that was deleted. A ticket carries the
+//! version of the token it was issued to, so one issued before a revocation no longer
+//! redeems.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -33,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 use utoipa::{IntoParams, ToSchema};
 
-use super::caller::Caller;
+use super::caller::{Caller, Claimed};
 use super::errors::{ApiError, Problem};
 use super::games::{EventItem, game_id};
 use super::{AppState, blocking};
@@ -75,14 +82,17 @@ pub struct StreamTicket {
 #[post("/v1/games/{id}/stream-tickets")]
 pub async fn create_stream_ticket(
     state: web::Data<AppState>,
-    caller: Caller,
+    claimed: Claimed,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let (ticket, expires_in) = blocking(move || {
+        let caller = claimed.resolve(&state)?;
+        // The ticket records the token's version: a revocation after this makes it
+        // worthless.
         state
             .service
-            .issue_stream_ticket(&id, &caller.id)
+            .issue_stream_ticket(&id, &caller.id, claimed.token_version())
             .map_err(ApiError::from)
     })
     .await?;
@@ -105,7 +115,7 @@ pub async fn create_stream_ticket(
     responses(
         (status = 200, description = "text/event-stream of the game's events", content_type = "text/event-stream"),
         (status = 400, description = "`invalid_last_event_id`", body = Problem),
-        (status = 401, description = "`unauthorized`: no or a bad token, or an unknown, used or expired ticket", body = Problem),
+        (status = 401, description = "`unauthorized`: no or a bad token, or an unknown, used or expired ticket, or one issued before the account's tokens were revoked", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
         (status = 429, description = "`too_many_streams`: the account has `LIMIT_STREAMS` streams open", body = Problem)
     )
@@ -119,7 +129,8 @@ pub async fn stream_events(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let params = params.into_inner();
-    let account = match params.ticket {
+    // The account and the token version the stream is held to.
+    let (account, token_version) = match params.ticket {
         Some(ticket) => {
             let (st, gid) = (state.clone(), id.clone());
             blocking(move || {
@@ -134,7 +145,11 @@ pub async fn stream_events(
         }
         None => {
             use actix_web::FromRequest;
-            Caller::extract(&req).await?.id
+            let claimed = Claimed::extract(&req).await?;
+            let version = claimed.token_version();
+            let st = state.clone();
+            let caller: Caller = blocking(move || claimed.resolve(&st)).await?;
+            (caller.id, version)
         }
     };
     let after = match req.headers().get("Last-Event-ID") {
@@ -165,6 +180,7 @@ pub async fn stream_events(
     let lease = blocking(move || limits.open_stream(&holder).map_err(ApiError::from)).await?;
     let live = Live {
         _lease: state.streams.hold(&state, lease),
+        token: state.streams.watch_token(&state, &account, token_version),
         feed: state.streams.subscribe(&state, &id),
         shutdown: state.shutdown.clone(),
         state,
@@ -293,16 +309,195 @@ type Feed = (u64, broadcast::Sender<Arc<Batch>>);
 
 /// The shared readers of this replica: game id → the broadcast of its reader task, which
 /// runs while the game has open streams here.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Hub {
     feeds: Arc<Mutex<HashMap<String, Feed>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
     /// The leases of this replica's open streams, renewed together.
     leases: Arc<Mutex<std::collections::HashSet<String>>>,
     renewing: Arc<std::sync::atomic::AtomicBool>,
+    /// The accounts of this replica's open streams, with what the revocation check last
+    /// read of each.
+    sessions: Sessions,
+    checking: Arc<std::sync::atomic::AtomicBool>,
+    /// How often the revocation check reads the accounts' token versions.
+    check_every: std::time::Duration,
+}
+
+/// What the revocation check last read of an account with open streams here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// Not read yet.
+    Unknown,
+    /// The account's token version.
+    Version(i32),
+    /// Deleted, or no such account.
+    Gone,
+}
+
+/// An account's streams on this replica: how many, and the check's last reading.
+struct Session {
+    streams: usize,
+    standing: watch::Sender<Standing>,
+}
+
+type Sessions = Arc<Mutex<HashMap<String, Session>>>;
+
+/// A stream's hold on its token: tells the stream when the token was revoked, and takes the
+/// stream off its account's session when dropped.
+struct TokenWatch {
+    account: String,
+    /// The version of the token (or ticket) that opened the stream.
+    version: i32,
+    standing: watch::Receiver<Standing>,
+    sessions: Sessions,
+}
+
+impl TokenWatch {
+    /// Whether the stream's token no longer counts: its account is gone, or the account's
+    /// version moved past the token's. Versions only grow, so a reading older than the
+    /// token (a check that began before the stream opened) says nothing.
+    fn revoked(&self) -> bool {
+        match *self.standing.borrow() {
+            Standing::Unknown => false,
+            Standing::Version(v) => v > self.version,
+            Standing::Gone => true,
+        }
+    }
+}
+
+impl Drop for TokenWatch {
+    fn drop(&mut self) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(session) = sessions.get_mut(&self.account) {
+            session.streams = session.streams.saturating_sub(1);
+            if session.streams == 0 {
+                sessions.remove(&self.account);
+            }
+        }
+    }
 }
 
 impl Hub {
+    /// An empty hub whose revocation check runs every `check_every`.
+    #[must_use]
+    pub fn new(check_every: std::time::Duration) -> Self {
+        Self {
+            feeds: Arc::default(),
+            next: Arc::default(),
+            leases: Arc::default(),
+            renewing: Arc::default(),
+            sessions: Arc::default(),
+            checking: Arc::default(),
+            check_every,
+        }
+    }
+
+    /// Holds a stream to the token version it was opened with until the returned
+    /// [`TokenWatch`] is dropped, starting this replica's revocation check with its first
+    /// stream.
+    fn watch_token(&self, state: &web::Data<AppState>, account: &str, version: i32) -> TokenWatch {
+        let watch = self.register(account, version);
+        if !self
+            .checking
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            let (hub, state) = (self.clone(), state.clone());
+            let mut shutdown = state.shutdown.clone();
+            actix_web::rt::spawn(async move {
+                loop {
+                    tokio::select! {
+                        () = tokio::time::sleep(hub.check_every) => {}
+                        changed = shutdown.changed() => {
+                            if changed.is_err() || *shutdown.borrow() {
+                                return;
+                            }
+                        }
+                    }
+                    hub.check(&state).await;
+                }
+            });
+        }
+        watch
+    }
+
+    /// Adds a stream of `account` opened with token version `version` to the sessions.
+    fn register(&self, account: &str, version: i32) -> TokenWatch {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        let session = sessions
+            .entry(account.to_owned())
+            .or_insert_with(|| Session {
+                streams: 0,
+                standing: watch::channel(Standing::Unknown).0,
+            });
+        session.streams += 1;
+        TokenWatch {
+            account: account.to_owned(),
+            version,
+            standing: session.standing.subscribe(),
+            sessions: self.sessions.clone(),
+        }
+    }
+
+    /// Reads the token versions of every account with open streams here, in one read
+    /// (one statement per 1,000 accounts, not one per stream), and tells their streams.
+    async fn check(&self, state: &web::Data<AppState>) {
+        let ids: Vec<String> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .keys()
+            .cloned()
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let st = state.clone();
+        match blocking(move || st.accounts.token_versions(&ids).map_err(ApiError::from)).await {
+            Ok(versions) => self.apply(&versions),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not check the live streams' tokens");
+            }
+        }
+    }
+
+    /// Checks one account's token version now, on this replica (blocking): after a
+    /// revocation made here, its streams here end before the revocation is answered;
+    /// other replicas' streams within their next check.
+    pub fn recheck(&self, accounts: &crate::accounts::Accounts, account: &str) {
+        let watched = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(account);
+        if !watched {
+            return;
+        }
+        match accounts.token_versions(&[account.to_owned()]) {
+            Ok(versions) => self.apply(&versions),
+            // The periodic check will find it.
+            Err(e) => {
+                tracing::warn!(error = %crate::telemetry::Chain(&e), "could not check an account's live streams");
+            }
+        }
+    }
+
+    /// Records what the check read: a version, or `None` for an account that is deleted
+    /// or does not exist. Wakes an account's streams only when its reading changed.
+    fn apply(&self, versions: &HashMap<String, Option<i32>>) {
+        let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        for (account, version) in versions {
+            if let Some(session) = sessions.get(account) {
+                let now = version.map_or(Standing::Gone, Standing::Version);
+                session.standing.send_if_modified(|standing| {
+                    let changed = *standing != now;
+                    *standing = now;
+                    changed
+                });
+            }
+        }
+    }
+
     /// Keeps a stream's lease renewed until the returned [`Lease`] is dropped. One task per
     /// replica renews all leases together every quarter of [`crate::limits::LEASE`] (one
     /// statement per 1,000 streams, not one per stream).
@@ -541,6 +736,8 @@ fn on_grid(at: Instant, epoch: Instant, step: std::time::Duration) -> Instant {
 struct Live {
     /// Held for its `Drop`: gives the lease back when the stream ends.
     _lease: Lease,
+    /// Ends the stream when its token is revoked.
+    token: TokenWatch,
     state: web::Data<AppState>,
     feed: broadcast::Receiver<Arc<Batch>>,
     shutdown: watch::Receiver<bool>,
@@ -558,6 +755,11 @@ struct Live {
 impl Live {
     async fn next(&mut self) -> Option<Bytes> {
         loop {
+            // Before anything is sent: nothing more goes out on a revoked token.
+            if self.token.revoked() {
+                tracing::info!(game = %self.game, "ending a stream whose token was revoked");
+                return None;
+            }
             if let Some(frame) = self.queue.pop_front() {
                 self.last_sent = Instant::now();
                 if self.queue.is_empty() {
@@ -669,6 +871,17 @@ impl Live {
                         return false;
                     }
                 }
+                changed = self.token.standing.changed() => {
+                    // The session outlives its streams' watches; were it gone, nothing
+                    // could tell this stream of a revocation any more.
+                    if changed.is_err() {
+                        return false;
+                    }
+                    // `next` ends the stream.
+                    if self.token.revoked() {
+                        return true;
+                    }
+                }
             }
         }
     }
@@ -678,6 +891,41 @@ impl Live {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_stream_is_revoked_once_its_account_moved_past_its_token_or_is_gone() {
+        let hub = Hub::new(Duration::from_secs(1));
+        let old = hub.register("a", 3);
+        let new = hub.register("a", 4);
+        let other = hub.register("b", 0);
+        // Nothing read yet, or a reading from before the newer token: not revoked.
+        assert!(!old.revoked() && !new.revoked());
+        hub.apply(&HashMap::from([("a".to_owned(), Some(3))]));
+        assert!(!old.revoked() && !new.revoked());
+        // The account's version moved on: only the older token's stream ends.
+        hub.apply(&HashMap::from([("a".to_owned(), Some(4))]));
+        assert!(old.revoked());
+        assert!(!new.revoked());
+        assert!(!other.revoked());
+        // Deleted (or no such account): every stream of it ends.
+        hub.apply(&HashMap::from([("a".to_owned(), None)]));
+        assert!(new.revoked());
+        assert!(!other.revoked());
+        // The session goes with the account's last stream.
+        drop((old, new));
+        let sessions = hub.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        assert_eq!(sessions.keys().collect::<Vec<_>>(), ["b"]);
+    }
+
+    #[test]
+    fn a_stream_opened_after_a_revocation_with_the_old_token_is_revoked_at_once() {
+        let hub = Hub::new(Duration::from_secs(1));
+        let _fresh = hub.register("a", 5);
+        hub.apply(&HashMap::from([("a".to_owned(), Some(5))]));
+        // A stream whose old token was checked just before the revocation joins late.
+        let late = hub.register("a", 4);
+        assert!(late.revoked());
+    }
 
     #[test]
     fn keep_alives_fall_on_a_shared_grid_never_early() {

@@ -86,6 +86,12 @@ pub trait AccountMailTx {
     /// # Errors
     /// Database failure.
     fn account_names(&mut self, ids: &[&str]) -> Result<Vec<(String, String)>, StoreError>;
+    /// `(id, token version, deleted)` of these accounts, in one statement (ids that name
+    /// no account are left out): what the live streams' revocation check reads.
+    ///
+    /// # Errors
+    /// Database failure.
+    fn token_versions(&mut self, ids: &[&str]) -> Result<Vec<(String, i32, bool)>, StoreError>;
     /// An account's mail settings.
     ///
     /// # Errors
@@ -230,6 +236,23 @@ macro_rules! impl_account_mail_tx {
                 Ok(accounts::table
                     .filter(accounts::id.eq_any(ids))
                     .select((accounts::id, accounts::name))
+                    .load(self)?)
+            }
+
+            fn token_versions(
+                &mut self,
+                ids: &[&str],
+            ) -> Result<Vec<(String, i32, bool)>, StoreError> {
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(accounts::table
+                    .filter(accounts::id.eq_any(ids))
+                    .select((
+                        accounts::id,
+                        accounts::token_version,
+                        accounts::deleted_at.is_not_null(),
+                    ))
                     .load(self)?)
             }
 

@@ -520,7 +520,8 @@ pub trait Tx {
     /// # Errors
     /// Database failure.
     fn open_lobbies(&mut self, account: &str) -> Result<i64, StoreError>;
-    /// Stores a stream ticket (by its hash) and forgets expired ones.
+    /// Stores a stream ticket (by its hash) issued under the account's token version
+    /// `token_version`, and forgets expired ones.
     ///
     /// # Errors
     /// Database failure.
@@ -528,11 +529,13 @@ pub trait Tx {
         &mut self,
         ticket_hash: &str,
         account: &str,
+        token_version: i32,
         game: &str,
         expires_at: NaiveDateTime,
     ) -> Result<(), StoreError>;
-    /// Redeems a stream ticket for `game`: deletes it and returns its account when it
-    /// exists, is for this game and has not expired at `now`. A ticket works once.
+    /// Redeems a stream ticket for `game`: deletes it and returns its account and the token
+    /// version it was issued under when it exists, is for this game and has not expired at
+    /// `now`. A ticket works once.
     ///
     /// # Errors
     /// Database failure.
@@ -541,7 +544,7 @@ pub trait Tx {
         ticket_hash: &str,
         game: &str,
         now: NaiveDateTime,
-    ) -> Result<Option<String>, StoreError>;
+    ) -> Result<Option<(String, i32)>, StoreError>;
 }
 
 /// Filters of a game list.
@@ -1021,6 +1024,7 @@ macro_rules! impl_tx {
                 &mut self,
                 ticket_hash: &str,
                 account: &str,
+                token_version: i32,
                 game: &str,
                 expires_at: NaiveDateTime,
             ) -> Result<(), StoreError> {
@@ -1032,6 +1036,7 @@ macro_rules! impl_tx {
                         stream_tickets::account_id.eq(account),
                         stream_tickets::game_id.eq(game),
                         stream_tickets::expires_at.eq(expires_at),
+                        stream_tickets::token_version.eq(token_version),
                     ))
                     .execute(self)?;
                 Ok(())
@@ -1042,24 +1047,26 @@ macro_rules! impl_tx {
                 ticket_hash: &str,
                 game: &str,
                 now: NaiveDateTime,
-            ) -> Result<Option<String>, StoreError> {
-                let found: Option<(String, String, NaiveDateTime)> = stream_tickets::table
+            ) -> Result<Option<(String, i32)>, StoreError> {
+                let found: Option<(String, String, NaiveDateTime, i32)> = stream_tickets::table
                     .find(ticket_hash)
                     .select((
                         stream_tickets::account_id,
                         stream_tickets::game_id,
                         stream_tickets::expires_at,
+                        stream_tickets::token_version,
                     ))
                     .first(self)
                     .optional()?;
-                let Some((account, for_game, expires_at)) = found else {
+                let Some((account, for_game, expires_at, token_version)) = found else {
                     return Ok(None);
                 };
                 // Deleting is the redemption: of two concurrent redeemers only one deletes
                 // the row (the other's DELETE matches nothing).
                 let deleted =
                     diesel::delete(stream_tickets::table.find(ticket_hash)).execute(self)?;
-                Ok((deleted == 1 && for_game == game && expires_at > now).then_some(account))
+                Ok((deleted == 1 && for_game == game && expires_at > now)
+                    .then_some((account, token_version)))
             }
         }
 

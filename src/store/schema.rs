@@ -228,6 +228,7 @@ diesel::table! {
         account_id -> Text,
         game_id -> Text,
         expires_at -> Timestamp,
+        token_version -> Int4,
     }
 }
 

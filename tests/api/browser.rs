@@ -1,6 +1,6 @@
 //! Browser access: CORS from the `CORS_ORIGINS` allow-list, stream tickets for
-//! `EventSource` (which cannot send `Authorization`), the embedded web client, and an
-//! OpenAPI document fit for client generators.
+//! `EventSource` (which cannot send `Authorization`), the embedded web client and its
+//! security headers, and an OpenAPI document fit for client generators.
 
 use std::time::Duration;
 
@@ -397,4 +397,108 @@ fn unknown_paths_and_other_methods_are_problems_not_files() {
         .assert_problem(404, "not_found");
     api.get("/../Cargo.toml", None)
         .assert_problem(404, "not_found");
+}
+
+/// A Content-Security-Policy as directive → sources, to compare exactly (order aside).
+fn policy(value: Option<String>) -> std::collections::BTreeMap<String, Vec<String>> {
+    let value = value.expect("a Content-Security-Policy header");
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let mut words = d.split_whitespace().map(str::to_owned);
+            let name = words.next().unwrap();
+            (name, words.collect())
+        })
+        .collect()
+}
+
+fn directives(list: &[(&str, &[&str])]) -> std::collections::BTreeMap<String, Vec<String>> {
+    list.iter()
+        .map(|(name, sources)| {
+            (
+                (*name).to_owned(),
+                sources.iter().map(|s| (*s).to_owned()).collect(),
+            )
+        })
+        .collect()
+}
+
+fn assert_security_headers(what: &str, r: &Reply) {
+    assert_eq!(
+        r.header("referrer-policy").as_deref(),
+        Some("no-referrer"),
+        "{what}"
+    );
+    assert_eq!(
+        r.header("x-frame-options").as_deref(),
+        Some("DENY"),
+        "{what}"
+    );
+    assert_eq!(
+        r.header("x-content-type-options").as_deref(),
+        Some("nosniff"),
+        "{what}"
+    );
+}
+
+/// The page, its files and the API's answers (errors included) carry a strict policy: all
+/// from this origin, no inline script or style, no eval, no framing, no referrer; and the
+/// page itself has no inline script, style element or style attribute the policy would
+/// refuse. The API documentation gets the same but for inline styles (Swagger UI inserts
+/// a style element).
+#[test]
+fn the_page_its_files_and_api_answers_carry_a_strict_content_security_policy() {
+    let server = TestServer::start(Backend::Sqlite);
+    let api = server.client();
+    let strict = directives(&[
+        ("default-src", &["'self'"]),
+        ("script-src", &["'self'"]),
+        ("style-src", &["'self'"]),
+        ("img-src", &["'self'", "data:"]),
+        ("connect-src", &["'self'"]),
+        ("font-src", &["'self'"]),
+        ("object-src", &["'none'"]),
+        ("base-uri", &["'none'"]),
+        ("form-action", &["'self'"]),
+        ("frame-ancestors", &["'none'"]),
+    ]);
+    let page = api.get("/", None);
+    assert_eq!(page.status, 200);
+    let html = page.text.to_lowercase();
+    assert!(html.contains("<script"), "the page loads its script");
+    for tag in html.split("<script").skip(1) {
+        let open = &tag[..tag.find('>').unwrap()];
+        assert!(open.contains(" src="), "an inline script: <script{open}>");
+    }
+    assert!(!html.contains("<style"), "an inline style element");
+    assert!(!html.contains(" style="), "a style attribute");
+    let token = api.guest("anna").token;
+    let answers = [
+        ("the page", page),
+        ("the script", api.get("/app.js", None)),
+        ("the stylesheet", api.get("/app.css", None)),
+        ("an API answer", api.get("/v1/me", Some(&token))),
+        ("an API refusal", api.get("/v1/me", None)),
+        ("an unknown path", api.get("/no-such-file.js", None)),
+    ];
+    for (what, r) in &answers {
+        assert!(matches!(r.status, 200 | 401 | 404), "{what}: {}", r.status);
+        assert_eq!(
+            policy(r.header("content-security-policy")),
+            strict,
+            "{what}"
+        );
+        assert_security_headers(what, r);
+    }
+    let docs = api.get("/docs/", None);
+    assert_eq!(docs.status, 200, "{}", docs.text);
+    let mut loose = strict.clone();
+    loose.insert(
+        "style-src".into(),
+        vec!["'self'".into(), "'unsafe-inline'".into()],
+    );
+    assert_eq!(policy(docs.header("content-security-policy")), loose);
+    assert_security_headers("the docs", &docs);
 }

@@ -1,12 +1,15 @@
 //! Live streams (SSE): delivery through wake-ups, resumption without gaps or repeats, the
-//! audience filter, the clean end, and replicas on one PostgreSQL database.
+//! audience filter, the clean end, the end of a revoked token's streams and tickets, and
+//! replicas on one PostgreSQL database.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
 use crate::both;
-use crate::support::{Backend, EventStream, TestDb, TestServer, cards, play_turns, seated_game};
+use crate::support::{
+    Api, Backend, EventStream, Frame, Player, TestDb, TestServer, cards, play_turns, seated_game,
+};
 
 /// Streams re-read the table only every 60 s here, so a prompt delivery proves the wake-up.
 const SLOW_POLL: [(&str, &str); 2] = [
@@ -528,5 +531,240 @@ fn simultaneous_commands_spread_over_two_replicas_lose_nothing() {
     assert_eq!(
         revealed, expected,
         "every acknowledged selection, through either replica, was revealed"
+    );
+}
+
+// ---- A stream lives no longer than its token ----
+
+/// How a test takes an account's tokens back.
+#[derive(Clone, Copy, Debug)]
+enum Revocation {
+    Logout,
+    PasswordChange,
+    Deletion,
+}
+
+/// Revokes `who`'s tokens through `api`; returns a fresh token when the account lives on.
+fn revoke(api: &Api, who: &Player, how: Revocation) -> Option<String> {
+    let password = format!("password-of-{}", who.name);
+    match how {
+        Revocation::Logout => {
+            let r = api.post("/v1/me/logout", Some(&who.token), &json!({}));
+            assert_eq!(r.status, 204, "{}", r.text);
+            let r = api.post(
+                "/v1/tokens",
+                None,
+                &json!({ "name": who.name, "password": password }),
+            );
+            assert_eq!(r.status, 200, "{}", r.text);
+            Some(r.body["access_token"].as_str().unwrap().to_owned())
+        }
+        Revocation::PasswordChange => {
+            let r = api.post(
+                "/v1/me/password",
+                Some(&who.token),
+                &json!({ "current_password": password, "new_password": "another-password" }),
+            );
+            assert_eq!(r.status, 200, "{}", r.text);
+            Some(r.body["access_token"].as_str().unwrap().to_owned())
+        }
+        Revocation::Deletion => {
+            let r = api
+                .http
+                .delete(api.url("/v1/me"))
+                .bearer_auth(&who.token)
+                .json(&json!({ "password": password }))
+                .send()
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 204);
+            None
+        }
+    }
+}
+
+/// Generous: the revocation check runs every 200 ms in these tests.
+const REVOKED_WITHIN: Duration = Duration::from_secs(15);
+const QUICK_CHECK: (&str, &str) = ("STREAM_REVOCATION_CHECK_MS", "200");
+
+/// Reads `stream` on a thread until the server closes it: the frames read, and whether it
+/// closed within `bound`.
+fn read_until_closed(mut stream: EventStream, bound: Duration) -> (Vec<Frame>, bool) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    // A stream that stays open makes the thread fail its read later; the test has failed
+    // by then.
+    std::thread::spawn(move || {
+        while let Some(frame) = stream.next_frame() {
+            if tx.send(Some(frame)).is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(None);
+    });
+    let deadline = Instant::now() + bound;
+    let mut frames = Vec::new();
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(Some(frame)) => frames.push(frame),
+            Ok(None) => return (frames, true),
+            Err(_) => return (frames, false),
+        }
+    }
+}
+
+/// A stream opened with a token ends when the account logs out everywhere, changes its
+/// password or is deleted, and sends nothing committed after that: not the seat's next
+/// private event (its selection, made with the fresh token, or the bot's after a deletion).
+/// A stream opened with the fresh token goes on.
+fn a_stream_ends_when_its_token_is_revoked(backend: Backend, how: Revocation) {
+    let env = [SLOW_POLL[0], SLOW_POLL[1], QUICK_CHECK];
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &env);
+    let api = server.client();
+    let anna = api.account("anna");
+    let bob = api.guest("bob");
+    let game = seated_game(&api, &anna, std::slice::from_ref(&bob), 0, &json!({}));
+    let path = format!("/v1/games/{game}/stream");
+    let mut stream = EventStream::open(&api.base, &path, &anna.token, None, REVOKED_WITHIN * 2);
+    for _ in 0..api.events(&anna, &game).len() {
+        stream.next_event().unwrap();
+    }
+    let revoked_at = api.view(&anna, &game)["version"].as_u64().unwrap();
+
+    let fresh = revoke(&api, &anna, how);
+    let mut fresh_stream = fresh.as_ref().map(|token| {
+        let last = revoked_at.to_string();
+        EventStream::open(&api.base, &path, token, Some(&last), PROMPT)
+    });
+    if let Some(token) = &fresh {
+        // The seat's next private event: its own selection, made with the fresh token.
+        let anna = Player {
+            token: token.clone(),
+            ..anna.clone()
+        };
+        let card = cards(&api.view(&anna, &game)["you"]["hand"])[0];
+        api.ok(&anna, &game, &json!({ "type": "play_card", "card": card }));
+    }
+    let card = cards(&api.view(&bob, &game)["you"]["hand"])[0];
+    api.ok(&bob, &game, &json!({ "type": "play_card", "card": card }));
+
+    let (after, closed) = read_until_closed(stream, REVOKED_WITHIN);
+    let late: Vec<_> = after
+        .iter()
+        .filter(|f| !f.comment)
+        .map(|f| (f.data["seq"].as_u64().unwrap(), f.event.clone()))
+        .filter(|(seq, _)| *seq > revoked_at)
+        .collect();
+    assert!(
+        late.is_empty(),
+        "{how:?}: the revoked stream sent events committed after the revocation: {late:?}"
+    );
+    assert!(
+        closed,
+        "{how:?}: the stream of a revoked token is still open after {REVOKED_WITHIN:?}"
+    );
+    if let Some(stream) = &mut fresh_stream {
+        let f = stream.next_event().unwrap();
+        assert_eq!(f.event.as_deref(), Some("card_selected"), "{how:?}");
+        assert_eq!(f.data["data"]["seat"], 0);
+    }
+}
+
+fn a_stream_ends_at_logout(backend: Backend) {
+    a_stream_ends_when_its_token_is_revoked(backend, Revocation::Logout);
+}
+
+fn a_stream_ends_at_a_password_change(backend: Backend) {
+    a_stream_ends_when_its_token_is_revoked(backend, Revocation::PasswordChange);
+}
+
+fn a_stream_ends_at_the_accounts_deletion(backend: Backend) {
+    a_stream_ends_when_its_token_is_revoked(backend, Revocation::Deletion);
+}
+
+/// A ticket issued before a logout everywhere or a password change no longer opens a
+/// stream (as an unknown ticket); one issued to the fresh token does.
+fn a_ticket_issued_before_a_revocation_is_refused(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    for (i, how) in [Revocation::Logout, Revocation::PasswordChange]
+        .into_iter()
+        .enumerate()
+    {
+        let anna = api.account(&format!("anna{i}"));
+        let game = seated_game(&api, &anna, &[], 1, &json!({}));
+        let tickets = format!("/v1/games/{game}/stream-tickets");
+        let issue = |token: &str| {
+            let r = api.post(&tickets, Some(token), &json!({}));
+            assert_eq!(r.status, 201, "{}", r.text);
+            r.body["ticket"].as_str().unwrap().to_owned()
+        };
+        let old = issue(&anna.token);
+        let fresh = revoke(&api, &anna, how).unwrap();
+        let path = format!("/v1/games/{game}/stream?ticket={old}");
+        EventStream::try_open(&api.base, &path, None, None, PROMPT)
+            .err()
+            .unwrap_or_else(|| panic!("{how:?}: a ticket from before it still opens a stream"))
+            .assert_problem(401, "unauthorized");
+        let path = format!("/v1/games/{game}/stream?ticket={}", issue(&fresh));
+        assert!(
+            EventStream::try_open(&api.base, &path, None, None, PROMPT).is_ok(),
+            "{how:?}: a ticket of the fresh token opens the stream"
+        );
+    }
+}
+
+both!(
+    a_stream_ends_at_logout,
+    a_stream_ends_at_a_password_change,
+    a_stream_ends_at_the_accounts_deletion,
+    a_ticket_issued_before_a_revocation_is_refused,
+);
+
+/// Replicas share nothing but the database: a logout through one replica ends the account's
+/// streams on another within its revocation check (here a stream opened with a ticket),
+/// while another account's stream there goes on.
+#[test]
+fn a_logout_through_one_replica_ends_the_streams_on_another() {
+    let env = [SLOW_POLL[0], SLOW_POLL[1], QUICK_CHECK];
+    let server =
+        TestServer::start_with_env(TestDb::new(Backend::Postgres), Backend::Postgres, &env);
+    let other = server.replica(&env);
+    let (api, there) = (server.client(), other.client());
+    let anna = api.account("anna");
+    let bob = api.guest("bob");
+    let game = seated_game(&api, &anna, std::slice::from_ref(&bob), 0, &json!({}));
+    let r = there.post(
+        &format!("/v1/games/{game}/stream-tickets"),
+        Some(&anna.token),
+        &json!({}),
+    );
+    assert_eq!(r.status, 201, "{}", r.text);
+    let path = format!(
+        "/v1/games/{game}/stream?ticket={}",
+        r.body["ticket"].as_str().unwrap()
+    );
+    let mut stream = EventStream::try_open(&there.base, &path, None, None, REVOKED_WITHIN * 2)
+        .unwrap_or_else(|r| panic!("ticket refused: {}", r.text));
+    let path = format!("/v1/games/{game}/stream");
+    let mut bobs = EventStream::open(&there.base, &path, &bob.token, None, PROMPT);
+    for _ in 0..api.events(&anna, &game).len() {
+        stream.next_event().unwrap();
+    }
+    for _ in 0..api.events(&bob, &game).len() {
+        bobs.next_event().unwrap();
+    }
+
+    revoke(&api, &anna, Revocation::Logout);
+    let (_, closed) = read_until_closed(stream, REVOKED_WITHIN);
+    assert!(
+        closed,
+        "the other replica's stream of the revoked token is still open after {REVOKED_WITHIN:?}"
+    );
+    let card = cards(&api.view(&bob, &game)["you"]["hand"])[0];
+    api.ok(&bob, &game, &json!({ "type": "play_card", "card": card }));
+    let f = bobs.next_event().unwrap();
+    assert_eq!(
+        (f.event.as_deref(), &f.data["data"]["seat"]),
+        (Some("card_selected"), &json!(1)),
+        "another account's stream on that replica goes on"
     );
 }

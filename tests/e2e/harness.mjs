@@ -1,7 +1,8 @@
 // The e2e tests' kit: the real server binary on a fresh SQLite file, Debian's Chromium
-// through playwright-core, pages that fail the test on any console error or failed request,
-// screenshots at phone and desktop size, a static server for a second origin, and a few
-// direct API calls for the second player of a scripted deal.
+// through playwright-core, pages that fail the test on any console error, failed request or
+// Content-Security-Policy violation, screenshots at phone and desktop size, a static server
+// for a second origin (with a policy like the server's), and a few direct API calls for the
+// second player of a scripted deal.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
@@ -81,6 +82,15 @@ const TYPES = {
   ".css": "text/css; charset=utf-8",
 };
 
+/** The page's policy for a copy of the client whose API is at `apiBase` (another origin). */
+export function crossOriginPolicy(apiBase) {
+  return (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+    `connect-src 'self' ${apiBase}; font-src 'self'; object-src 'none'; base-uri 'none'; ` +
+    "form-action 'self'; frame-ancestors 'none'"
+  );
+}
+
 /**
  * Serves clients/web/dist from its own origin, with index.html pointed at `apiBase`
  * (`<meta name="stammtisch-api">`), as a separately hosted frontend would be.
@@ -102,7 +112,11 @@ export async function startStaticServer() {
           body.toString("utf8").replace('<meta name="stammtisch-api" content="">', `<meta name="stammtisch-api" content="${apiBase}">`),
         );
       }
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      res.writeHead(200, {
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        // The server's own policy, with the API's origin to connect to.
+        "content-security-policy": crossOriginPolicy(apiBase),
+      });
       res.end(body);
     } catch {
       res.writeHead(404).end();
@@ -155,6 +169,12 @@ export async function person(browser, { viewport = DESKTOP, locale = "en-US", sp
   await context.addInitScript((s) => {
     if (!localStorage.getItem("stammtisch.speed")) localStorage.setItem("stammtisch.speed", s);
   }, speed);
+  // Anything the page's Content-Security-Policy refuses fails the test (as a console error).
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "(inline)"} at ${e.sourceFile}:${e.lineNumber}`);
+    });
+  });
   const page = await context.newPage();
   const problems = [];
   const allowed = [];

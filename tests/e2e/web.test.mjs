@@ -406,6 +406,32 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("the page and the API docs run under their Content-Security-Policy", async () => {
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    // Every test's pages run under the server's policy; a violation fails them (harness).
+    const page = await p.goto(server.base + "/");
+    const policy = page.headers()["content-security-policy"] ?? "";
+    for (const d of ["script-src 'self'", "style-src 'self';", "connect-src 'self'", "frame-ancestors 'none'"]) {
+      assert.ok(policy.includes(d), `the page's policy has ${d}: ${policy}`);
+    }
+    assert.doesNotMatch(policy, /unsafe-(inline|eval)/);
+    assert.equal(page.headers()["referrer-policy"], "no-referrer");
+    await p.locator("#guest-name").waitFor();
+    // Swagger UI: its own policy lets its inline styles through, nothing else.
+    const docs = await p.goto(server.base + "/docs/");
+    assert.match(docs.headers()["content-security-policy"] ?? "", /style-src 'self' 'unsafe-inline'; /);
+    assert.doesNotMatch(docs.headers()["content-security-policy"] ?? "", /script-src[^;]*unsafe/);
+    await p.locator(".opblock").first().waitFor();
+    // "Try it out" calls the API from the docs page.
+    await p.locator("#operations-rulesets-list_rulesets .opblock-summary").click();
+    await p.locator("#operations-rulesets-list_rulesets button.try-out__btn").click();
+    await p.locator("#operations-rulesets-list_rulesets button.execute").click();
+    await p.locator("#operations-rulesets-list_rulesets .live-responses-table .response-col_status", { hasText: "200" }).first().waitFor();
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("a client on an allowed second origin plays through CORS; another origin is refused", async () => {
     const site = await person(browser, { viewport: DESKTOP });
     const p = site.page;

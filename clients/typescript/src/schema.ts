@@ -370,7 +370,9 @@ export interface paths {
         put?: never;
         /**
          * Logs the caller out everywhere: every token of the account stops working at once, on
-         *     every replica (the account's token version, in the database, is checked per request).
+         *     every replica (the account's token version, in the database, is checked per request),
+         *     its live streams end (on other replicas within `STREAM_REVOCATION_CHECK_MS`) and its
+         *     stream tickets no longer redeem.
          */
         post: operations["logout_everywhere"];
         delete?: never;
@@ -3687,7 +3689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no or a bad token, or an unknown, used or expired ticket */
+            /** @description `unauthorized`: no or a bad token, or an unknown, used or expired ticket, or one issued before the account's tokens were revoked */
             401: {
                 headers: {
                     [name: string]: unknown;

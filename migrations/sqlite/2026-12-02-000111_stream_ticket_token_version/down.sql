@@ -1,0 +1,1 @@
+ALTER TABLE stream_tickets DROP COLUMN token_version;
