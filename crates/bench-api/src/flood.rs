@@ -43,15 +43,6 @@ pub struct Args {
     max_seconds: u64,
 }
 
-fn vm_hwm_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-}
-
 /// Runs every configuration on every backend and prints one block each.
 ///
 /// # Errors
@@ -136,7 +127,7 @@ async fn flood(args: &Args, server: &Server, backend: Backend, config: &str) -> 
             let mut failures = 0usize;
             let mut i = 0u64;
             while !done.load(Ordering::Relaxed) {
-                let path = if i % 2 == 0 {
+                let path = if i.is_multiple_of(2) {
                     "/v1/me"
                 } else {
                     "/v1/games?mine=true"
@@ -197,7 +188,7 @@ async fn flood(args: &Args, server: &Server, backend: Backend, config: &str) -> 
     sampler.await?;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let after = procfs::rss_kib(pid).unwrap_or(0);
-    let hwm = vm_hwm_kib(pid).unwrap_or(0);
+    let hwm = procfs::status_kib(pid, "VmHWM").unwrap_or(0);
     samples.sort_unstable();
     let mb = |kib: u64| kib as f64 / 1024.0;
     println!(

@@ -65,10 +65,16 @@ impl CpuWindow {
 /// Resident set size of process `pid` in KiB (`VmRSS` of `/proc/<pid>/status`).
 #[must_use]
 pub fn rss_kib(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmRSS")
+}
+
+/// A KiB figure of `/proc/<pid>/status`, such as `VmRSS` or `VmHWM` (the peak RSS).
+#[must_use]
+pub fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
 }
