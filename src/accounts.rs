@@ -82,7 +82,7 @@ impl From<HashError> for AccountError {
 
 /// The longest name and password a login may carry: nothing longer can exist, so it is
 /// refused before any counting or hashing.
-const MAX_NAME_BYTES: usize = 32;
+const MAX_NAME_CHARS: usize = 32;
 const MAX_PASSWORD_CHARS: usize = 128;
 
 fn valid_name(name: &str) -> Result<(), AccountError> {
@@ -219,7 +219,7 @@ impl Accounts {
     /// # Errors
     /// Over-long input, invalid credentials, a limit, no hashing slot, storage failure.
     pub fn login(&self, name: &str, password: &str, address: &str) -> Result<Issued, AccountError> {
-        if name.len() > MAX_NAME_BYTES {
+        if name.chars().count() > MAX_NAME_CHARS {
             return Err(AccountError::InvalidName);
         }
         if password.chars().count() > MAX_PASSWORD_CHARS {
