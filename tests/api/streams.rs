@@ -542,6 +542,8 @@ enum Revocation {
     Logout,
     PasswordChange,
     Deletion,
+    /// A guest registers: its guest tokens stop working.
+    Registration,
 }
 
 /// Revokes `who`'s tokens through `api`; returns a fresh token when the account lives on.
@@ -564,6 +566,15 @@ fn revoke(api: &Api, who: &Player, how: Revocation) -> Option<String> {
                 "/v1/me/password",
                 Some(&who.token),
                 &json!({ "current_password": password, "new_password": "another-password" }),
+            );
+            assert_eq!(r.status, 200, "{}", r.text);
+            Some(r.body["access_token"].as_str().unwrap().to_owned())
+        }
+        Revocation::Registration => {
+            let r = api.post(
+                "/v1/me/register",
+                Some(&who.token),
+                &json!({ "password": "a registered password" }),
             );
             assert_eq!(r.status, 200, "{}", r.text);
             Some(r.body["access_token"].as_str().unwrap().to_owned())
@@ -619,7 +630,10 @@ fn a_stream_ends_when_its_token_is_revoked(backend: Backend, how: Revocation) {
     let env = [SLOW_POLL[0], SLOW_POLL[1], QUICK_CHECK];
     let server = TestServer::start_with_env(TestDb::new(backend), backend, &env);
     let api = server.client();
-    let anna = api.account("anna");
+    let anna = match how {
+        Revocation::Registration => api.guest("anna"),
+        _ => api.account("anna"),
+    };
     let bob = api.guest("bob");
     let game = seated_game(&api, &anna, std::slice::from_ref(&bob), 0, &json!({}));
     let path = format!("/v1/games/{game}/stream");
@@ -680,6 +694,10 @@ fn a_stream_ends_at_the_accounts_deletion(backend: Backend) {
     a_stream_ends_when_its_token_is_revoked(backend, Revocation::Deletion);
 }
 
+fn a_guests_stream_ends_when_the_guest_registers(backend: Backend) {
+    a_stream_ends_when_its_token_is_revoked(backend, Revocation::Registration);
+}
+
 /// A ticket issued before a logout everywhere or a password change no longer opens a
 /// stream (as an unknown ticket); one issued to the fresh token does.
 fn a_ticket_issued_before_a_revocation_is_refused(backend: Backend) {
@@ -716,6 +734,7 @@ both!(
     a_stream_ends_at_logout,
     a_stream_ends_at_a_password_change,
     a_stream_ends_at_the_accounts_deletion,
+    a_guests_stream_ends_when_the_guest_registers,
     a_ticket_issued_before_a_revocation_is_refused,
 );
 
