@@ -87,8 +87,51 @@ fn constrain_shared_headers(operation: &mut Value) {
 }
 
 /// Adds the shared error responses of `operation` and makes every error problem+json.
+/// OpenAPI requires a `description` on every response; utoipa leaves it out where a
+/// success response names only its body. Those get the status's meaning and the body's
+/// schema ("Created: `GuestToken`").
+fn describe_responses(operation: &mut Value) {
+    let Some(responses) = operation
+        .get_mut("responses")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for (status, response) in responses.iter_mut() {
+        let Some(response) = response.as_object_mut() else {
+            continue;
+        };
+        if response
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| !d.is_empty())
+        {
+            continue;
+        }
+        let meaning = status
+            .parse::<u16>()
+            .ok()
+            .and_then(|s| actix_web::http::StatusCode::from_u16(s).ok())
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("The answer");
+        let body = response
+            .get("content")
+            .and_then(Value::as_object)
+            .and_then(|c| c.values().next())
+            .and_then(|m| m["schema"]["$ref"].as_str())
+            .and_then(|r| r.rsplit('/').next())
+            .map(str::to_owned);
+        let text = match body {
+            Some(name) => format!("{meaning}: `{name}`"),
+            None => meaning.to_owned(),
+        };
+        response.insert("description".into(), Value::String(text));
+    }
+}
+
 fn declare_problems(path: &str, operation: &mut Value) {
     constrain_shared_headers(operation);
+    describe_responses(operation);
     let public = operation
         .get("security")
         .and_then(Value::as_array)

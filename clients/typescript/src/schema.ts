@@ -2837,6 +2837,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created: `Account` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3004,6 +3005,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `ArchivePage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3083,6 +3085,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `GamePage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3142,6 +3145,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created: `GameBody` */
             201: {
                 headers: {
                     ETag?: string;
@@ -3229,6 +3233,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `GameBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -3283,6 +3288,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `GameBody` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,6 +3392,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `GameBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -3504,6 +3511,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `EventPage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3748,6 +3756,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Created: `StreamTicket` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3906,6 +3915,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created: `GuestToken` */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4000,6 +4010,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `GameBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -4060,6 +4071,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `Verified` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4115,6 +4127,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `Account` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,6 +4304,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `MailSettings` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4332,6 +4346,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `MailSettings` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4559,6 +4574,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `Token` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4672,6 +4688,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `AccountToken` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4766,6 +4783,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `PlayerProfile` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4820,6 +4838,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `PlayedGamePage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4887,6 +4906,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `RulesetList` */
             200: {
                 headers: {
                     /** @description `en` or `de` */
@@ -4925,6 +4945,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `Leaderboard` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4993,6 +5014,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `HandScoreBody` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5079,6 +5101,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created: `PadBody` */
             201: {
                 headers: {
                     ETag?: string;
@@ -5176,6 +5199,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `PadBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -5233,6 +5257,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `PadBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -5350,6 +5375,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `PadBody` */
             200: {
                 headers: {
                     ETag?: string;
@@ -5438,6 +5464,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK: `Token` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5529,6 +5556,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK: `WebhookPage` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5570,6 +5598,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Created: `CreatedWebhook` */
             201: {
                 headers: {
                     Location?: string;
