@@ -65,6 +65,7 @@ pub struct PadBody {
     /// Number of events in the pad's stream (also the `ETag`).
     pub version: i32,
     /// Creation time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// Players, rounds, totals, standings, `finished`, `winners`.
     #[serde(flatten)]

@@ -101,6 +101,7 @@ pub struct WebhookBody {
     /// Where notifications are POSTed.
     pub url: String,
     /// Registration time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 
@@ -114,6 +115,7 @@ pub struct CreatedWebhook {
     /// The HMAC-SHA256 key of `Stammtisch-Signature` (64 hex characters, used as text).
     pub secret: String,
     /// Registration time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 

@@ -54,6 +54,7 @@ pub struct Account {
     /// Roles such as `analyst`.
     pub roles: Vec<String>,
     /// Creation time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 

@@ -59,6 +59,7 @@ pub struct FeedItem {
     #[serde(rename = "type")]
     pub type_: String,
     /// Time of the append (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub at: String,
     /// Payload, in the current schema.
     #[schema(value_type = Object)]
@@ -87,6 +88,7 @@ pub struct ArchivedEvent {
     /// The payload's stored schema version (the payload is shown upcast).
     pub schema_version: i32,
     /// Time of the append (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub at: String,
     /// Payload, in the current schema.
     #[schema(value_type = Object)]

@@ -79,10 +79,13 @@ pub struct GameSummary {
     /// What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …).
     pub your_actions: Vec<String>,
     /// When the caller must have acted (games with move deadlines; UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub deadline_at: Option<String>,
     /// Creation time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// Last change (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -141,6 +144,7 @@ pub struct EventItem {
     #[serde(rename = "type")]
     pub type_: String,
     /// Time of the append (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub at: String,
     /// Payload.
     #[schema(value_type = Object)]
@@ -176,7 +180,8 @@ fn game_response(status: actix_web::http::StatusCode, body: &GameBody) -> HttpRe
         (status = 201, body = GameBody, headers(("Location" = String), ("ETag" = String))),
         (status = 400, description = "malformed body", body = Problem),
         (status = 401, description = "`unauthorized`", body = Problem),
-        (status = 422, description = "`validation_failed`, `invalid_options`, `unsupported_option`, `invalid_deal`", body = Problem)
+        (status = 422, description = "`validation_failed`, `invalid_options`, `unsupported_option`, `invalid_deal`", body = Problem),
+        (status = 429, description = "`too_many_games`, `too_many_open_lobbies`; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/games")]
@@ -414,7 +419,8 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         (status = 403, description = "`not_a_player`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
         (status = 409, description = "`version_conflict`", body = Problem),
-        (status = 422, description = "a rule violation: `not_your_turn`, `card_not_in_hand`, …", body = Problem)
+        (status = 422, description = "a rule violation: `not_your_turn`, `card_not_in_hand`, …", body = Problem),
+        (status = 429, description = "`too_many_commands`; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/games/{id}/commands")]
@@ -507,7 +513,8 @@ pub async fn post_command(
         (status = 200, body = GameBody, headers(("Location" = String), ("ETag" = String))),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`: no game has this invite code", body = Problem),
-        (status = 422, description = "`already_seated`, `game_full`, `not_in_lobby`", body = Problem)
+        (status = 422, description = "`already_seated`, `game_full`, `not_in_lobby`", body = Problem),
+        (status = 429, description = "`too_many_commands` (a join is a command); see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/invites/{code}/join")]

@@ -111,6 +111,7 @@ pub struct PlayerProfile {
     /// A guest account (guests are not rated).
     pub guest: bool,
     /// When the account was made (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub member_since: String,
     /// Per ruleset; from public games, and from all games for the player themself.
     pub rulesets: Vec<RulesetRecord>,
@@ -124,6 +125,7 @@ pub struct PlayedGame {
     /// Ruleset.
     pub ruleset: String,
     /// When it finished (UTC, RFC 3339).
+    #[schema(format = DateTime)]
     pub finished_at: String,
     /// The player's seat.
     pub seat: i32,

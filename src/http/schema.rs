@@ -203,8 +203,15 @@ fn declare_problems(path: &str, operation: &mut Value) {
             }
         }
     }
+    if !responses.contains_key("default") {
+        // What cannot be listed (a new limit, a proxy's answer): still a Problem.
+        responses.insert(
+            "default".to_owned(),
+            json!({ "description": "any other problem, as `application/problem+json`" }),
+        );
+    }
     for (status, response) in responses.iter_mut() {
-        if !(status.starts_with('4') || status.starts_with('5')) {
+        if !(status.starts_with('4') || status.starts_with('5') || status == "default") {
             continue;
         }
         let schema = json!({ "$ref": "#/components/schemas/Problem" });

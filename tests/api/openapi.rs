@@ -39,12 +39,49 @@ fn every_response_is_described() {
                     missing.push(format!("{method} {path} {status}"));
                 }
             }
+            // What cannot be listed is still a Problem.
+            if op["responses"]["default"]["content"]["application/problem+json"].is_null() {
+                missing.push(format!("{method} {path} default"));
+            }
         }
     }
     assert!(
         missing.is_empty(),
-        "responses without a description: {missing:?}"
+        "responses without a description, or no default Problem: {missing:?}"
     );
+    // Every instant says it is one.
+    let mut untyped = Vec::new();
+    instants_without_format(&doc["components"]["schemas"], "", &mut untyped);
+    assert!(
+        untyped.is_empty(),
+        "instants without format date-time: {untyped:?}"
+    );
+}
+
+/// Properties named like instants (`*_at`, `at`, `member_since`) whose schema lacks
+/// `format: date-time`, anywhere below `schema`.
+fn instants_without_format(schema: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            if let Some(props) = map.get("properties").and_then(|p| p.as_object()) {
+                for (name, prop) in props {
+                    let instant = name.ends_with("_at") || name == "at" || name == "member_since";
+                    if instant && prop["format"] != "date-time" {
+                        out.push(format!("{at}.{name}"));
+                    }
+                }
+            }
+            for (key, value) in map {
+                instants_without_format(value, &format!("{at}/{key}"), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                instants_without_format(item, at, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[test]

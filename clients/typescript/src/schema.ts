@@ -701,7 +701,10 @@ export interface components {
     schemas: {
         /** @description An account. */
         Account: {
-            /** @description Creation time (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Creation time (UTC, RFC 3339).
+             */
             created_at: string;
             /** @description A password-less quick-play account. */
             guest: boolean;
@@ -743,7 +746,10 @@ export interface components {
         ArchivedEvent: {
             type: "ArchivedEvent";
         } & ({
-            /** @description Time of the append (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Time of the append (UTC, RFC 3339).
+             */
             at: string;
             /** @description Who could read it while the game ran: `public`, `seat:N` or `server`. */
             audience: string;
@@ -1038,7 +1044,10 @@ export interface components {
         Command: components["schemas"]["JoinCommand"] | components["schemas"]["LeaveCommand"] | components["schemas"]["AddBotCommand"] | components["schemas"]["RemoveSeatCommand"] | components["schemas"]["StartCommand"] | components["schemas"]["PlayCardCommand"] | components["schemas"]["TakeRowCommand"] | components["schemas"]["DraftCardCommand"] | components["schemas"]["KeepCardCommand"] | components["schemas"]["PassCommand"] | components["schemas"]["TakeCommand"] | components["schemas"]["ResignCommand"];
         /** @description A webhook just registered, with its secret (shown this once only). */
         CreatedWebhook: {
-            /** @description Registration time (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Registration time (UTC, RFC 3339).
+             */
             created_at: string;
             /** @description Id. */
             id: string;
@@ -1262,7 +1271,10 @@ export interface components {
         EventItem: {
             type: "EventItem";
         } & ({
-            /** @description Time of the append (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Time of the append (UTC, RFC 3339).
+             */
             at: string;
             /**
              * Format: int32
@@ -1290,7 +1302,10 @@ export interface components {
         FeedItem: {
             type: "FeedItem";
         } & ({
-            /** @description Time of the append (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Time of the append (UTC, RFC 3339).
+             */
             at: string;
             /** @description Game. */
             game_id: string;
@@ -1420,9 +1435,15 @@ export interface components {
         };
         /** @description A game in a list. */
         GameSummary: {
-            /** @description Creation time (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Creation time (UTC, RFC 3339).
+             */
             created_at: string;
-            /** @description When the caller must have acted (games with move deadlines; UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the caller must have acted (games with move deadlines; UTC, RFC 3339).
+             */
             deadline_at?: string | null;
             /**
              * Format: int32
@@ -1443,7 +1464,10 @@ export interface components {
             ruleset: string;
             /** @description `lobby`, `active`, `finished`. */
             status: string;
-            /** @description Last change (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Last change (UTC, RFC 3339).
+             */
             updated_at: string;
             /**
              * Format: int32
@@ -1858,7 +1882,10 @@ export interface components {
         };
         /** @description A score pad as its owner sees it. */
         PadBody: components["schemas"]["PadView"] & {
-            /** @description Creation time (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Creation time (UTC, RFC 3339).
+             */
             created_at: string;
             /** @description Pad id. */
             id: string;
@@ -1959,7 +1986,10 @@ export interface components {
         };
         /** @description A finished game in a player's history. */
         PlayedGame: {
-            /** @description When it finished (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When it finished (UTC, RFC 3339).
+             */
             finished_at: string;
             /** @description Game id. */
             game_id: string;
@@ -2012,7 +2042,10 @@ export interface components {
             guest: boolean;
             /** @description Account id. */
             id: string;
-            /** @description When the account was made (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the account was made (UTC, RFC 3339).
+             */
             member_since: string;
             /** @description Name. */
             name: string;
@@ -2494,7 +2527,10 @@ export interface components {
              * @description The seat's chips (nimm-oder-schieb): shown only with `chips: open` or to the seat itself.
              */
             chips?: number | null;
-            /** @description When the seat must have acted (games with move deadlines; UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the seat must have acted (games with move deadlines; UTC, RFC 3339).
+             */
             deadline_at?: string | null;
             /** @description Cards left in hand. */
             hand_size: number;
@@ -2718,7 +2754,10 @@ export interface components {
         };
         /** @description A webhook as its owner sees it (the secret is shown only at registration). */
         WebhookBody: {
-            /** @description Registration time (UTC, RFC 3339). */
+            /**
+             * Format: date-time
+             * @description Registration time (UTC, RFC 3339).
+             */
             created_at: string;
             /** @description Id. */
             id: string;
@@ -2775,6 +2814,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     metrics: {
@@ -2793,6 +2841,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": unknown;
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2815,6 +2872,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database did not answer within 1 s */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2918,6 +2984,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     analytics_feed: {
@@ -2984,6 +3059,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3059,6 +3143,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     list_games: {
@@ -3123,6 +3216,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3210,8 +3312,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_games`, `too_many_open_lobbies`; see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3263,6 +3383,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3362,6 +3491,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3483,8 +3621,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands`; see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3558,6 +3714,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3654,6 +3819,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     stream_events: {
@@ -3742,6 +3916,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     create_stream_ticket: {
@@ -3785,6 +3968,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3900,6 +4092,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     create_guest: {
@@ -3996,6 +4197,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     join_by_invite: {
@@ -4048,8 +4258,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands` (a join is a command); see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4116,6 +4344,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     me: {
@@ -4147,6 +4384,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4257,6 +4503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     logout_everywhere: {
@@ -4286,6 +4541,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4324,6 +4588,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4411,6 +4684,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4523,6 +4805,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     remove_mail_address: {
@@ -4552,6 +4843,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4673,6 +4973,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     register_guest: {
@@ -4769,6 +5078,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     get_player: {
@@ -4812,6 +5130,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4892,6 +5219,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     list_rulesets: {
@@ -4919,6 +5255,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4992,6 +5337,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5079,6 +5433,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5185,6 +5548,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     get_scorepad: {
@@ -5229,6 +5601,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5358,6 +5739,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     take_back_round: {
@@ -5442,6 +5832,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5545,6 +5944,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     list_webhooks: {
@@ -5576,6 +5984,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5671,6 +6088,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     delete_webhook: {
@@ -5712,6 +6138,15 @@ export interface operations {
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

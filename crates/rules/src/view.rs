@@ -116,6 +116,7 @@ pub struct SeatView {
     pub total: i32,
     /// When the seat must have acted (games with move deadlines; UTC, RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     pub deadline_at: Option<String>,
 }
 
