@@ -85,6 +85,20 @@ impl From<HashError> for AccountError {
 const MAX_NAME_CHARS: usize = 32;
 const MAX_PASSWORD_CHARS: usize = 128;
 
+/// Longer than any password can be: refused before it is counted or hashed.
+fn over_long(password: &str) -> bool {
+    password.chars().count() > MAX_PASSWORD_CHARS
+}
+
+/// A storage error as the accounts service reports it: a duplicate is a taken name (the
+/// only unique key an account write can hit).
+fn name_taken_or(e: StoreError) -> AccountError {
+    match e {
+        StoreError::Duplicate => AccountError::NameTaken,
+        other => other.into(),
+    }
+}
+
 fn valid_name(name: &str) -> Result<(), AccountError> {
     let ok = (3..=32).contains(&name.len())
         && name
@@ -133,18 +147,26 @@ impl Accounts {
         Ok(self.hasher.hash(password)?)
     }
 
-    /// Checks `password` against `stored` (a dummy hash when `None`, so that an unknown
-    /// name costs the same), counted against the password-check limits of `name` from
-    /// `address`.
+    /// Checks `password` against the hash `stored` loads (a dummy hash when it finds
+    /// none, so that an unknown name costs the same), counted against the password-check
+    /// limits of `name` from `address`. The attempt is counted before anything else, so a
+    /// caller over the limit costs one count and no database read.
     fn check(
         &self,
         name: &str,
         address: &str,
         password: &str,
-        stored: Option<&str>,
+        stored: impl FnOnce() -> Result<Option<String>, AccountError>,
     ) -> Result<bool, AccountError> {
         let reservation = self.limits.check_password(name, address)?;
-        let hash = stored.unwrap_or_else(|| auth::dummy_hash());
+        let stored = match stored() {
+            Ok(stored) => stored,
+            Err(e) => {
+                self.limits.check_abandoned(reservation)?;
+                return Err(e);
+            }
+        };
+        let hash = stored.as_deref().unwrap_or_else(|| auth::dummy_hash());
         match self.hasher.verify(password, hash) {
             Ok(true) => {
                 self.limits.check_succeeded(reservation)?;
@@ -189,10 +211,8 @@ impl Accounts {
         valid_password(password)?;
         self.limits.account(address)?;
         let row = new_row(name, Some(self.hash(password)?));
-        self.store.write(|tx| match tx.insert_account(&row) {
-            Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
-            other => other.map_err(AccountError::from),
-        })?;
+        self.store
+            .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
         Ok(row)
     }
 
@@ -204,10 +224,8 @@ impl Accounts {
         valid_name(&name)?;
         self.limits.guest(address)?;
         let row = new_row(name, None);
-        self.store.write(|tx| match tx.insert_account(&row) {
-            Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
-            other => other.map_err(AccountError::from),
-        })?;
+        self.store
+            .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
         let issued = self.issue(&row)?;
         Ok((row, issued))
     }
@@ -222,14 +240,16 @@ impl Accounts {
         if name.chars().count() > MAX_NAME_CHARS {
             return Err(AccountError::InvalidName);
         }
-        if password.chars().count() > MAX_PASSWORD_CHARS {
+        if over_long(password) {
             return Err(AccountError::InvalidPassword);
         }
-        let row = self
-            .store
-            .read(|tx| tx.account_by_name(name).map_err(AccountError::from))?;
-        let stored = row.as_ref().and_then(|r| r.password_hash.as_deref());
-        let ok = self.check(name, address, password, stored)?;
+        let mut row = None;
+        let ok = self.check(name, address, password, || {
+            row = self
+                .store
+                .read(|tx| tx.account_by_name(name).map_err(AccountError::from))?;
+            Ok(row.as_ref().and_then(|r| r.password_hash.clone()))
+        })?;
         match row.filter(|_| ok) {
             Some(row) => self.issue(&row),
             None => Err(AccountError::InvalidCredentials),
@@ -268,11 +288,11 @@ impl Accounts {
         let hash = self.hash(password)?;
         let changed = self.store.write(|tx| {
             let tx = tx.account_mail();
-            match tx.register_guest(id, &name, &hash) {
-                Err(StoreError::Duplicate) => Err(AccountError::NameTaken),
-                Ok(true) => Ok(tx.bump_token_version(id).map(|_| true)?),
-                other => other.map_err(AccountError::from),
+            let changed = tx.register_guest(id, &name, &hash).map_err(name_taken_or)?;
+            if changed {
+                tx.bump_token_version(id)?;
             }
+            Ok::<_, AccountError>(changed)
         })?;
         if !changed {
             return Err(AccountError::AlreadyRegistered);
@@ -299,8 +319,8 @@ impl Accounts {
             return Err(AccountError::NotRegistered);
         };
         valid_password(new)?;
-        if current.chars().count() > MAX_PASSWORD_CHARS
-            || !self.check(&row.name, address, current, Some(stored))?
+        if over_long(current)
+            || !self.check(&row.name, address, current, || Ok(Some(stored.to_owned())))?
         {
             return Err(AccountError::WrongPassword);
         }
@@ -343,8 +363,8 @@ impl Accounts {
         let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
         if let Some(stored) = row.password_hash.as_deref() {
             let right = match password {
-                Some(p) if p.chars().count() <= MAX_PASSWORD_CHARS => {
-                    self.check(&row.name, address, p, Some(stored))?
+                Some(p) if !over_long(p) => {
+                    self.check(&row.name, address, p, || Ok(Some(stored.to_owned())))?
                 }
                 _ => false,
             };

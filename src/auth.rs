@@ -133,11 +133,25 @@ impl Scratch {
 /// takes a slot (one per hashing thread), waiting at most `wait`; without one it gets
 /// [`HashError::Busy`] (the HTTP layer answers 503 with `Retry-After`). The work runs on
 /// the hashing threads, each over its own [`Scratch`] memory, allocated once.
+///
+/// Each waiting request holds a thread of the blocking pool, which every database call
+/// shares; so at most [`WAITERS_PER_THREAD`] per hashing thread wait, and a request beyond
+/// them is answered busy at once instead of after the wait.
 pub struct Hasher {
     jobs: std::sync::Mutex<std::sync::mpsc::Sender<Job>>,
-    free: std::sync::Mutex<usize>,
+    slots: std::sync::Mutex<Slots>,
     freed: std::sync::Condvar,
     wait: Duration,
+    most_waiting: usize,
+}
+
+/// Requests that may wait for a slot, per hashing thread.
+pub const WAITERS_PER_THREAD: usize = 8;
+
+/// The hashing slots: how many are free, and how many requests wait for one.
+struct Slots {
+    free: usize,
+    waiting: usize,
 }
 
 /// A taken slot; dropping it frees the slot.
@@ -145,7 +159,7 @@ struct Slot<'a>(&'a Hasher);
 
 impl Drop for Slot<'_> {
     fn drop(&mut self) {
-        *lock(&self.0.free) += 1;
+        lock(&self.0.slots).free += 1;
         self.0.freed.notify_one();
     }
 }
@@ -181,27 +195,37 @@ impl Hasher {
         }
         Ok(Self {
             jobs: std::sync::Mutex::new(tx),
-            free: std::sync::Mutex::new(threads),
+            slots: std::sync::Mutex::new(Slots {
+                free: threads,
+                waiting: 0,
+            }),
             freed: std::sync::Condvar::new(),
             wait,
+            most_waiting: threads.saturating_mul(WAITERS_PER_THREAD),
         })
     }
 
     fn slot(&self) -> Result<Slot<'_>, HashError> {
         let deadline = std::time::Instant::now() + self.wait;
-        let mut free = lock(&self.free);
-        while *free == 0 {
+        let mut slots = lock(&self.slots);
+        if slots.free == 0 && slots.waiting >= self.most_waiting {
+            return Err(HashError::Busy);
+        }
+        slots.waiting += 1;
+        while slots.free == 0 {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
+                slots.waiting -= 1;
                 return Err(HashError::Busy);
             }
-            free = self
+            slots = self
                 .freed
-                .wait_timeout(free, left)
+                .wait_timeout(slots, left)
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .0;
         }
-        *free -= 1;
+        slots.waiting -= 1;
+        slots.free -= 1;
         Ok(Slot(self))
     }
 
@@ -361,5 +385,11 @@ mod tests {
         drop(slot);
         let hash = hasher.hash("whatever").unwrap();
         assert!(hasher.verify("whatever", &hash).unwrap());
+        // Past the waiters a thread allows, a request is busy at once, however long the
+        // wait: it does not hold a blocking thread for nothing.
+        let hasher = Hasher::new(1, Duration::from_secs(600)).unwrap();
+        let _taken = hasher.slot().unwrap();
+        lock(&hasher.slots).waiting = WAITERS_PER_THREAD;
+        assert!(matches!(hasher.slot(), Err(HashError::Busy)));
     }
 }

@@ -119,7 +119,9 @@ pub struct Config {
     /// ~19 MiB each) that run at once.
     pub password_hash_threads: usize,
     /// `PASSWORD_HASH_WAIT_MS`, default 2000: how long a login or registration waits for a
-    /// hashing slot before it is answered `503 server_busy` with `Retry-After`.
+    /// hashing slot before it is answered `503 server_busy` with `Retry-After` (at most
+    /// `auth::WAITERS_PER_THREAD` requests per hashing thread wait; more are answered at
+    /// once).
     pub password_hash_wait: Duration,
     /// `BODY_TIMEOUT_MS`, default 10000: a request body must arrive within this time.
     pub body_timeout: Duration,
