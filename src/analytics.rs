@@ -31,7 +31,9 @@ fn hide_private_names(
         .into_iter()
         .map(ReadEvent::from)
         .map(|mut e| {
-            if !public.get(&e.game_id).copied().unwrap_or(true) {
+            // Only `game_created` rows carry a name, and each of their games was looked
+            // up above; anything else is treated as private.
+            if !public.get(&e.game_id).copied().unwrap_or(false) {
                 hide_name(&mut e);
             }
             e

@@ -664,6 +664,18 @@ fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreErr
         && ask.version >= d.game_version)
 }
 
+/// Runs `f` with the outbox filter of a lane on `channel` whose gate is `gate`: the
+/// channel's due rows but those of accounts and URLs that have no room in the gate.
+fn with_due<T>(gate: &Gate, channel: &str, f: impl FnOnce(&Due<'_>) -> T) -> T {
+    let skip_accounts = gate.full_accounts();
+    let skip_urls = gate.full_targets();
+    f(&Due {
+        channel,
+        skip_accounts: &skip_accounts,
+        skip_urls: &skip_urls,
+    })
+}
+
 /// What one claim did: the deliveries leased to be sent now, and how many other due rows
 /// it settled (dropped, or postponed while their URL is paused).
 struct Claim {
@@ -700,16 +712,9 @@ fn claim(
     // Rows the gate turns away in this claim (an account or URL filled by the rows before)
     // still take room in the window; the next claim skips them in the query.
     let window = i64::try_from(free.saturating_mul(4).clamp(16, 256)).unwrap_or(256);
-    let due = {
-        let skip_accounts = gate.full_accounts();
-        let skip_urls = gate.full_targets();
-        let due = Due {
-            channel,
-            skip_accounts: &skip_accounts,
-            skip_urls: &skip_urls,
-        };
-        full.webhooks().due_deliveries(&due, now, window)?
-    };
+    let due = with_due(gate, channel, |due| {
+        full.webhooks().due_deliveries(due, now, window)
+    })?;
     if due.is_empty() {
         return Ok(done);
     }
@@ -948,16 +953,9 @@ impl Lane {
             }
             state.gate.clone()
         };
-        let any = {
-            let skip_accounts = gate.full_accounts();
-            let skip_urls = gate.full_targets();
-            let due = Due {
-                channel: self.channel,
-                skip_accounts: &skip_accounts,
-                skip_urls: &skip_urls,
-            };
-            worker.store.read(|tx| tx.webhooks().any_due(&due, now))?
-        };
+        let any = with_due(&gate, self.channel, |due| {
+            worker.store.read(|tx| tx.webhooks().any_due(due, now))
+        })?;
         if !any {
             return Ok(0);
         }

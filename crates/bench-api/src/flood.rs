@@ -4,9 +4,10 @@
 //! while C connections send `POST /v1/tokens` with unknown names (each one an Argon2id check
 //! of ~19 MiB) until N attempts are made. Prints the server's RSS (before, the largest
 //! sample every 20 ms, `VmHWM`, after), how the attempts were answered, and the player's
-//! request latencies (p50, p99, max). Two configurations per backend: `hashed` (the
-//! per-address limits at 1,000,000,000: every attempt reaches the hasher, as from many
-//! addresses) and `defaults` (the server's per-address login limits: one address).
+//! request latencies (p50, p99, max). Two configurations per backend: `hashed` (the limits
+//! as `--limits` says, by default at 1,000,000,000: every attempt reaches the hasher, as
+//! from many addresses) and `defaults` (no `LIMIT_*` set: the server's own limits, one
+//! address).
 //!
 //! Owns only its server processes and scratch databases; talks only to 127.0.0.1.
 
@@ -65,12 +66,7 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
             let mut launch = launch.clone();
             match config {
                 "hashed" => {}
-                // The server's defaults for the per-address login limits.
-                "defaults" => launch.extra_env.extend([
-                    ("LIMIT_LOGINS_PER_MINUTE".into(), "30".into()),
-                    ("LIMIT_FAILED_LOGINS_PER_ADDRESS".into(), "20".into()),
-                    ("LIMIT_FAILED_LOGINS".into(), "5".into()),
-                ]),
+                "defaults" => launch.limits = crate::server::Limits::Defaults,
                 other => bail!("unknown configuration {other}: use hashed or defaults"),
             }
             let db = Database::fresh(backend, pg_admin)?;

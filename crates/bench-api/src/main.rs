@@ -86,7 +86,6 @@ fn main() -> anyhow::Result<()> {
         binary: cli.server,
         rust_log: cli.server_log,
         limits: cli.limits,
-        extra_env: Vec::new(),
     };
     server::clean_up_on_interrupt()?;
     let started = std::time::Instant::now();

@@ -262,15 +262,17 @@ impl Database {
 }
 
 /// The server's rate limits (`LIMIT_*`) as `counted` (every limit at 1,000,000,000: the
-/// counting runs as in production, nothing is refused) or `off` (0: no counting at all).
-/// The defaults (e.g. 600 commands per account and minute, 20 streams per account) would
-/// refuse a benchmark.
+/// counting runs as in production, nothing is refused), `off` (0: no counting at all) or
+/// `defaults` (none set: the server's own). The defaults (e.g. 600 commands per account and
+/// minute, 20 streams per account) would refuse most benchmarks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Limits {
     /// Counted but never reached.
     Counted,
     /// Switched off.
     Off,
+    /// The server's defaults (what its environment does not set).
+    Defaults,
 }
 
 impl Limits {
@@ -280,6 +282,7 @@ impl Limits {
         let value = match self {
             Self::Counted => "1000000000",
             Self::Off => "0",
+            Self::Defaults => return Vec::new(),
         };
         [
             "LIMIT_GUESTS_PER_HOUR",
@@ -308,8 +311,6 @@ pub struct Launch {
     pub rust_log: String,
     /// Its rate limits.
     pub limits: Limits,
-    /// More environment for the server, applied last.
-    pub extra_env: Vec<(String, String)>,
 }
 
 /// A running server process, killed on drop.
@@ -346,12 +347,6 @@ impl Server {
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("RUST_LOG", &launch.rust_log)
             .envs(launch.limits.env())
-            .envs(
-                launch
-                    .extra_env
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
