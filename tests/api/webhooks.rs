@@ -336,6 +336,42 @@ fn outbox(backend: Backend, url: &str) -> HashMap<String, (String, i32, Option<S
         .collect()
 }
 
+/// Waits (at most 20 s) until `n` pending deliveries are due no earlier than `after`: put
+/// off, not attempted.
+fn wait_until_put_off(backend: Backend, url: &str, n: usize, after: chrono::NaiveDateTime) {
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let q = "SELECT count(*) AS n FROM webhook_deliveries \
+             WHERE status = 'pending' AND next_attempt_at > $1";
+    let start = Instant::now();
+    loop {
+        let query = diesel::sql_query(q).bind::<diesel::sql_types::Timestamp, _>(after);
+        let row: Row = match backend {
+            Backend::Postgres => {
+                query.get_result(&mut diesel::PgConnection::establish(url).unwrap())
+            }
+            Backend::Sqlite => query.get_result(
+                &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://"))
+                    .unwrap(),
+            ),
+        }
+        .unwrap();
+        if usize::try_from(row.n).unwrap() >= n {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{} of {n} deliveries put off: {:?}",
+            row.n,
+            outbox(backend, url)
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
     let start = Instant::now();
     loop {
@@ -1193,11 +1229,13 @@ fn a_failing_target_is_paused_without_using_up_attempts(backend: Backend) {
         std::thread::sleep(Duration::from_millis(25));
     }
     // A new notification to the paused URL: anna is asked to start a second game.
+    let paused_at = chrono::Utc::now().naive_utc();
     lobby(&api, &anna, &bert, None);
 
-    // Well within the pause (with 100 ms backoff, four more attempts would come in 1.5 s
-    // without it): nothing is attempted, and no attempt is counted.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Both deliveries are put off to the end of the 4-s pause instead of being attempted
+    // (with 100 ms backoff the retry was due at once): nothing is attempted, and no
+    // attempt is counted.
+    wait_until_put_off(backend, &url, 2, paused_at + chrono::Duration::seconds(2));
     assert_eq!(
         receiver.requests().len(),
         2,
