@@ -41,10 +41,10 @@ pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
     } else {
         HttpResponse::Ok()
     };
+    // `X-Content-Type-Options: nosniff` comes with every answer (`super::headers`).
     response
         .insert_header((header::ETAG, etag))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("X-Content-Type-Options", "nosniff"));
+        .insert_header((header::CACHE_CONTROL, "no-cache"));
     if fresh {
         return response.finish();
     }
