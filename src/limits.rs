@@ -448,7 +448,9 @@ impl Limits {
                 }
             }
         }
-        // A refused attempt stays counted: guessing on only lengthens the wait.
+        // A refused attempt stays counted on both keys: guessing on only lengthens the
+        // wait. The two keys count independently, so among simultaneous attempts one within
+        // its name's limit may still be refused by its address's, never let through by it.
         match refusal {
             Some(retry_after) => Err(exceeded("rate_limited", WHAT, retry_after)),
             None => Ok(reservation),
