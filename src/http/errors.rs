@@ -20,7 +20,8 @@ pub struct Problem {
     /// A URI naming the problem type.
     #[serde(rename = "type")]
     pub type_: String,
-    /// Short summary of the problem type.
+    /// Short summary of the problem type: one per `type` (and `code`) and language,
+    /// whatever happened this time (that is the `detail`).
     pub title: String,
     /// HTTP status.
     pub status: u16,
@@ -30,6 +31,7 @@ pub struct Problem {
     pub code: String,
     /// For `version_conflict`: the game's current version.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub current_version: Option<i32>,
 }
 
@@ -265,7 +267,7 @@ fn problem_body(
             "https://stammtisch.example/problems/{}",
             code.replace('_', "-")
         ),
-        title: super::l10n::title(status, lang),
+        title: super::problem_types::title(code, lang).to_owned(),
         status: status.as_u16(),
         detail,
         code: code.to_owned(),

@@ -143,7 +143,8 @@ fn problems_follow_accept_language(backend: Backend) {
     let en = get(&api, path, Some(&guest.token), None);
     en.assert_problem(404, "not_found");
     assert_eq!(en.header("content-language").as_deref(), Some("en"));
-    assert_eq!(en.body["title"], "Not Found");
+    // The title names the problem type (RFC 9457), not the HTTP status.
+    assert_eq!(en.body["title"], "Not found");
     assert_eq!(en.body["detail"], "game not found");
     let de = get(&api, path, Some(&guest.token), Some("de"));
     de.assert_problem(404, "not_found");
@@ -189,7 +190,24 @@ fn problems_follow_accept_language(backend: Backend) {
         &[("Accept-Language", "de")],
     );
     r.assert_problem(422, "card_not_in_hand");
-    assert_eq!(r.body["title"], "Nicht ausführbar");
+    assert_eq!(r.body["title"], "Karte nicht auf der Hand");
+    // Another 422 of another type has another title; the same type the same one.
+    let other = api.post_with(
+        &format!("/v1/games/{id}/commands"),
+        Some(&host.token),
+        &json!({ "type": "take_row", "row": 9 }),
+        &[("Accept-Language", "de")],
+    );
+    assert_eq!(other.status, 422, "{}", other.text);
+    assert_ne!(other.body["code"], "card_not_in_hand", "{}", other.text);
+    assert_ne!(other.body["title"], r.body["title"], "{}", other.text);
+    let again = api.post_with(
+        &format!("/v1/games/{id}/commands"),
+        Some(&host.token),
+        &json!({ "type": "play_card", "card": missing }),
+        &[("Accept-Language", "de")],
+    );
+    assert_eq!(again.body["title"], r.body["title"]);
     assert_eq!(
         r.body["detail"],
         format!("Die Karte {missing} hast du nicht auf der Hand.")
