@@ -140,12 +140,15 @@ pub struct MailSettings {
     /// Whether this server sends e-mail at all.
     pub enabled: bool,
     /// The verified address reminders go to (`null`: none, nothing is sent).
+    #[schema(required = true)]
     pub address: Option<String>,
     /// An address whose verification link was sent and not yet used.
+    #[schema(required = true)]
     pub pending_address: Option<String>,
     /// A mail when it becomes the account's turn.
     pub your_turn: bool,
     /// A mail when a move deadline is less than this many hours away (`null`: off).
+    #[schema(required = true)]
     pub deadline_hours: Option<u32>,
     /// A mail when a game of the account ends.
     pub game_finished: bool,

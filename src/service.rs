@@ -110,6 +110,7 @@ pub struct GameBody {
     /// Listed for and watchable by every account; a private game is seen by its players only.
     pub public: bool,
     /// The code that lets others join this private game (shown to its players only).
+    #[schema(required = true)]
     pub invite_code: Option<String>,
     /// The view.
     #[serde(flatten)]

@@ -72,6 +72,7 @@ pub struct FeedPage {
     /// Events in feed (commit) order.
     pub items: Vec<FeedItem>,
     /// Pass as `after` for the next page; `null` when this page was the last.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

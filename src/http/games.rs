@@ -59,6 +59,7 @@ pub struct GameSummary {
     /// Ruleset.
     pub ruleset: String,
     /// Name.
+    #[schema(required = true)]
     pub name: Option<String>,
     /// `lobby`, `active`, `finished`.
     pub status: String,
@@ -73,6 +74,7 @@ pub struct GameSummary {
     /// Listed and open to spectators.
     pub public: bool,
     /// The caller's seat, if any.
+    #[schema(required = true)]
     pub your_seat: Option<i32>,
     /// The caller must act now.
     pub your_turn: bool,
@@ -80,6 +82,7 @@ pub struct GameSummary {
     pub your_actions: Vec<String>,
     /// When the caller must have acted (games with move deadlines; UTC, RFC 3339).
     #[schema(format = DateTime)]
+    #[schema(required = true)]
     pub deadline_at: Option<String>,
     /// Creation time (UTC, RFC 3339).
     #[schema(format = DateTime)]
@@ -95,6 +98,7 @@ pub struct GamePage {
     /// Games, newest first.
     pub items: Vec<GameSummary>,
     /// Pass as `cursor` for the next page; `null` at the end.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
@@ -157,6 +161,7 @@ pub struct EventPage {
     /// Events in order.
     pub items: Vec<EventItem>,
     /// Pass as `after` for the next page; `null` at the end.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

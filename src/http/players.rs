@@ -81,6 +81,7 @@ pub struct Leaderboard {
     /// Lines, best first.
     pub items: Vec<BoardLine>,
     /// Pass as `cursor` for the next page; `null` at the end.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 
@@ -94,10 +95,13 @@ pub struct RulesetRecord {
     /// Won (shared wins included).
     pub wins: i64,
     /// Penalty points per round on average (nimm-oder-schieb: per game of a match).
+    #[schema(required = true)]
     pub average_penalty_per_round: Option<f64>,
     /// Share of games played to the end rather than resigned, 0–1.
+    #[schema(required = true)]
     pub finished_share: Option<f64>,
     /// The rating, once rated.
+    #[schema(required = true)]
     pub rating: Option<RatingBody>,
 }
 
@@ -144,6 +148,7 @@ pub struct PlayedGame {
     /// The game changed ratings.
     pub rated: bool,
     /// Their rating after it, when rated.
+    #[schema(required = true)]
     pub rating_after: Option<f64>,
 }
 
@@ -153,6 +158,7 @@ pub struct PlayedGamePage {
     /// Newest first.
     pub items: Vec<PlayedGame>,
     /// Pass as `cursor` for the next page; `null` at the end.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

@@ -5,11 +5,10 @@ use std::collections::BTreeMap;
 use actix_web::http::header;
 use actix_web::{HttpResponse, get};
 use serde::Serialize;
-use serde_json::{Value, json};
 use utoipa::ToSchema;
 
 use rules::nos_cards::{CardFace, NosCard, starting_chips};
-use rules::{Card, Layout, Options, Preset, Ruleset};
+use rules::{Card, EndCondition, Layout, Options, Preset, Ruleset};
 
 use super::l10n::Lang;
 
@@ -26,29 +25,120 @@ pub struct RulesetInfo {
     pub players: PlayerRange,
     /// Row games: hand cards dealt per player and round.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub hand_size: Option<usize>,
     /// Row games: the centre rows.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub rows: Option<Vec<RowShape>>,
-    /// Each option with its allowed values and default, a `label` and, for options with
-    /// named values, `value_labels` (value → label).
-    #[schema(value_type = Object)]
-    pub options: Value,
+    /// Each option the ruleset takes at creation, with its allowed values and default, a
+    /// `label` and, for options with named values, `value_labels` (value → label).
+    pub options: RulesetOptions,
     /// Preset name → the options it stands for.
-    #[schema(value_type = Object)]
     pub presets: BTreeMap<String, Options>,
     /// Preset name → its label (`Taktik`, …).
     pub preset_labels: BTreeMap<String, &'static str>,
     /// Row games: card number (string key) → bullheads.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub bullheads: Option<BTreeMap<String, u32>>,
     /// nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
     /// the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub cards: Option<Vec<CardFace>>,
     /// nimm-oder-schieb: chips each player starts with, by number of players.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
     pub starting_chips: Option<BTreeMap<String, u8>>,
+}
+
+/// The options a ruleset takes at creation (`POST /v1/games` `options`), each described.
+/// Only the ruleset's own are present.
+#[derive(Default, Serialize, ToSchema)]
+pub struct RulesetOptions {
+    /// 6-nimmt: which cards are in play.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub deck: Option<RulesetOption>,
+    /// 6-nimmt: how hands are dealt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub deal: Option<RulesetOption>,
+    /// 6-nimmt: where a card may be laid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub placement: Option<RulesetOption>,
+    /// 6-nimmt, 11-nimmt: when the game ends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub end: Option<RulesetOption>,
+    /// x-nimmt: the number of deals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub deals: Option<RulesetOption>,
+    /// nimm-oder-schieb: who sees chip counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub chips: Option<RulesetOption>,
+    /// nimm-oder-schieb: the number of games of the match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub games: Option<RulesetOption>,
+}
+
+/// One option of a ruleset: what it may be, what it is when left out, and its labels.
+#[derive(Serialize, ToSchema)]
+pub struct RulesetOption {
+    /// The allowed values.
+    pub values: OptionValues,
+    /// The value a game gets when the option is left out.
+    pub default: OptionValue,
+    /// Values worth offering first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub suggested: Option<Vec<OptionValue>>,
+    /// What the value needs of the other options, e.g. `draft needs deck: tactical`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub note: Option<&'static str>,
+    /// The option's label, in the language asked for.
+    pub label: &'static str,
+    /// Value → its label, for options with named values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub value_labels: Option<BTreeMap<&'static str, &'static str>>,
+}
+
+/// An option's allowed values: names (`["full", "tactical"]`), the forms of a structured
+/// value with each field's range (`[{"points": "1–999"}, {"rounds": "1–50"}]`), or a range
+/// of numbers (`"1–50"`).
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum OptionValues {
+    /// The values by name.
+    Names(Vec<&'static str>),
+    /// Each form: field → its range.
+    Forms(Vec<OptionForm>),
+    /// The range, e.g. `1–50`.
+    Range(&'static str),
+}
+
+/// One form of a structured option value: field → its range, e.g. `{"points": "1–999"}`.
+#[derive(Serialize, ToSchema)]
+#[serde(transparent)]
+pub struct OptionForm(BTreeMap<&'static str, &'static str>);
+
+/// An option's value: a name, a number or an end condition.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum OptionValue {
+    /// A named value, e.g. `full`.
+    Name(&'static str),
+    /// A number, e.g. the deals of x-nimmt.
+    Number(u32),
+    /// An end condition.
+    End(EndCondition),
 }
 
 /// A centre row's shape.
@@ -86,17 +176,27 @@ fn title(ruleset: Ruleset, lang: Lang) -> &'static str {
     }
 }
 
-/// An option's label and its values' labels, in `lang`.
-fn labelled(mut option: Value, label: &str, values: &[(&str, &str, &str)], lang: Lang) -> Value {
-    option["label"] = json!(label);
-    if !values.is_empty() {
-        option["value_labels"] = values
-            .iter()
-            .map(|(value, en, de)| ((*value).to_owned(), json!(lang.pick(*en, *de))))
-            .collect::<serde_json::Map<_, _>>()
-            .into();
+/// An option with its label and its values' labels, in `lang`.
+fn labelled(
+    values: OptionValues,
+    default: OptionValue,
+    label: &'static str,
+    named: &[(&'static str, &'static str, &'static str)],
+    lang: Lang,
+) -> RulesetOption {
+    RulesetOption {
+        values,
+        default,
+        suggested: None,
+        note: None,
+        label,
+        value_labels: (!named.is_empty()).then(|| {
+            named
+                .iter()
+                .map(|(value, en, de)| (*value, lang.pick(*en, *de)))
+                .collect()
+        }),
     }
-    option
 }
 
 /// A preset's label.
@@ -137,75 +237,99 @@ fn describe(ruleset: Ruleset, lang: Lang) -> RulesetInfo {
         .filter_map(Card::new)
         .map(|c| (c.number().to_string(), table.bullheads(c)))
         .collect();
-    let points_end = labelled(
-        json!({
-            "values": [{ "points": "1–999" }, { "rounds": "1–50" }], "default": { "points": 66 },
-            "suggested": [{ "points": 33 }, { "points": 66 }, { "points": 100 }]
-        }),
-        lang.pick(
-            "End: at a penalty total or after a number of rounds",
-            "Ende: bei einer Hornochsen-Summe oder nach einer Anzahl Runden",
+    let points_end = RulesetOption {
+        suggested: Some(
+            [33, 66, 100]
+                .map(|p| OptionValue::End(EndCondition::Points(p)))
+                .into(),
         ),
-        &[],
-        lang,
-    );
+        ..labelled(
+            OptionValues::Forms(vec![
+                OptionForm(BTreeMap::from([("points", "1–999")])),
+                OptionForm(BTreeMap::from([("rounds", "1–50")])),
+            ]),
+            OptionValue::End(EndCondition::Points(66)),
+            lang.pick(
+                "End: at a penalty total or after a number of rounds",
+                "Ende: bei einer Hornochsen-Summe oder nach einer Anzahl Runden",
+            ),
+            &[],
+            lang,
+        )
+    };
     let options = match ruleset {
-        Ruleset::SixNimmt => json!({
-            "deck": labelled(
-                json!({ "values": ["full", "tactical"], "default": "full" }),
+        Ruleset::SixNimmt => RulesetOptions {
+            deck: Some(labelled(
+                OptionValues::Names(vec!["full", "tactical"]),
+                OptionValue::Name("full"),
                 lang.pick("Deck", "Kartensatz"),
                 &[
                     ("full", "All 104 cards", "Alle 104 Karten"),
-                    ("tactical", "Tactical: only cards 1 to 10 per player plus 4", "Taktik: nur die Karten 1 bis 10 je Spieler plus 4"),
+                    (
+                        "tactical",
+                        "Tactical: only cards 1 to 10 per player plus 4",
+                        "Taktik: nur die Karten 1 bis 10 je Spieler plus 4",
+                    ),
                 ],
                 lang,
-            ),
-            "deal": labelled(
-                json!({ "values": ["random", "draft"], "default": "random", "note": "draft needs deck: tactical" }),
-                lang.pick("Deal", "Verteilen"),
-                &[
-                    ("random", "Shuffled", "Gemischt"),
-                    ("draft", "Open draft (Logik)", "Offene Auswahl (Logik)"),
-                ],
-                lang,
-            ),
-            "placement": labelled(
-                json!({ "values": ["right", "both_ends"], "default": "right" }),
+            )),
+            deal: Some(RulesetOption {
+                note: Some("draft needs deck: tactical"),
+                ..labelled(
+                    OptionValues::Names(vec!["random", "draft"]),
+                    OptionValue::Name("random"),
+                    lang.pick("Deal", "Verteilen"),
+                    &[
+                        ("random", "Shuffled", "Gemischt"),
+                        ("draft", "Open draft (Logik)", "Offene Auswahl (Logik)"),
+                    ],
+                    lang,
+                )
+            }),
+            placement: Some(labelled(
+                OptionValues::Names(vec!["right", "both_ends"]),
+                OptionValue::Name("right"),
                 lang.pick("Placement", "Anlegen"),
                 &[
                     ("right", "Right end only", "Nur rechts"),
                     ("both_ends", "Both ends (Profi)", "An beiden Enden (Profi)"),
                 ],
                 lang,
-            ),
-            "end": points_end
-        }),
-        Ruleset::ElevenNimmt => json!({ "end": points_end }),
-        Ruleset::XNimmt => json!({
-            "deals": labelled(
-                json!({ "values": "1–50", "default": 2 }),
+            )),
+            end: Some(points_end),
+            ..RulesetOptions::default()
+        },
+        Ruleset::ElevenNimmt => RulesetOptions {
+            end: Some(points_end),
+            ..RulesetOptions::default()
+        },
+        Ruleset::XNimmt => RulesetOptions {
+            deals: Some(labelled(
+                OptionValues::Range("1–50"),
+                OptionValue::Number(2),
                 lang.pick("Deals", "Durchgänge"),
                 &[],
                 lang,
-            )
-        }),
-        Ruleset::NimmOderSchieb => json!({
-            "chips": labelled(
-                json!({ "values": ["hidden", "open"], "default": "hidden" }),
+            )),
+            ..RulesetOptions::default()
+        },
+        Ruleset::NimmOderSchieb => RulesetOptions {
+            chips: Some(labelled(
+                OptionValues::Names(vec!["hidden", "open"]),
+                OptionValue::Name("hidden"),
                 lang.pick("Chips", "Chips"),
-                &[
-                    ("hidden", "Hidden", "Verdeckt"),
-                    ("open", "Open", "Offen"),
-                ],
+                &[("hidden", "Hidden", "Verdeckt"), ("open", "Open", "Offen")],
                 lang,
-            ),
-            "games": labelled(
-                json!({ "values": "1–50", "default": 1 }),
+            )),
+            games: Some(labelled(
+                OptionValues::Range("1–50"),
+                OptionValue::Number(1),
                 lang.pick("Games", "Partien"),
                 &[],
                 lang,
-            )
-        }),
+            )),
+            ..RulesetOptions::default()
+        },
     };
     let nos = ruleset == Ruleset::NimmOderSchieb;
     let presets = if ruleset == Ruleset::SixNimmt {

@@ -6,17 +6,37 @@
 //! lists every status the server sends.
 //!
 //! utoipa writes a tagged enum as an unnamed `oneOf` of inline objects, which generators
-//! turn into `any` or into anonymous types. Here every variant of `Command` and `Event`
-//! becomes a named component schema (`PlayCardCommand`, `CardPlacedEvent`, …) and the
-//! `oneOf` gets a `discriminator` on `type` with an explicit mapping. The envelopes that carry
-//! an event (`EventItem`, `FeedItem`, `ArchivedEvent`) become `allOf` of their own fields
-//! and `Event`, so `type` and `data` are typed together.
+//! turn into `any` or into numbered names (`Type1`, `Data12`). [`NamedVariants`] names every
+//! part a client generator makes a type of, so the generated names read like the API:
+//!
+//! - each variant of `Command` and `Event` becomes a component (`PlayCardCommand`,
+//!   `CardPlacedEvent`), its one-value `type` enum one too (`PlayCardCommandType`), and an
+//!   event's `data` object one more (`CardPlacedData`); the unions get a `discriminator` on
+//!   `type` with an explicit mapping;
+//! - the envelopes that carry an event (`EventItem`, `FeedItem`, `ArchivedEvent`) become a
+//!   `oneOf` of one wrapper per event type, each `allOf` of the envelope's own fields
+//!   (`EventItemBase`) and the event (`CardPlacedEventItem`), again with a mapping; a
+//!   generator that cannot take `allOf` of a union (openapi-python-client) types them all;
+//! - enum values that are not identifiers (`6-nimmt`) get names (`x-enum-varnames`).
 
 use serde_json::{Map, Value, json};
 use utoipa::Modify;
 
-/// The [`Modify`] that names tagged-enum variants; see the module docs.
+/// The [`Modify`] that names the parts of unions and enums; see the module docs.
 pub struct NamedVariants;
+
+/// The envelopes that carry an event, each with the name of its own fields' schema.
+const ENVELOPES: [(&str, &str); 3] = [
+    ("EventItem", "EventItemBase"),
+    ("FeedItem", "FeedItemBase"),
+    ("ArchivedEvent", "ArchivedEventBase"),
+];
+
+/// Names for enum values that are not identifiers, in the order of the values.
+const ENUM_VALUE_NAMES: [(&str, &[&str]); 1] = [(
+    "Ruleset",
+    &["SIX_NIMMT", "ELEVEN_NIMMT", "X_NIMMT", "NIMM_ODER_SCHIEB"],
+)];
 
 impl Modify for NamedVariants {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -30,9 +50,13 @@ impl Modify for NamedVariants {
             name_variants(schemas, "Command", "Command", true);
             name_variants(schemas, "Event", "Event", false);
             document_extras(schemas);
-            for envelope in ["EventItem", "FeedItem", "ArchivedEvent"] {
-                type_envelope(schemas, envelope, "Event");
+            for (envelope, base) in ENVELOPES {
+                wrap_events(schemas, envelope, base, "Event");
             }
+            for (name, names) in ENUM_VALUE_NAMES {
+                name_enum_values(schemas, name, names);
+            }
+            name_keyed_variants(schemas);
         }
         // A document that does not read back unchanged is left as utoipa made it; the
         // committed-file test shows the difference.
@@ -129,9 +153,36 @@ fn describe_responses(operation: &mut Value) {
     }
 }
 
+/// A `text/event-stream` body is text to a generator; what each message's `data` holds is
+/// said in `x-item-schema` (OpenAPI 3.2 names it `itemSchema`), so a client can decode it
+/// with the generated type.
+fn type_event_streams(operation: &mut Value) {
+    let Some(responses) = operation
+        .get_mut("responses")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for response in responses.values_mut() {
+        if let Some(media) = response.pointer_mut("/content/text~1event-stream")
+            && let Some(media) = media.as_object_mut()
+        {
+            media.insert(
+                "schema".into(),
+                json!({
+                    "type": "string",
+                    "description": "Server-sent events: `id: <seq>`, `event: <type>`, `data: <EventItem as JSON>`, a blank line."
+                }),
+            );
+            media.insert("x-item-schema".into(), component_ref("EventItem"));
+        }
+    }
+}
+
 fn declare_problems(path: &str, operation: &mut Value) {
     constrain_shared_headers(operation);
     describe_responses(operation);
+    type_event_streams(operation);
     let public = operation
         .get("security")
         .and_then(Value::as_array)
@@ -232,7 +283,7 @@ fn pascal(tag: &str) -> String {
 }
 
 /// Moves each inline variant of the `oneOf` schema `name` into a component schema of its
-/// own and adds the discriminator.
+/// own, names its `type` enum and its `data` object, and adds the discriminator.
 fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, closed: bool) {
     let Some(items) = schemas
         .get_mut(name)
@@ -254,7 +305,6 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
             continue;
         };
         let variant = format!("{}{suffix}", pascal(&tag));
-        let reference = format!("#/components/schemas/{variant}");
         if let Some(object) = item.as_object_mut() {
             object.insert("title".into(), Value::String(variant.clone()));
             if closed {
@@ -263,6 +313,29 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
                 object.insert("additionalProperties".into(), Value::Bool(false));
             }
         }
+        if let Some(properties) = item.get_mut("properties").and_then(Value::as_object_mut) {
+            let type_name = format!("{variant}Type");
+            if let Some(own) = properties.insert("type".into(), component_ref(&type_name)) {
+                schemas.insert(type_name, own);
+            }
+            let data_name = format!("{}Data", pascal(&tag));
+            let inline_data = properties
+                .get("data")
+                .is_some_and(|d| d.get("$ref").is_none());
+            if inline_data
+                && let Some(mut data) = properties.insert("data".into(), component_ref(&data_name))
+            {
+                if let Some(object) = data.as_object_mut() {
+                    object.insert("title".into(), Value::String(data_name.clone()));
+                    // `{}` (a game started): an object without fields, not any object.
+                    if !object.contains_key("properties") {
+                        object.insert("additionalProperties".into(), Value::Bool(false));
+                    }
+                }
+                schemas.insert(data_name, data);
+            }
+        }
+        let reference = format!("#/components/schemas/{variant}");
         schemas.insert(variant, item);
         mapping.insert(tag, Value::String(reference.clone()));
         refs.push(json!({ "$ref": reference }));
@@ -274,6 +347,11 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
             json!({ "propertyName": "type", "mapping": mapping }),
         );
     }
+}
+
+/// `{"$ref": "#/components/schemas/<name>"}`.
+fn component_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
 /// What the wire carries beyond the rules' types: `join` takes the `invite_code` of a
@@ -290,13 +368,16 @@ fn document_extras(schemas: &mut Map<String, Value>) {
             json!({ "type": "string", "description": "The invite code of a private game." }),
         );
     }
-    for (name, schema) in schemas.iter_mut() {
-        if !name.ends_with("Event") {
-            continue;
-        }
-        if let Some(props) = schema
-            .pointer_mut("/properties/data/properties")
+    let data: Vec<String> = event_mapping(schemas)
+        .keys()
+        .map(|tag| format!("{}Data", pascal(tag)))
+        .collect();
+    for name in data {
+        if let Some(props) = schemas
+            .get_mut(&name)
+            .and_then(|s| s.get_mut("properties"))
             .and_then(Value::as_object_mut)
+            .filter(|p| !p.is_empty())
         {
             props.insert(
                 "cause".into(),
@@ -310,9 +391,20 @@ fn document_extras(schemas: &mut Map<String, Value>) {
     }
 }
 
-/// Replaces the untyped `type` and `data` of the object schema `name` by `allOf` with
-/// the union `union`.
-fn type_envelope(schemas: &mut Map<String, Value>, name: &str, union: &str) {
+/// The `Event` union's discriminator mapping: event type → the event's schema reference.
+fn event_mapping(schemas: &Map<String, Value>) -> Map<String, Value> {
+    schemas
+        .get("Event")
+        .and_then(|e| e.pointer("/discriminator/mapping"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Turns the object schema `name` (its own fields plus an untyped `type` and `data`) into a
+/// `oneOf` of one wrapper per variant of `union`: `<Type><name>` is `allOf` of `base` (the
+/// envelope's own fields) and the variant, so `type` and `data` are typed together.
+fn wrap_events(schemas: &mut Map<String, Value>, name: &str, base: &str, union: &str) {
     let Some(mut own) = schemas.remove(name) else {
         return;
     };
@@ -327,13 +419,103 @@ fn type_envelope(schemas: &mut Map<String, Value>, name: &str, union: &str) {
         .as_object_mut()
         .and_then(|o| o.remove("description"))
         .unwrap_or(Value::Null);
+    if let Some(object) = own.as_object_mut() {
+        object.insert("title".into(), Value::String(base.to_owned()));
+        object.insert(
+            "description".into(),
+            Value::String(format!("The fields every `{name}` has besides the event.")),
+        );
+    }
+    schemas.insert(base.to_owned(), own);
+    let variants = schemas
+        .get(union)
+        .and_then(|e| e.pointer("/discriminator/mapping"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut refs = Vec::new();
+    let mut mapping = Map::new();
+    for (tag, variant) in variants {
+        let wrapper = format!("{}{name}", pascal(&tag));
+        let summary = variant
+            .as_str()
+            .and_then(|r| r.rsplit('/').next())
+            .and_then(|v| schemas.get(v))
+            .and_then(|v| v.get("description"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mut schema = json!({
+            "title": wrapper,
+            "allOf": [component_ref(base), { "$ref": variant }],
+        });
+        if let (Some(object), Value::String(text)) = (schema.as_object_mut(), summary) {
+            object.insert("description".into(), Value::String(text));
+        }
+        schemas.insert(wrapper.clone(), schema);
+        let reference = format!("#/components/schemas/{wrapper}");
+        mapping.insert(tag, Value::String(reference.clone()));
+        refs.push(json!({ "$ref": reference }));
+    }
     let mut schema = json!({
-        "allOf": [own, { "$ref": format!("#/components/schemas/{union}") }]
+        "oneOf": refs,
+        "discriminator": { "propertyName": "type", "mapping": mapping },
     });
     if let (Some(object), Value::String(text)) = (schema.as_object_mut(), description) {
         object.insert("description".into(), Value::String(text));
     }
     schemas.insert(name.to_owned(), schema);
+}
+
+/// Names the inline one-field object variants of every `oneOf` component after their field
+/// (`EndCondition`'s `{points}` is `PointsEndCondition`), which generators would number.
+fn name_keyed_variants(schemas: &mut Map<String, Value>) {
+    let unions: Vec<String> = schemas
+        .iter()
+        .filter(|(_, s)| s.get("oneOf").is_some() && s.get("discriminator").is_none())
+        .map(|(name, _)| name.clone())
+        .collect();
+    for union in unions {
+        let mut named = Vec::new();
+        if let Some(variants) = schemas
+            .get_mut(&union)
+            .and_then(|s| s.get_mut("oneOf"))
+            .and_then(Value::as_array_mut)
+        {
+            for variant in variants.iter_mut() {
+                let key = variant
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .filter(|p| p.len() == 1 && variant["type"] == "object")
+                    .and_then(|p| p.keys().next().cloned());
+                if let Some(key) = key {
+                    let name = format!("{}{union}", pascal(&key));
+                    let mut schema = std::mem::replace(variant, component_ref(&name));
+                    schema["title"] = Value::String(name.clone());
+                    named.push((name, schema));
+                }
+            }
+        }
+        for (name, schema) in named {
+            schemas.entry(name).or_insert(schema);
+        }
+    }
+}
+
+/// Adds `x-enum-varnames` (read by openapi-generator, openapi-python-client and others) to
+/// the enum `name`, whose values would otherwise become `VALUE_0`, `VALUE_1`, ….
+fn name_enum_values(schemas: &mut Map<String, Value>, name: &str, names: &[&str]) {
+    let Some(schema) = schemas.get_mut(name).and_then(Value::as_object_mut) else {
+        return;
+    };
+    let count = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    // A value added without a name leaves the enum unnamed (and the test that every such
+    // enum is named fails) rather than misnamed.
+    if count == names.len() {
+        schema.insert("x-enum-varnames".into(), json!(names));
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub struct WebhookPage {
     /// Webhooks, oldest first (at most 10).
     pub items: Vec<WebhookBody>,
     /// Always `null`: the list fits one page.
+    #[schema(required = true)]
     pub next_cursor: Option<String>,
 }
 

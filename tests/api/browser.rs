@@ -361,16 +361,24 @@ fn the_openapi_document_names_every_command_and_event_with_a_discriminator() {
             let target = mapping[name].as_str().unwrap_or_else(|| panic!("{name}"));
             assert!(refs.contains(&target), "{name}");
             let variant = &schemas[target.trim_start_matches("#/components/schemas/")];
-            assert_eq!(variant["properties"]["type"]["enum"], json!([name]));
+            let kind = variant["properties"]["type"]["$ref"]
+                .as_str()
+                .expect("the type enum is named");
+            let kind = &schemas[kind.trim_start_matches("#/components/schemas/")];
+            assert_eq!(kind["enum"], json!([name]));
         }
     }
-    // The envelope types the event union.
-    let item = &schemas["EventItem"]["allOf"];
+    // The envelope types the event union: one wrapper per event type.
+    let wrapper = schemas["EventItem"]["discriminator"]["mapping"]["card_placed"]
+        .as_str()
+        .unwrap();
+    let parts = &schemas[wrapper.trim_start_matches("#/components/schemas/")]["allOf"];
     assert!(
-        item.as_array()
+        parts
+            .as_array()
             .unwrap()
             .iter()
-            .any(|s| s["$ref"] == "#/components/schemas/Event")
+            .any(|s| s["$ref"] == "#/components/schemas/CardPlacedEvent")
     );
     // Every operation has a unique operationId.
     let mut ids = Vec::new();

@@ -58,6 +58,119 @@ fn every_response_is_described() {
     );
 }
 
+fn committed_document() -> serde_json::Value {
+    serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json"))
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+/// What client generators make types of has a name: every event envelope is a `oneOf` of
+/// named wrappers with a complete discriminator mapping (openapi-python-client dropped the
+/// event pages when it was `allOf` of a union), every command's and event's `type` enum
+/// and every event's `data` object is a component, no object is free-form, and enum values
+/// that are not identifiers have names.
+#[test]
+fn generators_get_named_types() {
+    let doc = committed_document();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let events = schemas["Event"]["discriminator"]["mapping"]
+        .as_object()
+        .unwrap();
+    assert!(events.len() > 20, "{}", events.len());
+    for envelope in ["EventItem", "FeedItem", "ArchivedEvent"] {
+        let schema = &schemas[envelope];
+        let variants = schema["oneOf"].as_array().unwrap();
+        let mapping = schema["discriminator"]["mapping"].as_object().unwrap();
+        assert_eq!(schema["discriminator"]["propertyName"], "type");
+        assert_eq!(variants.len(), events.len(), "{envelope}");
+        assert_eq!(
+            mapping.keys().collect::<Vec<_>>(),
+            events.keys().collect::<Vec<_>>(),
+            "{envelope}"
+        );
+        for (tag, reference) in mapping {
+            let name = reference.as_str().unwrap().rsplit('/').next().unwrap();
+            let wrapper = &schemas[name];
+            let parts = wrapper["allOf"].as_array().unwrap();
+            assert_eq!(parts.len(), 2, "{name}");
+            assert_eq!(parts[1]["$ref"], events[tag], "{name}");
+            assert!(variants.iter().any(|v| v["$ref"] == *reference), "{name}");
+        }
+    }
+    for union in ["Command", "Event"] {
+        for variant in schemas[union]["oneOf"].as_array().unwrap() {
+            let name = variant["$ref"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap();
+            let props = &schemas[name]["properties"];
+            assert!(props["type"]["$ref"].is_string(), "{name}.type is inline");
+            if !props["data"].is_null() {
+                assert!(props["data"]["$ref"].is_string(), "{name}.data is inline");
+            }
+        }
+    }
+    let mut loose = Vec::new();
+    free_form_objects(&doc, "", &mut loose);
+    assert!(loose.is_empty(), "free-form objects: {loose:?}");
+    let mut unnamed = Vec::new();
+    for (name, schema) in schemas {
+        let Some(values) = schema["enum"].as_array() else {
+            continue;
+        };
+        let identifiers = values.iter().all(|v| {
+            v.as_str()
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_alphabetic()))
+        });
+        let named = schema["x-enum-varnames"]
+            .as_array()
+            .is_some_and(|n| n.len() == values.len());
+        if !identifiers && !named {
+            unnamed.push(name.clone());
+        }
+    }
+    assert!(unnamed.is_empty(), "enums with unnamed values: {unnamed:?}");
+}
+
+/// Objects below `schema` that say nothing of their fields (no `properties`, no
+/// `additionalProperties`, no composition).
+fn free_form_objects(schema: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    match schema {
+        serde_json::Value::Object(map) => {
+            let object = map.get("type").is_some_and(|t| {
+                t == "object"
+                    || t.as_array()
+                        .is_some_and(|a| a.iter().any(|t| t == "object"))
+            });
+            let shaped = [
+                "properties",
+                "additionalProperties",
+                "allOf",
+                "oneOf",
+                "anyOf",
+            ]
+            .iter()
+            .any(|k| map.contains_key(*k));
+            if object && !shaped {
+                out.push(at.to_owned());
+            }
+            for (key, value) in map {
+                free_form_objects(value, &format!("{at}/{key}"), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                free_form_objects(item, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Properties named like instants (`*_at`, `at`, `member_since`) whose schema lacks
 /// `format: date-time`, anywhere below `schema`.
 fn instants_without_format(schema: &serde_json::Value, at: &str, out: &mut Vec<String>) {

@@ -742,10 +742,15 @@ export interface components {
              */
             type: "add_bot";
         };
+        /** @enum {string} */
+        AddBotCommandType: "add_bot";
         /** @description An event of a finished game's complete log. */
-        ArchivedEvent: {
-            type: "ArchivedEvent";
-        } & ({
+        ArchivedEvent: components["schemas"]["BotAddedArchivedEvent"] | components["schemas"]["CardDraftedArchivedEvent"] | components["schemas"]["CardKeptArchivedEvent"] | components["schemas"]["CardPlacedArchivedEvent"] | components["schemas"]["CardRevealedArchivedEvent"] | components["schemas"]["CardSelectedArchivedEvent"] | components["schemas"]["CardTakenArchivedEvent"] | components["schemas"]["CardsRevealedArchivedEvent"] | components["schemas"]["DeadlinesSetArchivedEvent"] | components["schemas"]["DealPreparedArchivedEvent"] | components["schemas"]["DraftStartedArchivedEvent"] | components["schemas"]["DrawPileSetArchivedEvent"] | components["schemas"]["GameCreatedArchivedEvent"] | components["schemas"]["GameFinishedArchivedEvent"] | components["schemas"]["GameStartedArchivedEvent"] | components["schemas"]["HandDealtArchivedEvent"] | components["schemas"]["MoveDeadlineSetArchivedEvent"] | components["schemas"]["NosGameEndedArchivedEvent"] | components["schemas"]["NosGameStartedArchivedEvent"] | components["schemas"]["PassedArchivedEvent"] | components["schemas"]["RematchCreatedArchivedEvent"] | components["schemas"]["ReservationsReleasedArchivedEvent"] | components["schemas"]["RoundEndedArchivedEvent"] | components["schemas"]["RoundStartedArchivedEvent"] | components["schemas"]["SeatLeftArchivedEvent"] | components["schemas"]["SeatRemovedArchivedEvent"] | components["schemas"]["SeatResignedArchivedEvent"] | components["schemas"]["SeatTakenArchivedEvent"] | components["schemas"]["SeedRecordedArchivedEvent"] | components["schemas"]["SelectionMadeArchivedEvent"] | components["schemas"]["VisibilitySetArchivedEvent"];
+        /**
+         * ArchivedEventBase
+         * @description The fields every `ArchivedEvent` has besides the event.
+         */
+        ArchivedEventBase: {
             /**
              * Format: date-time
              * @description Time of the append (UTC, RFC 3339).
@@ -763,7 +768,7 @@ export interface components {
              * @description Position in the game's stream.
              */
             seq: number;
-        } & Omit<components["schemas"]["Event"], "type">);
+        };
         /** @description The complete log. */
         ArchivePage: {
             /** @description Every event of the game. */
@@ -790,27 +795,66 @@ export interface components {
             rank: number;
         };
         /**
+         * BotAddedArchivedEvent
+         * @description The host seated a bot.
+         */
+        BotAddedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["BotAddedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot_added";
+        };
+        /**
+         * BotAddedData
+         * @description The host seated a bot.
+         */
+        BotAddedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description Display name. */
+            name: string;
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+            /** @description Strategy. */
+            strategy: components["schemas"]["BotStrategy"];
+        };
+        /**
          * BotAddedEvent
          * @description The host seated a bot.
          */
         BotAddedEvent: {
-            /** @description The host seated a bot. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description Display name. */
-                name: string;
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-                /** @description Strategy. */
-                strategy: components["schemas"]["BotStrategy"];
-            };
+            data: components["schemas"]["BotAddedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot_added";
+        };
+        /**
+         * BotAddedEventItem
+         * @description The host seated a bot.
+         */
+        BotAddedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["BotAddedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "bot_added";
+        };
+        /** @enum {string} */
+        BotAddedEventType: "bot_added";
+        /**
+         * BotAddedFeedItem
+         * @description The host seated a bot.
+         */
+        BotAddedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["BotAddedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -828,25 +872,64 @@ export interface components {
          */
         Card: number;
         /**
+         * CardDraftedArchivedEvent
+         * @description A seat took a card from the open draft.
+         */
+        CardDraftedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardDraftedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_drafted";
+        };
+        /**
+         * CardDraftedData
+         * @description A seat took a card from the open draft.
+         */
+        CardDraftedData: {
+            /** @description Card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
          * CardDraftedEvent
          * @description A seat took a card from the open draft.
          */
         CardDraftedEvent: {
-            /** @description A seat took a card from the open draft. */
-            data: {
-                /** @description Card. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            data: components["schemas"]["CardDraftedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_drafted";
+        };
+        /**
+         * CardDraftedEventItem
+         * @description A seat took a card from the open draft.
+         */
+        CardDraftedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardDraftedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_drafted";
+        };
+        /** @enum {string} */
+        CardDraftedEventType: "card_drafted";
+        /**
+         * CardDraftedFeedItem
+         * @description A seat took a card from the open draft.
+         */
+        CardDraftedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardDraftedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -870,29 +953,10 @@ export interface components {
         /** @description A card as a client may name it: its value or its label. */
         CardInput: number | string;
         /**
-         * CardKeptEvent
+         * CardKeptArchivedEvent
          * @description A seat chose the card for its X row from the cards it took (x-nimmt).
          */
-        CardKeptEvent: {
-            /** @description A seat chose the card for its X row from the cards it took (x-nimmt). */
-            data: {
-                /** @description The card that went to the X row. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-                /** @description The X row that went onto the X stack (empty when the card was appended). */
-                stacked: components["schemas"]["Card"][];
-                /** @description The other taken cards, which went into the hand. */
-                to_hand: components["schemas"]["Card"][];
-            };
+        CardKeptArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardKeptEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -900,36 +964,68 @@ export interface components {
             type: "card_kept";
         };
         /**
-         * CardPlacedEvent
+         * CardKeptData
+         * @description A seat chose the card for its X row from the cards it took (x-nimmt).
+         */
+        CardKeptData: {
+            /** @description The card that went to the X row. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+            /** @description The X row that went onto the X stack (empty when the card was appended). */
+            stacked: components["schemas"]["Card"][];
+            /** @description The other taken cards, which went into the hand. */
+            to_hand: components["schemas"]["Card"][];
+        };
+        /**
+         * CardKeptEvent
+         * @description A seat chose the card for its X row from the cards it took (x-nimmt).
+         */
+        CardKeptEvent: {
+            data: components["schemas"]["CardKeptData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_kept";
+        };
+        /**
+         * CardKeptEventItem
+         * @description A seat chose the card for its X row from the cards it took (x-nimmt).
+         */
+        CardKeptEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardKeptEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_kept";
+        };
+        /** @enum {string} */
+        CardKeptEventType: "card_kept";
+        /**
+         * CardKeptFeedItem
+         * @description A seat chose the card for its X row from the cards it took (x-nimmt).
+         */
+        CardKeptFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardKeptEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_kept";
+        };
+        /**
+         * CardPlacedArchivedEvent
          * @description A revealed card was placed; `taken` are the cards its player took.
          */
-        CardPlacedEvent: {
-            /** @description A revealed card was placed; `taken` are the cards its player took. */
-            data: {
-                /** @description Card. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description The player chose the row (the card fitted no row). */
-                chosen: boolean;
-                /**
-                 * Format: int32
-                 * @description Row index.
-                 */
-                row: number;
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-                /** @description The end of the row the card went to (`left` only with `placement: both_ends`). */
-                side?: components["schemas"]["Side"];
-                /** @description Cards taken (empty when the card was simply added). */
-                taken: components["schemas"]["Card"][];
-            };
+        CardPlacedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardPlacedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -937,20 +1033,75 @@ export interface components {
             type: "card_placed";
         };
         /**
-         * CardRevealedEvent
+         * CardPlacedData
+         * @description A revealed card was placed; `taken` are the cards its player took.
+         */
+        CardPlacedData: {
+            /** @description Card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The player chose the row (the card fitted no row). */
+            chosen: boolean;
+            /**
+             * Format: int32
+             * @description Row index.
+             */
+            row: number;
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+            /** @description The end of the row the card went to (`left` only with `placement: both_ends`). */
+            side?: components["schemas"]["Side"];
+            /** @description Cards taken (empty when the card was simply added). */
+            taken: components["schemas"]["Card"][];
+        };
+        /**
+         * CardPlacedEvent
+         * @description A revealed card was placed; `taken` are the cards its player took.
+         */
+        CardPlacedEvent: {
+            data: components["schemas"]["CardPlacedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_placed";
+        };
+        /**
+         * CardPlacedEventItem
+         * @description A revealed card was placed; `taken` are the cards its player took.
+         */
+        CardPlacedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardPlacedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_placed";
+        };
+        /** @enum {string} */
+        CardPlacedEventType: "card_placed";
+        /**
+         * CardPlacedFeedItem
+         * @description A revealed card was placed; `taken` are the cards its player took.
+         */
+        CardPlacedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardPlacedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_placed";
+        };
+        /**
+         * CardRevealedArchivedEvent
          * @description The top card of the draw pile was turned up.
          */
-        CardRevealedEvent: {
-            /** @description The top card of the draw pile was turned up. */
-            data: {
-                /** @description Its value. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-            };
+        CardRevealedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardRevealedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -958,25 +1109,59 @@ export interface components {
             type: "card_revealed";
         };
         /**
-         * CardSelectedEvent
+         * CardRevealedData
+         * @description The top card of the draw pile was turned up.
+         */
+        CardRevealedData: {
+            /** @description Its value. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+        };
+        /**
+         * CardRevealedEvent
+         * @description The top card of the draw pile was turned up.
+         */
+        CardRevealedEvent: {
+            data: components["schemas"]["CardRevealedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_revealed";
+        };
+        /**
+         * CardRevealedEventItem
+         * @description The top card of the draw pile was turned up.
+         */
+        CardRevealedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_revealed";
+        };
+        /** @enum {string} */
+        CardRevealedEventType: "card_revealed";
+        /**
+         * CardRevealedFeedItem
+         * @description The top card of the draw pile was turned up.
+         */
+        CardRevealedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_revealed";
+        };
+        /**
+         * CardSelectedArchivedEvent
          * @description A seat selected or replaced its card (that seat only).
          */
-        CardSelectedEvent: {
-            /** @description A seat selected or replaced its card (that seat only). */
-            data: {
-                /** @description The card. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+        CardSelectedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardSelectedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -984,20 +1169,64 @@ export interface components {
             type: "card_selected";
         };
         /**
-         * CardsRevealedEvent
+         * CardSelectedData
+         * @description A seat selected or replaced its card (that seat only).
+         */
+        CardSelectedData: {
+            /** @description The card. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * CardSelectedEvent
+         * @description A seat selected or replaced its card (that seat only).
+         */
+        CardSelectedEvent: {
+            data: components["schemas"]["CardSelectedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_selected";
+        };
+        /**
+         * CardSelectedEventItem
+         * @description A seat selected or replaced its card (that seat only).
+         */
+        CardSelectedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardSelectedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_selected";
+        };
+        /** @enum {string} */
+        CardSelectedEventType: "card_selected";
+        /**
+         * CardSelectedFeedItem
+         * @description A seat selected or replaced its card (that seat only).
+         */
+        CardSelectedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardSelectedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_selected";
+        };
+        /**
+         * CardsRevealedArchivedEvent
          * @description Every selection of the turn, revealed at once.
          */
-        CardsRevealedEvent: {
-            /** @description Every selection of the turn, revealed at once. */
-            data: {
-                /** @description The selections, ascending by card. */
-                cards: components["schemas"]["SeatCard"][];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-            };
+        CardsRevealedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardsRevealedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1005,30 +1234,118 @@ export interface components {
             type: "cards_revealed";
         };
         /**
+         * CardsRevealedData
+         * @description Every selection of the turn, revealed at once.
+         */
+        CardsRevealedData: {
+            /** @description The selections, ascending by card. */
+            cards: components["schemas"]["SeatCard"][];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+        };
+        /**
+         * CardsRevealedEvent
+         * @description Every selection of the turn, revealed at once.
+         */
+        CardsRevealedEvent: {
+            data: components["schemas"]["CardsRevealedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cards_revealed";
+        };
+        /**
+         * CardsRevealedEventItem
+         * @description Every selection of the turn, revealed at once.
+         */
+        CardsRevealedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardsRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cards_revealed";
+        };
+        /** @enum {string} */
+        CardsRevealedEventType: "cards_revealed";
+        /**
+         * CardsRevealedFeedItem
+         * @description Every selection of the turn, revealed at once.
+         */
+        CardsRevealedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardsRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "cards_revealed";
+        };
+        /**
+         * CardTakenArchivedEvent
+         * @description A seat took the open card and the chips on it.
+         */
+        CardTakenArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["CardTakenEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_taken";
+        };
+        /**
+         * CardTakenData
+         * @description A seat took the open card and the chips on it.
+         */
+        CardTakenData: {
+            /** @description The card's value. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Chips collected with it.
+             */
+            chips: number;
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
          * CardTakenEvent
          * @description A seat took the open card and the chips on it.
          */
         CardTakenEvent: {
-            /** @description A seat took the open card and the chips on it. */
-            data: {
-                /** @description The card's value. */
-                card: components["schemas"]["Card"];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Chips collected with it.
-                 */
-                chips: number;
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            data: components["schemas"]["CardTakenData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_taken";
+        };
+        /**
+         * CardTakenEventItem
+         * @description A seat took the open card and the chips on it.
+         */
+        CardTakenEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["CardTakenEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "card_taken";
+        };
+        /** @enum {string} */
+        CardTakenEventType: "card_taken";
+        /**
+         * CardTakenFeedItem
+         * @description A seat took the open card and the chips on it.
+         */
+        CardTakenFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["CardTakenEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1116,20 +1433,59 @@ export interface components {
             password: string;
         };
         /**
+         * DeadlinesSetArchivedEvent
+         * @description The deadlines of the seats that must act now (replaces the previous ones).
+         */
+        DeadlinesSetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["DeadlinesSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadlines_set";
+        };
+        /**
+         * DeadlinesSetData
+         * @description The deadlines of the seats that must act now (replaces the previous ones).
+         */
+        DeadlinesSetData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description One per seat and action asked. */
+            deadlines: components["schemas"]["SeatDeadline"][];
+        };
+        /**
          * DeadlinesSetEvent
          * @description The deadlines of the seats that must act now (replaces the previous ones).
          */
         DeadlinesSetEvent: {
-            /** @description The deadlines of the seats that must act now (replaces the previous ones). */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description One per seat and action asked. */
-                deadlines: components["schemas"]["SeatDeadline"][];
-            };
+            data: components["schemas"]["DeadlinesSetData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadlines_set";
+        };
+        /**
+         * DeadlinesSetEventItem
+         * @description The deadlines of the seats that must act now (replaces the previous ones).
+         */
+        DeadlinesSetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["DeadlinesSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deadlines_set";
+        };
+        /** @enum {string} */
+        DeadlinesSetEventType: "deadlines_set";
+        /**
+         * DeadlinesSetFeedItem
+         * @description The deadlines of the seats that must act now (replaces the previous ones).
+         */
+        DeadlinesSetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["DeadlinesSetEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1154,20 +1510,59 @@ export interface components {
          */
         DealOption: "random" | "draft";
         /**
+         * DealPreparedArchivedEvent
+         * @description The prepared first deal (server only).
+         */
+        DealPreparedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["DealPreparedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_prepared";
+        };
+        /**
+         * DealPreparedData
+         * @description The prepared first deal (server only).
+         */
+        DealPreparedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The deal. */
+            deal: components["schemas"]["Deal"];
+        };
+        /**
          * DealPreparedEvent
          * @description The prepared first deal (server only).
          */
         DealPreparedEvent: {
-            /** @description The prepared first deal (server only). */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description The deal. */
-                deal: components["schemas"]["Deal"];
-            };
+            data: components["schemas"]["DealPreparedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_prepared";
+        };
+        /**
+         * DealPreparedEventItem
+         * @description The prepared first deal (server only).
+         */
+        DealPreparedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["DealPreparedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deal_prepared";
+        };
+        /** @enum {string} */
+        DealPreparedEventType: "deal_prepared";
+        /**
+         * DealPreparedFeedItem
+         * @description The prepared first deal (server only).
+         */
+        DealPreparedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["DealPreparedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1197,31 +1592,13 @@ export interface components {
              */
             type: "draft_card";
         };
+        /** @enum {string} */
+        DraftCardCommandType: "draft_card";
         /**
-         * DraftStartedEvent
+         * DraftStartedArchivedEvent
          * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
          */
-        DraftStartedEvent: {
-            /** @description The open draft of a round began (`deal: draft`); every card of the deck lies open. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description The seat that picks first.
-                 */
-                first_seat: number;
-                /** @description The open cards. */
-                pool: components["schemas"]["Card"][];
-                /**
-                 * Format: int32
-                 * @description Round, 1-based.
-                 */
-                round: number;
-            };
+        DraftStartedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["DraftStartedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1229,22 +1606,120 @@ export interface components {
             type: "draft_started";
         };
         /**
+         * DraftStartedData
+         * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
+         */
+        DraftStartedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The seat that picks first.
+             */
+            first_seat: number;
+            /** @description The open cards. */
+            pool: components["schemas"]["Card"][];
+            /**
+             * Format: int32
+             * @description Round, 1-based.
+             */
+            round: number;
+        };
+        /**
+         * DraftStartedEvent
+         * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
+         */
+        DraftStartedEvent: {
+            data: components["schemas"]["DraftStartedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draft_started";
+        };
+        /**
+         * DraftStartedEventItem
+         * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
+         */
+        DraftStartedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["DraftStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draft_started";
+        };
+        /** @enum {string} */
+        DraftStartedEventType: "draft_started";
+        /**
+         * DraftStartedFeedItem
+         * @description The open draft of a round began (`deal: draft`); every card of the deck lies open.
+         */
+        DraftStartedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["DraftStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draft_started";
+        };
+        /**
+         * DrawPileSetArchivedEvent
+         * @description The shuffled draw pile and the cards removed unseen (server only until the end).
+         */
+        DrawPileSetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["DrawPileSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_pile_set";
+        };
+        /**
+         * DrawPileSetData
+         * @description The shuffled draw pile and the cards removed unseen (server only until the end).
+         */
+        DrawPileSetData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The pile, top first. */
+            pile: components["schemas"]["Card"][];
+            /** @description The 9 removed cards. */
+            removed: components["schemas"]["Card"][];
+        };
+        /**
          * DrawPileSetEvent
          * @description The shuffled draw pile and the cards removed unseen (server only until the end).
          */
         DrawPileSetEvent: {
-            /** @description The shuffled draw pile and the cards removed unseen (server only until the end). */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description The pile, top first. */
-                pile: components["schemas"]["Card"][];
-                /** @description The 9 removed cards. */
-                removed: components["schemas"]["Card"][];
-            };
+            data: components["schemas"]["DrawPileSetData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_pile_set";
+        };
+        /**
+         * DrawPileSetEventItem
+         * @description The shuffled draw pile and the cards removed unseen (server only until the end).
+         */
+        DrawPileSetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["DrawPileSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_pile_set";
+        };
+        /** @enum {string} */
+        DrawPileSetEventType: "draw_pile_set";
+        /**
+         * DrawPileSetFeedItem
+         * @description The shuffled draw pile and the cards removed unseen (server only until the end).
+         */
+        DrawPileSetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["DrawPileSetEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1252,25 +1727,16 @@ export interface components {
             type: "draw_pile_set";
         };
         /** @description When the game ends. */
-        EndCondition: {
-            /**
-             * Format: int32
-             * @description After the round in which someone's total reaches this many points (1–999).
-             */
-            points: number;
-        } | {
-            /**
-             * Format: int32
-             * @description After this many rounds (1–50).
-             */
-            rounds: number;
-        };
+        EndCondition: components["schemas"]["PointsEndCondition"] | components["schemas"]["RoundsEndCondition"];
         /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
         Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["RematchCreatedEvent"];
         /** @description An event as the caller may see it. */
-        EventItem: {
-            type: "EventItem";
-        } & ({
+        EventItem: components["schemas"]["BotAddedEventItem"] | components["schemas"]["CardDraftedEventItem"] | components["schemas"]["CardKeptEventItem"] | components["schemas"]["CardPlacedEventItem"] | components["schemas"]["CardRevealedEventItem"] | components["schemas"]["CardSelectedEventItem"] | components["schemas"]["CardTakenEventItem"] | components["schemas"]["CardsRevealedEventItem"] | components["schemas"]["DeadlinesSetEventItem"] | components["schemas"]["DealPreparedEventItem"] | components["schemas"]["DraftStartedEventItem"] | components["schemas"]["DrawPileSetEventItem"] | components["schemas"]["GameCreatedEventItem"] | components["schemas"]["GameFinishedEventItem"] | components["schemas"]["GameStartedEventItem"] | components["schemas"]["HandDealtEventItem"] | components["schemas"]["MoveDeadlineSetEventItem"] | components["schemas"]["NosGameEndedEventItem"] | components["schemas"]["NosGameStartedEventItem"] | components["schemas"]["PassedEventItem"] | components["schemas"]["RematchCreatedEventItem"] | components["schemas"]["ReservationsReleasedEventItem"] | components["schemas"]["RoundEndedEventItem"] | components["schemas"]["RoundStartedEventItem"] | components["schemas"]["SeatLeftEventItem"] | components["schemas"]["SeatRemovedEventItem"] | components["schemas"]["SeatResignedEventItem"] | components["schemas"]["SeatTakenEventItem"] | components["schemas"]["SeedRecordedEventItem"] | components["schemas"]["SelectionMadeEventItem"] | components["schemas"]["VisibilitySetEventItem"];
+        /**
+         * EventItemBase
+         * @description The fields every `EventItem` has besides the event.
+         */
+        EventItemBase: {
             /**
              * Format: date-time
              * @description Time of the append (UTC, RFC 3339).
@@ -1281,13 +1747,13 @@ export interface components {
              * @description Position in the game's stream, from 1.
              */
             seq: number;
-        } & Omit<components["schemas"]["Event"], "type">);
+        };
         /** @description A page of events. */
         EventPage: {
             /** @description Events in order. */
             items: components["schemas"]["EventItem"][];
             /** @description Pass as `after` for the next page; `null` at the end. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description Fair-shuffle information. */
         FairnessView: {
@@ -1296,12 +1762,15 @@ export interface components {
             /** @description Hex SHA-256 of the seed's bytes. */
             commitment: string;
             /** @description The seed (hex), once the game is finished. */
-            seed?: string | null;
+            seed: string | null;
         };
         /** @description A public event in the global order. */
-        FeedItem: {
-            type: "FeedItem";
-        } & ({
+        FeedItem: components["schemas"]["BotAddedFeedItem"] | components["schemas"]["CardDraftedFeedItem"] | components["schemas"]["CardKeptFeedItem"] | components["schemas"]["CardPlacedFeedItem"] | components["schemas"]["CardRevealedFeedItem"] | components["schemas"]["CardSelectedFeedItem"] | components["schemas"]["CardTakenFeedItem"] | components["schemas"]["CardsRevealedFeedItem"] | components["schemas"]["DeadlinesSetFeedItem"] | components["schemas"]["DealPreparedFeedItem"] | components["schemas"]["DraftStartedFeedItem"] | components["schemas"]["DrawPileSetFeedItem"] | components["schemas"]["GameCreatedFeedItem"] | components["schemas"]["GameFinishedFeedItem"] | components["schemas"]["GameStartedFeedItem"] | components["schemas"]["HandDealtFeedItem"] | components["schemas"]["MoveDeadlineSetFeedItem"] | components["schemas"]["NosGameEndedFeedItem"] | components["schemas"]["NosGameStartedFeedItem"] | components["schemas"]["PassedFeedItem"] | components["schemas"]["RematchCreatedFeedItem"] | components["schemas"]["ReservationsReleasedFeedItem"] | components["schemas"]["RoundEndedFeedItem"] | components["schemas"]["RoundStartedFeedItem"] | components["schemas"]["SeatLeftFeedItem"] | components["schemas"]["SeatRemovedFeedItem"] | components["schemas"]["SeatResignedFeedItem"] | components["schemas"]["SeatTakenFeedItem"] | components["schemas"]["SeedRecordedFeedItem"] | components["schemas"]["SelectionMadeFeedItem"] | components["schemas"]["VisibilitySetFeedItem"];
+        /**
+         * FeedItemBase
+         * @description The fields every `FeedItem` has besides the event.
+         */
+        FeedItemBase: {
             /**
              * Format: date-time
              * @description Time of the append (UTC, RFC 3339).
@@ -1321,20 +1790,20 @@ export interface components {
              * @description Position in the game's stream.
              */
             seq: number;
-        } & Omit<components["schemas"]["Event"], "type">);
+        };
         /** @description A page of the feed. */
         FeedPage: {
             /** @description Events in feed (commit) order. */
             items: components["schemas"]["FeedItem"][];
             /** @description Pass as `after` for the next page; `null` when this page was the last. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description A game as one caller sees it: the rules' view plus its identity and version. */
         GameBody: components["schemas"]["GameView"] & {
             /** @description Game id. */
             id: string;
             /** @description The code that lets others join this private game (shown to its players only). */
-            invite_code?: string | null;
+            invite_code: string | null;
             /** @description Listed for and watchable by every account; a private game is seen by its players only. */
             public: boolean;
             /**
@@ -1342,6 +1811,17 @@ export interface components {
              * @description Number of events in the game's stream (also the `ETag`).
              */
             version: number;
+        };
+        /**
+         * GameCreatedArchivedEvent
+         * @description The game exists; the creator is the host at seat 0.
+         */
+        GameCreatedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["GameCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_created";
         };
         /**
          * GameCreatedEvent
@@ -1356,6 +1836,30 @@ export interface components {
              */
             type: "game_created";
         };
+        /**
+         * GameCreatedEventItem
+         * @description The game exists; the creator is the host at seat 0.
+         */
+        GameCreatedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["GameCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_created";
+        };
+        /** @enum {string} */
+        GameCreatedEventType: "game_created";
+        /**
+         * GameCreatedFeedItem
+         * @description The game exists; the creator is the host at seat 0.
+         */
+        GameCreatedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["GameCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_created";
+        };
         /** @description The data of a `game_created` event (boxed in [`Event`]: it is the largest and comes once). */
         GameCreation: {
             /** @description The game starts by itself when its last seat is taken (quick play). */
@@ -1363,7 +1867,7 @@ export interface components {
             /** @description Hex SHA-256 of the game's secret shuffle seed. */
             commitment: string;
             /** @description Display name of the game. */
-            name?: string | null;
+            name: string | null;
             /** @description Options. */
             options: components["schemas"]["Options"];
             /**
@@ -1374,7 +1878,7 @@ export interface components {
             /** @description Whether the creator prepared the first deal. */
             prepared_deal: boolean;
             /** @description The finished game this one is a rematch of. */
-            rematch_of?: string | null;
+            rematch_of?: string;
             /** @description Seats kept for the people of that game until they join. */
             reservations?: components["schemas"]["Reservation"][];
             /**
@@ -1386,22 +1890,61 @@ export interface components {
             ruleset: components["schemas"]["Ruleset"];
         };
         /**
+         * GameFinishedArchivedEvent
+         * @description The game is over.
+         */
+        GameFinishedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["GameFinishedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+        };
+        /**
+         * GameFinishedData
+         * @description The game is over.
+         */
+        GameFinishedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The shuffle seed, revealed. */
+            seed: string;
+            /** @description Seats with the lowest total. */
+            winners: number[];
+        };
+        /**
          * GameFinishedEvent
          * @description The game is over.
          */
         GameFinishedEvent: {
-            /** @description The game is over. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description The shuffle seed, revealed. */
-                seed: string;
-                /** @description Seats with the lowest total. */
-                winners: number[];
-            };
+            data: components["schemas"]["GameFinishedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+        };
+        /**
+         * GameFinishedEventItem
+         * @description The game is over.
+         */
+        GameFinishedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["GameFinishedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_finished";
+        };
+        /** @enum {string} */
+        GameFinishedEventType: "game_finished";
+        /**
+         * GameFinishedFeedItem
+         * @description The game is over.
+         */
+        GameFinishedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["GameFinishedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1413,7 +1956,7 @@ export interface components {
             /** @description Games, newest first. */
             items: components["schemas"]["GameSummary"][];
             /** @description Pass as `cursor` for the next page; `null` at the end. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description What a host may change of a game. */
         GamePatch: {
@@ -1421,12 +1964,51 @@ export interface components {
             public: boolean;
         };
         /**
+         * GameStartedArchivedEvent
+         * @description Play begins.
+         */
+        GameStartedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["GameStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_started";
+        };
+        /**
+         * GameStartedData
+         * @description Play begins.
+         */
+        GameStartedData: Record<string, unknown>;
+        /**
          * GameStartedEvent
          * @description Play begins.
          */
         GameStartedEvent: {
-            /** @description Play begins. */
-            data: Record<string, unknown>;
+            data: components["schemas"]["GameStartedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_started";
+        };
+        /**
+         * GameStartedEventItem
+         * @description Play begins.
+         */
+        GameStartedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["GameStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "game_started";
+        };
+        /** @enum {string} */
+        GameStartedEventType: "game_started";
+        /**
+         * GameStartedFeedItem
+         * @description Play begins.
+         */
+        GameStartedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["GameStartedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1444,7 +2026,7 @@ export interface components {
              * Format: date-time
              * @description When the caller must have acted (games with move deadlines; UTC, RFC 3339).
              */
-            deadline_at?: string | null;
+            deadline_at: string | null;
             /**
              * Format: int32
              * @description Seats nobody holds yet (lobbies).
@@ -1453,7 +2035,7 @@ export interface components {
             /** @description Id. */
             id: string;
             /** @description Name. */
-            name?: string | null;
+            name: string | null;
             /** @description Seats taken by people (bots not counted). */
             people: number;
             /** @description Seats. */
@@ -1480,7 +2062,7 @@ export interface components {
              * Format: int32
              * @description The caller's seat, if any.
              */
-            your_seat?: number | null;
+            your_seat: number | null;
             /** @description The caller must act now. */
             your_turn: boolean;
         };
@@ -1503,9 +2085,9 @@ export interface components {
              * Format: int32
              * @description Seconds per move when the game has move deadlines.
              */
-            move_deadline_seconds?: number | null;
+            move_deadline_seconds?: number;
             /** @description Game name. */
-            name?: string | null;
+            name: string | null;
             /** @description Options in force: the fields the ruleset takes at creation, defaults filled in. */
             options: components["schemas"]["OptionsView"];
             /**
@@ -1516,9 +2098,9 @@ export interface components {
             /** @description Whether the creator prepared the first deal (and so knew the cards). */
             prepared_deal: boolean;
             /** @description The rematch of this finished game, once someone started it. */
-            rematch?: string | null;
+            rematch?: string;
             /** @description The finished game this one is a rematch of. */
-            rematch_of?: string | null;
+            rematch_of?: string;
             /**
              * Format: int32
              * @description Current round, 1-based (0 before the first deal).
@@ -1545,8 +2127,8 @@ export interface components {
             /** @description Totals per seat. */
             totals: number[];
             /** @description Winning seats once finished, else `null`. */
-            winners?: number[] | null;
-            you?: components["schemas"]["YouView"] | null;
+            winners: number[] | null;
+            you: components["schemas"]["YouView"] | null;
         };
         /** @description A guest account with its token. */
         GuestToken: {
@@ -1563,25 +2145,64 @@ export interface components {
             token_type: string;
         };
         /**
+         * HandDealtArchivedEvent
+         * @description A seat's hand (that seat only).
+         */
+        HandDealtArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["HandDealtEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hand_dealt";
+        };
+        /**
+         * HandDealtData
+         * @description A seat's hand (that seat only).
+         */
+        HandDealtData: {
+            /** @description The cards, ascending. */
+            cards: components["schemas"]["Card"][];
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
          * HandDealtEvent
          * @description A seat's hand (that seat only).
          */
         HandDealtEvent: {
-            /** @description A seat's hand (that seat only). */
-            data: {
-                /** @description The cards, ascending. */
-                cards: components["schemas"]["Card"][];
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            data: components["schemas"]["HandDealtData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hand_dealt";
+        };
+        /**
+         * HandDealtEventItem
+         * @description A seat's hand (that seat only).
+         */
+        HandDealtEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["HandDealtEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hand_dealt";
+        };
+        /** @enum {string} */
+        HandDealtEventType: "hand_dealt";
+        /**
+         * HandDealtFeedItem
+         * @description A seat's hand (that seat only).
+         */
+        HandDealtFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["HandDealtEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1624,6 +2245,8 @@ export interface components {
              */
             type: "join";
         };
+        /** @enum {string} */
+        JoinCommandType: "join";
         /**
          * KeepCardCommand
          * @description Choose which of the cards just taken goes to one's X row (x-nimmt).
@@ -1637,12 +2260,14 @@ export interface components {
              */
             type: "keep_card";
         };
+        /** @enum {string} */
+        KeepCardCommandType: "keep_card";
         /** @description A page of a leaderboard. */
         Leaderboard: {
             /** @description Lines, best first. */
             items: components["schemas"]["BoardLine"][];
             /** @description Pass as `cursor` for the next page; `null` at the end. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
             /** @description Ruleset. */
             ruleset: components["schemas"]["Ruleset"];
         };
@@ -1657,6 +2282,8 @@ export interface components {
              */
             type: "leave";
         };
+        /** @enum {string} */
+        LeaveCommandType: "leave";
         /** @description A change of the reminder choices; absent fields stay. */
         MailChoices: {
             /**
@@ -1678,12 +2305,12 @@ export interface components {
         /** @description An account's mail settings as it sees them. */
         MailSettings: {
             /** @description The verified address reminders go to (`null`: none, nothing is sent). */
-            address?: string | null;
+            address: string | null;
             /**
              * Format: int32
              * @description A mail when a move deadline is less than this many hours away (`null`: off).
              */
-            deadline_hours?: number | null;
+            deadline_hours: number | null;
             /**
              * @description One mail a day listing the games awaiting the account, instead of the turn and
              *     deadline mails.
@@ -1694,28 +2321,67 @@ export interface components {
             /** @description A mail when a game of the account ends. */
             game_finished: boolean;
             /** @description An address whose verification link was sent and not yet used. */
-            pending_address?: string | null;
+            pending_address: string | null;
             /** @description A mail when it becomes the account's turn. */
             your_turn: boolean;
+        };
+        /**
+         * MoveDeadlineSetArchivedEvent
+         * @description Moves must be made within this many seconds, or the server moves for the seat.
+         */
+        MoveDeadlineSetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["MoveDeadlineSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move_deadline_set";
+        };
+        /**
+         * MoveDeadlineSetData
+         * @description Moves must be made within this many seconds, or the server moves for the seat.
+         */
+        MoveDeadlineSetData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seconds per move.
+             */
+            seconds: number;
         };
         /**
          * MoveDeadlineSetEvent
          * @description Moves must be made within this many seconds, or the server moves for the seat.
          */
         MoveDeadlineSetEvent: {
-            /** @description Moves must be made within this many seconds, or the server moves for the seat. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seconds per move.
-                 */
-                seconds: number;
-            };
+            data: components["schemas"]["MoveDeadlineSetData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move_deadline_set";
+        };
+        /**
+         * MoveDeadlineSetEventItem
+         * @description Moves must be made within this many seconds, or the server moves for the seat.
+         */
+        MoveDeadlineSetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["MoveDeadlineSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move_deadline_set";
+        };
+        /** @enum {string} */
+        MoveDeadlineSetEventType: "move_deadline_set";
+        /**
+         * MoveDeadlineSetFeedItem
+         * @description Moves must be made within this many seconds, or the server moves for the seat.
+         */
+        MoveDeadlineSetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["MoveDeadlineSetEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1754,6 +2420,18 @@ export interface components {
             scores: number[];
         };
         /**
+         * NosGameEndedArchivedEvent
+         * @description The last card was taken: the game is scored and the removed cards are revealed.
+         *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+         */
+        NosGameEndedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["NosGameEndedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_ended";
+        };
+        /**
          * NosGameEndedEvent
          * @description The last card was taken: the game is scored and the removed cards are revealed.
          *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
@@ -1771,38 +2449,107 @@ export interface components {
             type: "nos_game_ended";
         };
         /**
-         * NosGameStartedEvent
+         * NosGameEndedEventItem
+         * @description The last card was taken: the game is scored and the removed cards are revealed.
+         *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+         */
+        NosGameEndedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["NosGameEndedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_ended";
+        };
+        /** @enum {string} */
+        NosGameEndedEventType: "nos_game_ended";
+        /**
+         * NosGameEndedFeedItem
+         * @description The last card was taken: the game is scored and the removed cards are revealed.
+         *     (Boxed: this is the largest event and rare; the JSON is that of its fields.)
+         */
+        NosGameEndedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["NosGameEndedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_ended";
+        };
+        /**
+         * NosGameStartedArchivedEvent
          * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
          */
-        NosGameStartedEvent: {
-            /** @description A game of nimm-oder-schieb (of a match) began with fresh chips. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Chips each player starts with.
-                 */
-                chips: number;
-                /**
-                 * Format: int32
-                 * @description The seat that reveals the first card and acts first.
-                 */
-                first_seat: number;
-                /**
-                 * Format: int32
-                 * @description Game of the match, 1-based.
-                 */
-                game: number;
-            };
+        NosGameStartedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["NosGameStartedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "nos_game_started";
+        };
+        /**
+         * NosGameStartedData
+         * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
+         */
+        NosGameStartedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Chips each player starts with.
+             */
+            chips: number;
+            /**
+             * Format: int32
+             * @description The seat that reveals the first card and acts first.
+             */
+            first_seat: number;
+            /**
+             * Format: int32
+             * @description Game of the match, 1-based.
+             */
+            game: number;
+        };
+        /**
+         * NosGameStartedEvent
+         * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
+         */
+        NosGameStartedEvent: {
+            data: components["schemas"]["NosGameStartedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_started";
+        };
+        /**
+         * NosGameStartedEventItem
+         * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
+         */
+        NosGameStartedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["NosGameStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_started";
+        };
+        /** @enum {string} */
+        NosGameStartedEventType: "nos_game_started";
+        /**
+         * NosGameStartedFeedItem
+         * @description A game of nimm-oder-schieb (of a match) began with fresh chips.
+         */
+        NosGameStartedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["NosGameStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "nos_game_started";
+        };
+        /** @description One form of a structured option value: field → its range, e.g. `{"points": "1–999"}`. */
+        OptionForm: {
+            [key: string]: string;
         };
         /** @description Options of a row game, as sent by a client (every field optional). */
         Options: {
@@ -1864,22 +2611,35 @@ export interface components {
          *     creation ([`OptionsInput`]), with the defaults filled in.
          */
         OptionsView: {
-            chips?: components["schemas"]["ChipsOption"] | null;
-            deal?: components["schemas"]["DealOption"] | null;
+            /** @description nimm-oder-schieb: who sees chip counts. */
+            chips?: components["schemas"]["ChipsOption"];
+            /** @description 6-nimmt: `random` or `draft`. */
+            deal?: components["schemas"]["DealOption"];
             /**
              * Format: int32
              * @description x-nimmt: the number of deals.
              */
-            deals?: number | null;
-            deck?: components["schemas"]["DeckOption"] | null;
-            end?: components["schemas"]["EndCondition"] | null;
+            deals?: number;
+            /** @description 6-nimmt: `full` or `tactical`. */
+            deck?: components["schemas"]["DeckOption"];
+            /** @description 6-nimmt, 11-nimmt: when the game ends. */
+            end?: components["schemas"]["EndCondition"];
             /**
              * Format: int32
              * @description nimm-oder-schieb: the number of games of the match.
              */
-            games?: number | null;
-            placement?: components["schemas"]["PlacementOption"] | null;
+            games?: number;
+            /** @description 6-nimmt: `right` or `both_ends`. */
+            placement?: components["schemas"]["PlacementOption"];
         };
+        /** @description An option's value: a name, a number or an end condition. */
+        OptionValue: string | number | components["schemas"]["EndCondition"];
+        /**
+         * @description An option's allowed values: names (`["full", "tactical"]`), the forms of a structured
+         *     value with each field's range (`[{"points": "1–999"}, {"rounds": "1–50"}]`), or a range
+         *     of numbers (`"1–50"`).
+         */
+        OptionValues: string[] | components["schemas"]["OptionForm"][] | string;
         /** @description A score pad as its owner sees it. */
         PadBody: components["schemas"]["PadView"] & {
             /**
@@ -1912,7 +2672,7 @@ export interface components {
             /** @description Totals per player. */
             totals: number[];
             /** @description Player indexes with the lowest total once finished (ties share), else `null`. */
-            winners?: number[] | null;
+            winners: number[] | null;
         };
         /**
          * PassCommand
@@ -1925,24 +2685,65 @@ export interface components {
              */
             type: "pass";
         };
+        /** @enum {string} */
+        PassCommandType: "pass";
+        /**
+         * PassedArchivedEvent
+         * @description A seat paid a chip onto the open card and passed it on.
+         */
+        PassedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["PassedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "passed";
+        };
+        /**
+         * PassedData
+         * @description A seat paid a chip onto the open card and passed it on.
+         */
+        PassedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
         /**
          * PassedEvent
          * @description A seat paid a chip onto the open card and passed it on.
          */
         PassedEvent: {
-            /** @description A seat paid a chip onto the open card and passed it on. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            data: components["schemas"]["PassedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "passed";
+        };
+        /**
+         * PassedEventItem
+         * @description A seat paid a chip onto the open card and passed it on.
+         */
+        PassedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["PassedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "passed";
+        };
+        /** @enum {string} */
+        PassedEventType: "passed";
+        /**
+         * PassedFeedItem
+         * @description A seat paid a chip onto the open card and passed it on.
+         */
+        PassedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["PassedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -1984,6 +2785,8 @@ export interface components {
              */
             type: "play_card";
         };
+        /** @enum {string} */
+        PlayCardCommandType: "play_card";
         /** @description A finished game in a player's history. */
         PlayedGame: {
             /**
@@ -2011,7 +2814,7 @@ export interface components {
              * Format: double
              * @description Their rating after it, when rated.
              */
-            rating_after?: number | null;
+            rating_after: number | null;
             /** @description They resigned. */
             resigned: boolean;
             /** @description Ruleset. */
@@ -2034,7 +2837,7 @@ export interface components {
             /** @description Newest first. */
             items: components["schemas"]["PlayedGame"][];
             /** @description Pass as `cursor` for the next page; `null` at the end. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description A player's profile. */
         PlayerProfile: {
@@ -2073,6 +2876,17 @@ export interface components {
             name: string;
         };
         /**
+         * PointsEndCondition
+         * @description After the round in which someone's total reaches this many points (1–999).
+         */
+        PointsEndCondition: {
+            /**
+             * Format: int32
+             * @description After the round in which someone's total reaches this many points (1–999).
+             */
+            points: number;
+        };
+        /**
          * @description The named option sets of the seeds.
          * @enum {string}
          */
@@ -2085,7 +2899,7 @@ export interface components {
              * Format: int32
              * @description For `version_conflict`: the game's current version.
              */
-            current_version?: number | null;
+            current_version?: number;
             /** @description What went wrong this time. */
             detail: string;
             /**
@@ -2093,7 +2907,10 @@ export interface components {
              * @description HTTP status.
              */
             status: number;
-            /** @description Short summary of the problem type. */
+            /**
+             * @description Short summary of the problem type: one per `type` (and `code`) and language,
+             *     whatever happened this time (that is the `detail`).
+             */
             title: string;
             /** @description A URI naming the problem type. */
             type: string;
@@ -2153,20 +2970,59 @@ export interface components {
             password: string;
         };
         /**
+         * RematchCreatedArchivedEvent
+         * @description A rematch of this finished game was created.
+         */
+        RematchCreatedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["RematchCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rematch_created";
+        };
+        /**
+         * RematchCreatedData
+         * @description A rematch of this finished game was created.
+         */
+        RematchCreatedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The new game. */
+            game: string;
+        };
+        /**
          * RematchCreatedEvent
          * @description A rematch of this finished game was created.
          */
         RematchCreatedEvent: {
-            /** @description A rematch of this finished game was created. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description The new game. */
-                game: string;
-            };
+            data: components["schemas"]["RematchCreatedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rematch_created";
+        };
+        /**
+         * RematchCreatedEventItem
+         * @description A rematch of this finished game was created.
+         */
+        RematchCreatedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["RematchCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "rematch_created";
+        };
+        /** @enum {string} */
+        RematchCreatedEventType: "rematch_created";
+        /**
+         * RematchCreatedFeedItem
+         * @description A rematch of this finished game was created.
+         */
+        RematchCreatedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["RematchCreatedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2189,6 +3045,8 @@ export interface components {
              */
             type: "remove_seat";
         };
+        /** @enum {string} */
+        RemoveSeatCommandType: "remove_seat";
         /** @description A seat kept for an account. */
         Reservation: {
             /** @description The account it is kept for. */
@@ -2200,12 +3058,51 @@ export interface components {
             seat: number;
         };
         /**
+         * ReservationsReleasedArchivedEvent
+         * @description The seats kept for a rematch's people are free for anyone now.
+         */
+        ReservationsReleasedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["ReservationsReleasedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reservations_released";
+        };
+        /**
+         * ReservationsReleasedData
+         * @description The seats kept for a rematch's people are free for anyone now.
+         */
+        ReservationsReleasedData: Record<string, unknown>;
+        /**
          * ReservationsReleasedEvent
          * @description The seats kept for a rematch's people are free for anyone now.
          */
         ReservationsReleasedEvent: {
-            /** @description The seats kept for a rematch's people are free for anyone now. */
-            data: Record<string, unknown>;
+            data: components["schemas"]["ReservationsReleasedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reservations_released";
+        };
+        /**
+         * ReservationsReleasedEventItem
+         * @description The seats kept for a rematch's people are free for anyone now.
+         */
+        ReservationsReleasedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["ReservationsReleasedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reservations_released";
+        };
+        /** @enum {string} */
+        ReservationsReleasedEventType: "reservations_released";
+        /**
+         * ReservationsReleasedFeedItem
+         * @description The seats kept for a rematch's people are free for anyone now.
+         */
+        ReservationsReleasedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["ReservationsReleasedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2223,26 +3120,13 @@ export interface components {
              */
             type: "resign";
         };
+        /** @enum {string} */
+        ResignCommandType: "resign";
         /**
-         * RoundEndedEvent
+         * RoundEndedArchivedEvent
          * @description The round is over.
          */
-        RoundEndedEvent: {
-            /** @description The round is over. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Round.
-                 */
-                round: number;
-                /** @description Bullheads each seat took this round. */
-                scores: number[];
-            };
+        RoundEndedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["RoundEndedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2250,25 +3134,129 @@ export interface components {
             type: "round_ended";
         };
         /**
+         * RoundEndedData
+         * @description The round is over.
+         */
+        RoundEndedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Round.
+             */
+            round: number;
+            /** @description Bullheads each seat took this round. */
+            scores: number[];
+        };
+        /**
+         * RoundEndedEvent
+         * @description The round is over.
+         */
+        RoundEndedEvent: {
+            data: components["schemas"]["RoundEndedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_ended";
+        };
+        /**
+         * RoundEndedEventItem
+         * @description The round is over.
+         */
+        RoundEndedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["RoundEndedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_ended";
+        };
+        /** @enum {string} */
+        RoundEndedEventType: "round_ended";
+        /**
+         * RoundEndedFeedItem
+         * @description The round is over.
+         */
+        RoundEndedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["RoundEndedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_ended";
+        };
+        /**
+         * RoundsEndCondition
+         * @description After this many rounds (1–50).
+         */
+        RoundsEndCondition: {
+            /**
+             * Format: int32
+             * @description After this many rounds (1–50).
+             */
+            rounds: number;
+        };
+        /**
+         * RoundStartedArchivedEvent
+         * @description A round was dealt; its rows are open.
+         */
+        RoundStartedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["RoundStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
+        /**
+         * RoundStartedData
+         * @description A round was dealt; its rows are open.
+         */
+        RoundStartedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Round, 1-based.
+             */
+            round: number;
+            /** @description The rows' starting cards. */
+            rows: components["schemas"]["Card"][];
+        };
+        /**
          * RoundStartedEvent
          * @description A round was dealt; its rows are open.
          */
         RoundStartedEvent: {
-            /** @description A round was dealt; its rows are open. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Round, 1-based.
-                 */
-                round: number;
-                /** @description The rows' starting cards. */
-                rows: components["schemas"]["Card"][];
-            };
+            data: components["schemas"]["RoundStartedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
+        /**
+         * RoundStartedEventItem
+         * @description A round was dealt; its rows are open.
+         */
+        RoundStartedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["RoundStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
+        /** @enum {string} */
+        RoundStartedEventType: "round_started";
+        /**
+         * RoundStartedFeedItem
+         * @description A round was dealt; its rows are open.
+         */
+        RoundStartedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["RoundStartedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2312,21 +3300,21 @@ export interface components {
             /** @description Row games: card number (string key) → bullheads. */
             bullheads?: {
                 [key: string]: number;
-            } | null;
+            };
             /**
              * @description nimm-oder-schieb: the 33 cards as drawn (`{value, suit, rank, label}`; the label in
              *     the language asked for: `J♣` in English is `B♣` in German, `Q` is `D`).
              */
-            cards?: components["schemas"]["CardFace"][] | null;
+            cards?: components["schemas"]["CardFace"][];
             /** @description Row games: hand cards dealt per player and round. */
-            hand_size?: number | null;
+            hand_size?: number;
             /** @description API name. */
             name: string;
             /**
-             * @description Each option with its allowed values and default, a `label` and, for options with
-             *     named values, `value_labels` (value → label).
+             * @description Each option the ruleset takes at creation, with its allowed values and default, a
+             *     `label` and, for options with named values, `value_labels` (value → label).
              */
-            options: Record<string, unknown>;
+            options: components["schemas"]["RulesetOptions"];
             /** @description Seats. */
             players: components["schemas"]["PlayerRange"];
             /** @description Preset name → its label (`Taktik`, …). */
@@ -2334,13 +3322,15 @@ export interface components {
                 [key: string]: string;
             };
             /** @description Preset name → the options it stands for. */
-            presets: Record<string, unknown>;
+            presets: {
+                [key: string]: components["schemas"]["Options"];
+            };
             /** @description Row games: the centre rows. */
-            rows?: components["schemas"]["RowShape"][] | null;
+            rows?: components["schemas"]["RowShape"][];
             /** @description nimm-oder-schieb: chips each player starts with, by number of players. */
             starting_chips?: {
                 [key: string]: number;
-            } | null;
+            };
             /** @description The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`. */
             title: string;
         };
@@ -2349,24 +3339,61 @@ export interface components {
             /** @description Rulesets. */
             items: components["schemas"]["RulesetInfo"][];
         };
+        /** @description One option of a ruleset: what it may be, what it is when left out, and its labels. */
+        RulesetOption: {
+            /** @description The value a game gets when the option is left out. */
+            default: components["schemas"]["OptionValue"];
+            /** @description The option's label, in the language asked for. */
+            label: string;
+            /** @description What the value needs of the other options, e.g. `draft needs deck: tactical`. */
+            note?: string;
+            /** @description Values worth offering first. */
+            suggested?: components["schemas"]["OptionValue"][];
+            /** @description Value → its label, for options with named values. */
+            value_labels?: {
+                [key: string]: string;
+            };
+            /** @description The allowed values. */
+            values: components["schemas"]["OptionValues"];
+        };
+        /**
+         * @description The options a ruleset takes at creation (`POST /v1/games` `options`), each described.
+         *     Only the ruleset's own are present.
+         */
+        RulesetOptions: {
+            /** @description nimm-oder-schieb: who sees chip counts. */
+            chips?: components["schemas"]["RulesetOption"];
+            /** @description 6-nimmt: how hands are dealt. */
+            deal?: components["schemas"]["RulesetOption"];
+            /** @description x-nimmt: the number of deals. */
+            deals?: components["schemas"]["RulesetOption"];
+            /** @description 6-nimmt: which cards are in play. */
+            deck?: components["schemas"]["RulesetOption"];
+            /** @description 6-nimmt, 11-nimmt: when the game ends. */
+            end?: components["schemas"]["RulesetOption"];
+            /** @description nimm-oder-schieb: the number of games of the match. */
+            games?: components["schemas"]["RulesetOption"];
+            /** @description 6-nimmt: where a card may be laid. */
+            placement?: components["schemas"]["RulesetOption"];
+        };
         /** @description Figures of a player in one ruleset. */
         RulesetRecord: {
             /**
              * Format: double
              * @description Penalty points per round on average (nimm-oder-schieb: per game of a match).
              */
-            average_penalty_per_round?: number | null;
+            average_penalty_per_round: number | null;
             /**
              * Format: double
              * @description Share of games played to the end rather than resigned, 0–1.
              */
-            finished_share?: number | null;
+            finished_share: number | null;
             /**
              * Format: int64
              * @description Finished games.
              */
             games: number;
-            rating?: components["schemas"]["RatingBody"] | null;
+            rating: components["schemas"]["RatingBody"] | null;
             /** @description Ruleset. */
             ruleset: string;
             /**
@@ -2411,23 +3438,10 @@ export interface components {
             seat: number;
         };
         /**
-         * SeatLeftEvent
+         * SeatLeftArchivedEvent
          * @description A person left the lobby.
          */
-        SeatLeftEvent: {
-            /** @description A person left the lobby. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+        SeatLeftArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeatLeftEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2435,23 +3449,62 @@ export interface components {
             type: "seat_left";
         };
         /**
-         * SeatRemovedEvent
+         * SeatLeftData
+         * @description A person left the lobby.
+         */
+        SeatLeftData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * SeatLeftEvent
+         * @description A person left the lobby.
+         */
+        SeatLeftEvent: {
+            data: components["schemas"]["SeatLeftData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_left";
+        };
+        /**
+         * SeatLeftEventItem
+         * @description A person left the lobby.
+         */
+        SeatLeftEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeatLeftEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_left";
+        };
+        /** @enum {string} */
+        SeatLeftEventType: "seat_left";
+        /**
+         * SeatLeftFeedItem
+         * @description A person left the lobby.
+         */
+        SeatLeftFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeatLeftEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_left";
+        };
+        /**
+         * SeatRemovedArchivedEvent
          * @description The host freed a seat.
          */
-        SeatRemovedEvent: {
-            /** @description The host freed a seat. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+        SeatRemovedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeatRemovedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2459,28 +3512,152 @@ export interface components {
             type: "seat_removed";
         };
         /**
-         * SeatResignedEvent
+         * SeatRemovedData
+         * @description The host freed a seat.
+         */
+        SeatRemovedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * SeatRemovedEvent
+         * @description The host freed a seat.
+         */
+        SeatRemovedEvent: {
+            data: components["schemas"]["SeatRemovedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_removed";
+        };
+        /**
+         * SeatRemovedEventItem
+         * @description The host freed a seat.
+         */
+        SeatRemovedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeatRemovedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_removed";
+        };
+        /** @enum {string} */
+        SeatRemovedEventType: "seat_removed";
+        /**
+         * SeatRemovedFeedItem
+         * @description The host freed a seat.
+         */
+        SeatRemovedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeatRemovedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_removed";
+        };
+        /**
+         * SeatResignedArchivedEvent
          * @description A person handed their seat to a bot.
          */
-        SeatResignedEvent: {
-            /** @description A person handed their seat to a bot. */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+        SeatResignedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeatResignedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "seat_resigned";
+        };
+        /**
+         * SeatResignedData
+         * @description A person handed their seat to a bot.
+         */
+        SeatResignedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
+         * SeatResignedEvent
+         * @description A person handed their seat to a bot.
+         */
+        SeatResignedEvent: {
+            data: components["schemas"]["SeatResignedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_resigned";
+        };
+        /**
+         * SeatResignedEventItem
+         * @description A person handed their seat to a bot.
+         */
+        SeatResignedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeatResignedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_resigned";
+        };
+        /** @enum {string} */
+        SeatResignedEventType: "seat_resigned";
+        /**
+         * SeatResignedFeedItem
+         * @description A person handed their seat to a bot.
+         */
+        SeatResignedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeatResignedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_resigned";
+        };
+        /**
+         * SeatTakenArchivedEvent
+         * @description A person took a seat. Names are not recorded (an account may change its name or be
+         *     deleted; the log refers to people by account id only): views look the current name
+         *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+         */
+        SeatTakenArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeatTakenEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_taken";
+        };
+        /**
+         * SeatTakenData
+         * @description A person took a seat. Names are not recorded (an account may change its name or be
+         *     deleted; the log refers to people by account id only): views look the current name
+         *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+         */
+        SeatTakenData: {
+            /** @description Account id. */
+            account: string;
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
         };
         /**
          * SeatTakenEvent
@@ -2489,25 +3666,35 @@ export interface components {
          *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
          */
         SeatTakenEvent: {
+            data: components["schemas"]["SeatTakenData"];
             /**
-             * @description A person took a seat. Names are not recorded (an account may change its name or be
-             *     deleted; the log refers to people by account id only): views look the current name
-             *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            data: {
-                /** @description Account id. */
-                account: string;
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            type: "seat_taken";
+        };
+        /**
+         * SeatTakenEventItem
+         * @description A person took a seat. Names are not recorded (an account may change its name or be
+         *     deleted; the log refers to people by account id only): views look the current name
+         *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+         */
+        SeatTakenEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeatTakenEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_taken";
+        };
+        /** @enum {string} */
+        SeatTakenEventType: "seat_taken";
+        /**
+         * SeatTakenFeedItem
+         * @description A person took a seat. Names are not recorded (an account may change its name or be
+         *     deleted; the log refers to people by account id only): views look the current name
+         *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
+         */
+        SeatTakenFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeatTakenEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2517,28 +3704,28 @@ export interface components {
         /** @description A seat's public state. */
         SeatView: {
             /** @description Account id of a person; `null` for a bot or a free seat. */
-            account_id?: string | null;
+            account_id: string | null;
             /** @description Whether a bot plays this seat (seated bot or resigned person). */
             bot: boolean;
             /** @description The cards the seat has taken this game (nimm-oder-schieb; public). */
-            cards?: components["schemas"]["CardFace"][] | null;
+            cards?: components["schemas"]["CardFace"][];
             /**
              * Format: int32
              * @description The seat's chips (nimm-oder-schieb): shown only with `chips: open` or to the seat itself.
              */
-            chips?: number | null;
+            chips?: number;
             /**
              * Format: date-time
              * @description When the seat must have acted (games with move deadlines; UTC, RFC 3339).
              */
-            deadline_at?: string | null;
+            deadline_at?: string;
             /** @description Cards left in hand. */
             hand_size: number;
             /**
              * @description Display name: a bot's, or a person's current account name (`deleted player` once
              *     the account is deleted; the server fills it in); `null` for a free seat.
              */
-            name?: string | null;
+            name: string | null;
             /** @description The seat is kept for one of the people of the game this one is a rematch of. */
             reserved?: boolean;
             /** @description The person resigned and a bot took over. */
@@ -2547,7 +3734,7 @@ export interface components {
              * Format: int32
              * @description Bullheads taken this round (row games).
              */
-            round_bullheads?: number | null;
+            round_bullheads?: number;
             /**
              * Format: int32
              * @description Seat index.
@@ -2555,34 +3742,24 @@ export interface components {
             seat: number;
             /** @description The seat has selected a card this turn (the card stays hidden). */
             selected: boolean;
-            strategy?: components["schemas"]["BotStrategy"] | null;
+            strategy: components["schemas"]["BotStrategy"] | null;
             /** @description Cards taken this round (public; row games). */
-            taken?: components["schemas"]["Card"][] | null;
+            taken?: components["schemas"]["Card"][];
             /**
              * Format: int32
              * @description Total of finished rounds.
              */
             total: number;
             /** @description The seat's X row, ascending (x-nimmt only). */
-            x_row?: components["schemas"]["Card"][] | null;
+            x_row?: components["schemas"]["Card"][];
             /** @description Number of cards on the seat's face-down X stack (x-nimmt only). */
-            x_stack_size?: number | null;
+            x_stack_size?: number;
         };
         /**
-         * SeedRecordedEvent
+         * SeedRecordedArchivedEvent
          * @description The secret shuffle seed (server only until the end).
          */
-        SeedRecordedEvent: {
-            /** @description The secret shuffle seed (server only until the end). */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description Hex seed. */
-                seed: string;
-            };
+        SeedRecordedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeedRecordedEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2590,23 +3767,111 @@ export interface components {
             type: "seed_recorded";
         };
         /**
+         * SeedRecordedData
+         * @description The secret shuffle seed (server only until the end).
+         */
+        SeedRecordedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description Hex seed. */
+            seed: string;
+        };
+        /**
+         * SeedRecordedEvent
+         * @description The secret shuffle seed (server only until the end).
+         */
+        SeedRecordedEvent: {
+            data: components["schemas"]["SeedRecordedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_recorded";
+        };
+        /**
+         * SeedRecordedEventItem
+         * @description The secret shuffle seed (server only until the end).
+         */
+        SeedRecordedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeedRecordedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_recorded";
+        };
+        /** @enum {string} */
+        SeedRecordedEventType: "seed_recorded";
+        /**
+         * SeedRecordedFeedItem
+         * @description The secret shuffle seed (server only until the end).
+         */
+        SeedRecordedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeedRecordedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_recorded";
+        };
+        /**
+         * SelectionMadeArchivedEvent
+         * @description A seat has selected (public; says nothing of the card).
+         */
+        SelectionMadeArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SelectionMadeEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "selection_made";
+        };
+        /**
+         * SelectionMadeData
+         * @description A seat has selected (public; says nothing of the card).
+         */
+        SelectionMadeData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Seat.
+             */
+            seat: number;
+        };
+        /**
          * SelectionMadeEvent
          * @description A seat has selected (public; says nothing of the card).
          */
         SelectionMadeEvent: {
-            /** @description A seat has selected (public; says nothing of the card). */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /**
-                 * Format: int32
-                 * @description Seat.
-                 */
-                seat: number;
-            };
+            data: components["schemas"]["SelectionMadeData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "selection_made";
+        };
+        /**
+         * SelectionMadeEventItem
+         * @description A seat has selected (public; says nothing of the card).
+         */
+        SelectionMadeEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SelectionMadeEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "selection_made";
+        };
+        /** @enum {string} */
+        SelectionMadeEventType: "selection_made";
+        /**
+         * SelectionMadeFeedItem
+         * @description A seat has selected (public; says nothing of the card).
+         */
+        SelectionMadeFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SelectionMadeEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2643,6 +3908,8 @@ export interface components {
              */
             type: "start";
         };
+        /** @enum {string} */
+        StartCommandType: "start";
         /**
          * @description Where a game is in its life.
          * @enum {string}
@@ -2666,18 +3933,19 @@ export interface components {
         /** @description The public table. */
         TableView: {
             /** @description The open draft's cards (`deal: draft`, while drafting). */
-            draft_pool?: components["schemas"]["Card"][] | null;
+            draft_pool?: components["schemas"]["Card"][];
             /** @description nimm-oder-schieb: cards left face down on the draw pile. */
-            draw_pile_size?: number | null;
+            draw_pile_size?: number;
             open_card?: components["schemas"]["CardFace"] | null;
-            pending_keep?: components["schemas"]["PendingKeepView"] | null;
+            /** @description Cards just taken that wait for `keep_card` (x-nimmt). */
+            pending_keep?: components["schemas"]["PendingKeepView"];
             /**
              * Format: int32
              * @description nimm-oder-schieb: chips on the open card.
              */
-            pot?: number | null;
+            pot?: number;
             /** @description nimm-oder-schieb: the 9 cards removed unseen from the last game, once the game is over. */
-            removed?: components["schemas"]["CardFace"][] | null;
+            removed?: components["schemas"]["CardFace"][];
             /** @description Revealed cards of this turn not yet placed, ascending. */
             revealed: components["schemas"]["SeatCard"][];
             /** @description The rows, left to right. */
@@ -2694,6 +3962,8 @@ export interface components {
              */
             type: "take";
         };
+        /** @enum {string} */
+        TakeCommandType: "take";
         /**
          * TakeRowCommand
          * @description Take a row when one's card fits no row (0-based index).
@@ -2710,6 +3980,8 @@ export interface components {
              */
             type: "take_row";
         };
+        /** @enum {string} */
+        TakeRowCommandType: "take_row";
         /** @description A bearer token. */
         Token: {
             /** @description The JWT. */
@@ -2728,24 +4000,64 @@ export interface components {
             address: string;
         };
         /**
+         * VisibilitySetArchivedEvent
+         * @description The game became public (listed, open to spectators) or private (players and the
+         *     invited only). Written at creation and whenever the host changes it.
+         */
+        VisibilitySetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["VisibilitySetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visibility_set";
+        };
+        /**
+         * VisibilitySetData
+         * @description The game became public (listed, open to spectators) or private (players and the
+         *     invited only). Written at creation and whenever the host changes it.
+         */
+        VisibilitySetData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description Public. */
+            public: boolean;
+        };
+        /**
          * VisibilitySetEvent
          * @description The game became public (listed, open to spectators) or private (players and the
          *     invited only). Written at creation and whenever the host changes it.
          */
         VisibilitySetEvent: {
+            data: components["schemas"]["VisibilitySetData"];
             /**
-             * @description The game became public (listed, open to spectators) or private (players and the
-             *     invited only). Written at creation and whenever the host changes it.
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            data: {
-                /**
-                 * @description Present when the server made the move for a seat whose deadline passed.
-                 * @enum {string}
-                 */
-                cause?: "deadline";
-                /** @description Public. */
-                public: boolean;
-            };
+            type: "visibility_set";
+        };
+        /**
+         * VisibilitySetEventItem
+         * @description The game became public (listed, open to spectators) or private (players and the
+         *     invited only). Written at creation and whenever the host changes it.
+         */
+        VisibilitySetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["VisibilitySetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "visibility_set";
+        };
+        /** @enum {string} */
+        VisibilitySetEventType: "visibility_set";
+        /**
+         * VisibilitySetFeedItem
+         * @description The game became public (listed, open to spectators) or private (players and the
+         *     invited only). Written at creation and whenever the host changes it.
+         */
+        VisibilitySetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["VisibilitySetEvent"] & {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2769,7 +4081,7 @@ export interface components {
             /** @description Webhooks, oldest first (at most 10). */
             items: components["schemas"]["WebhookBody"][];
             /** @description Always `null`: the list fits one page. */
-            next_cursor?: string | null;
+            next_cursor: string | null;
         };
         /** @description The caller's private state. */
         YouView: {
@@ -2777,7 +4089,7 @@ export interface components {
              * Format: int32
              * @description The caller's chips (nimm-oder-schieb).
              */
-            chips?: number | null;
+            chips?: number;
             /** @description The caller's hand, ascending. */
             hand: components["schemas"]["Card"][];
             /**
@@ -2785,9 +4097,9 @@ export interface components {
              * @description The caller's seat.
              */
             seat: number;
-            selected?: components["schemas"]["Card"] | null;
+            selected: components["schemas"]["Card"] | null;
             /** @description The caller's X stack (x-nimmt only; face down to everyone else). */
-            x_stack?: components["schemas"]["Card"][] | null;
+            x_stack?: components["schemas"]["Card"][];
         };
     };
     responses: never;
@@ -3859,7 +5171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": string;
                 };
             };
             /** @description `invalid_last_event_id`; `invalid_query`: the query string does not parse */
@@ -6166,84 +7478,177 @@ type ReadonlyArray<T> = [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
 export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
-export const botAddedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["data"]["cause"]> = ["deadline"];
+export const botAddedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedArchivedEvent"]["type"]> = ["bot_added"];
+export const botAddedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedData"]["cause"]> = ["deadline"];
 export const botAddedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["type"]> = ["bot_added"];
+export const botAddedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEventItem"]["type"]> = ["bot_added"];
+export const botAddedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedFeedItem"]["type"]> = ["bot_added"];
 export const botStrategyValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotStrategy"]> = ["random", "heuristic", "expert"];
-export const cardDraftedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["data"]["cause"]> = ["deadline"];
+export const cardDraftedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedArchivedEvent"]["type"]> = ["card_drafted"];
+export const cardDraftedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedData"]["cause"]> = ["deadline"];
 export const cardDraftedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEvent"]["type"]> = ["card_drafted"];
-export const cardKeptEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["data"]["cause"]> = ["deadline"];
+export const cardDraftedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedEventItem"]["type"]> = ["card_drafted"];
+export const cardDraftedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardDraftedFeedItem"]["type"]> = ["card_drafted"];
+export const cardKeptArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptArchivedEvent"]["type"]> = ["card_kept"];
+export const cardKeptDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptData"]["cause"]> = ["deadline"];
 export const cardKeptEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEvent"]["type"]> = ["card_kept"];
-export const cardPlacedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["data"]["cause"]> = ["deadline"];
+export const cardKeptEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptEventItem"]["type"]> = ["card_kept"];
+export const cardKeptFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardKeptFeedItem"]["type"]> = ["card_kept"];
+export const cardPlacedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedArchivedEvent"]["type"]> = ["card_placed"];
+export const cardPlacedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedData"]["cause"]> = ["deadline"];
 export const cardPlacedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEvent"]["type"]> = ["card_placed"];
-export const cardRevealedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEvent"]["data"]["cause"]> = ["deadline"];
+export const cardPlacedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedEventItem"]["type"]> = ["card_placed"];
+export const cardPlacedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardPlacedFeedItem"]["type"]> = ["card_placed"];
+export const cardRevealedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedArchivedEvent"]["type"]> = ["card_revealed"];
+export const cardRevealedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedData"]["cause"]> = ["deadline"];
 export const cardRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEvent"]["type"]> = ["card_revealed"];
-export const cardSelectedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEvent"]["data"]["cause"]> = ["deadline"];
+export const cardRevealedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedEventItem"]["type"]> = ["card_revealed"];
+export const cardRevealedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardRevealedFeedItem"]["type"]> = ["card_revealed"];
+export const cardSelectedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedArchivedEvent"]["type"]> = ["card_selected"];
+export const cardSelectedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedData"]["cause"]> = ["deadline"];
 export const cardSelectedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEvent"]["type"]> = ["card_selected"];
-export const cardsRevealedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEvent"]["data"]["cause"]> = ["deadline"];
+export const cardSelectedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedEventItem"]["type"]> = ["card_selected"];
+export const cardSelectedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardSelectedFeedItem"]["type"]> = ["card_selected"];
+export const cardsRevealedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedArchivedEvent"]["type"]> = ["cards_revealed"];
+export const cardsRevealedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedData"]["cause"]> = ["deadline"];
 export const cardsRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEvent"]["type"]> = ["cards_revealed"];
-export const cardTakenEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEvent"]["data"]["cause"]> = ["deadline"];
+export const cardsRevealedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedEventItem"]["type"]> = ["cards_revealed"];
+export const cardsRevealedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardsRevealedFeedItem"]["type"]> = ["cards_revealed"];
+export const cardTakenArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenArchivedEvent"]["type"]> = ["card_taken"];
+export const cardTakenDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenData"]["cause"]> = ["deadline"];
 export const cardTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEvent"]["type"]> = ["card_taken"];
+export const cardTakenEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEventItem"]["type"]> = ["card_taken"];
+export const cardTakenFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenFeedItem"]["type"]> = ["card_taken"];
 export const chipsOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChipsOption"]> = ["hidden", "open"];
-export const deadlinesSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["data"]["cause"]> = ["deadline"];
+export const deadlinesSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetArchivedEvent"]["type"]> = ["deadlines_set"];
+export const deadlinesSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetData"]["cause"]> = ["deadline"];
 export const deadlinesSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["type"]> = ["deadlines_set"];
+export const deadlinesSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEventItem"]["type"]> = ["deadlines_set"];
+export const deadlinesSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetFeedItem"]["type"]> = ["deadlines_set"];
 export const dealOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealOption"]> = ["random", "draft"];
-export const dealPreparedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEvent"]["data"]["cause"]> = ["deadline"];
+export const dealPreparedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedArchivedEvent"]["type"]> = ["deal_prepared"];
+export const dealPreparedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedData"]["cause"]> = ["deadline"];
 export const dealPreparedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEvent"]["type"]> = ["deal_prepared"];
+export const dealPreparedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEventItem"]["type"]> = ["deal_prepared"];
+export const dealPreparedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedFeedItem"]["type"]> = ["deal_prepared"];
 export const deckOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckOption"]> = ["full", "tactical"];
 export const draftCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftCardCommand"]["type"]> = ["draft_card"];
-export const draftStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEvent"]["data"]["cause"]> = ["deadline"];
+export const draftStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedArchivedEvent"]["type"]> = ["draft_started"];
+export const draftStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedData"]["cause"]> = ["deadline"];
 export const draftStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEvent"]["type"]> = ["draft_started"];
-export const drawPileSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["data"]["cause"]> = ["deadline"];
+export const draftStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedEventItem"]["type"]> = ["draft_started"];
+export const draftStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedFeedItem"]["type"]> = ["draft_started"];
+export const drawPileSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetArchivedEvent"]["type"]> = ["draw_pile_set"];
+export const drawPileSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetData"]["cause"]> = ["deadline"];
 export const drawPileSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["type"]> = ["draw_pile_set"];
+export const drawPileSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEventItem"]["type"]> = ["draw_pile_set"];
+export const drawPileSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetFeedItem"]["type"]> = ["draw_pile_set"];
+export const gameCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedArchivedEvent"]["type"]> = ["game_created"];
 export const gameCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEvent"]["type"]> = ["game_created"];
-export const gameFinishedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEvent"]["data"]["cause"]> = ["deadline"];
+export const gameCreatedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEventItem"]["type"]> = ["game_created"];
+export const gameCreatedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedFeedItem"]["type"]> = ["game_created"];
+export const gameFinishedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedArchivedEvent"]["type"]> = ["game_finished"];
+export const gameFinishedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedData"]["cause"]> = ["deadline"];
 export const gameFinishedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEvent"]["type"]> = ["game_finished"];
+export const gameFinishedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedEventItem"]["type"]> = ["game_finished"];
+export const gameFinishedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameFinishedFeedItem"]["type"]> = ["game_finished"];
+export const gameStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedArchivedEvent"]["type"]> = ["game_started"];
 export const gameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedEvent"]["type"]> = ["game_started"];
-export const handDealtEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["data"]["cause"]> = ["deadline"];
+export const gameStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedEventItem"]["type"]> = ["game_started"];
+export const gameStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameStartedFeedItem"]["type"]> = ["game_started"];
+export const handDealtArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtArchivedEvent"]["type"]> = ["hand_dealt"];
+export const handDealtDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtData"]["cause"]> = ["deadline"];
 export const handDealtEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["type"]> = ["hand_dealt"];
+export const handDealtEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEventItem"]["type"]> = ["hand_dealt"];
+export const handDealtFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtFeedItem"]["type"]> = ["hand_dealt"];
 export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
 export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
 export const leaveCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LeaveCommand"]["type"]> = ["leave"];
-export const moveDeadlineSetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEvent"]["data"]["cause"]> = ["deadline"];
+export const moveDeadlineSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetArchivedEvent"]["type"]> = ["move_deadline_set"];
+export const moveDeadlineSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetData"]["cause"]> = ["deadline"];
 export const moveDeadlineSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEvent"]["type"]> = ["move_deadline_set"];
+export const moveDeadlineSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetEventItem"]["type"]> = ["move_deadline_set"];
+export const moveDeadlineSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetFeedItem"]["type"]> = ["move_deadline_set"];
+export const nosGameEndedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedArchivedEvent"]["type"]> = ["nos_game_ended"];
 export const nosGameEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedEvent"]["type"]> = ["nos_game_ended"];
-export const nosGameStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEvent"]["data"]["cause"]> = ["deadline"];
+export const nosGameEndedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedEventItem"]["type"]> = ["nos_game_ended"];
+export const nosGameEndedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameEndedFeedItem"]["type"]> = ["nos_game_ended"];
+export const nosGameStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedArchivedEvent"]["type"]> = ["nos_game_started"];
+export const nosGameStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedData"]["cause"]> = ["deadline"];
 export const nosGameStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEvent"]["type"]> = ["nos_game_started"];
+export const nosGameStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedEventItem"]["type"]> = ["nos_game_started"];
+export const nosGameStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["NosGameStartedFeedItem"]["type"]> = ["nos_game_started"];
 export const passCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassCommand"]["type"]> = ["pass"];
-export const passedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["data"]["cause"]> = ["deadline"];
+export const passedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedArchivedEvent"]["type"]> = ["passed"];
+export const passedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedData"]["cause"]> = ["deadline"];
 export const passedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["type"]> = ["passed"];
+export const passedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEventItem"]["type"]> = ["passed"];
+export const passedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedFeedItem"]["type"]> = ["passed"];
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
 export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
-export const rematchCreatedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEvent"]["data"]["cause"]> = ["deadline"];
+export const rematchCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedArchivedEvent"]["type"]> = ["rematch_created"];
+export const rematchCreatedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedData"]["cause"]> = ["deadline"];
 export const rematchCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEvent"]["type"]> = ["rematch_created"];
+export const rematchCreatedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEventItem"]["type"]> = ["rematch_created"];
+export const rematchCreatedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedFeedItem"]["type"]> = ["rematch_created"];
 export const removeSeatCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RemoveSeatCommand"]["type"]> = ["remove_seat"];
+export const reservationsReleasedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedArchivedEvent"]["type"]> = ["reservations_released"];
 export const reservationsReleasedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedEvent"]["type"]> = ["reservations_released"];
+export const reservationsReleasedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedEventItem"]["type"]> = ["reservations_released"];
+export const reservationsReleasedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedFeedItem"]["type"]> = ["reservations_released"];
 export const resignCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResignCommand"]["type"]> = ["resign"];
-export const roundEndedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["data"]["cause"]> = ["deadline"];
+export const roundEndedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedArchivedEvent"]["type"]> = ["round_ended"];
+export const roundEndedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedData"]["cause"]> = ["deadline"];
 export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["type"]> = ["round_ended"];
-export const roundStartedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["data"]["cause"]> = ["deadline"];
+export const roundEndedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEventItem"]["type"]> = ["round_ended"];
+export const roundEndedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedFeedItem"]["type"]> = ["round_ended"];
+export const roundStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedArchivedEvent"]["type"]> = ["round_started"];
+export const roundStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedData"]["cause"]> = ["deadline"];
 export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["type"]> = ["round_started"];
+export const roundStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEventItem"]["type"]> = ["round_started"];
+export const roundStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedFeedItem"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
-export const seatLeftEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["data"]["cause"]> = ["deadline"];
+export const seatLeftArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftArchivedEvent"]["type"]> = ["seat_left"];
+export const seatLeftDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftData"]["cause"]> = ["deadline"];
 export const seatLeftEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["type"]> = ["seat_left"];
-export const seatRemovedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEvent"]["data"]["cause"]> = ["deadline"];
+export const seatLeftEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEventItem"]["type"]> = ["seat_left"];
+export const seatLeftFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftFeedItem"]["type"]> = ["seat_left"];
+export const seatRemovedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedArchivedEvent"]["type"]> = ["seat_removed"];
+export const seatRemovedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedData"]["cause"]> = ["deadline"];
 export const seatRemovedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEvent"]["type"]> = ["seat_removed"];
-export const seatResignedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEvent"]["data"]["cause"]> = ["deadline"];
+export const seatRemovedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedEventItem"]["type"]> = ["seat_removed"];
+export const seatRemovedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatRemovedFeedItem"]["type"]> = ["seat_removed"];
+export const seatResignedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedArchivedEvent"]["type"]> = ["seat_resigned"];
+export const seatResignedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedData"]["cause"]> = ["deadline"];
 export const seatResignedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEvent"]["type"]> = ["seat_resigned"];
-export const seatTakenEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEvent"]["data"]["cause"]> = ["deadline"];
+export const seatResignedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedEventItem"]["type"]> = ["seat_resigned"];
+export const seatResignedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatResignedFeedItem"]["type"]> = ["seat_resigned"];
+export const seatTakenArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenArchivedEvent"]["type"]> = ["seat_taken"];
+export const seatTakenDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenData"]["cause"]> = ["deadline"];
 export const seatTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEvent"]["type"]> = ["seat_taken"];
-export const seedRecordedEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["data"]["cause"]> = ["deadline"];
+export const seatTakenEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenEventItem"]["type"]> = ["seat_taken"];
+export const seatTakenFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatTakenFeedItem"]["type"]> = ["seat_taken"];
+export const seedRecordedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedArchivedEvent"]["type"]> = ["seed_recorded"];
+export const seedRecordedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedData"]["cause"]> = ["deadline"];
 export const seedRecordedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["type"]> = ["seed_recorded"];
-export const selectionMadeEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["data"]["cause"]> = ["deadline"];
+export const seedRecordedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEventItem"]["type"]> = ["seed_recorded"];
+export const seedRecordedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedFeedItem"]["type"]> = ["seed_recorded"];
+export const selectionMadeArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeArchivedEvent"]["type"]> = ["selection_made"];
+export const selectionMadeDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeData"]["cause"]> = ["deadline"];
 export const selectionMadeEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["type"]> = ["selection_made"];
+export const selectionMadeEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEventItem"]["type"]> = ["selection_made"];
+export const selectionMadeFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeFeedItem"]["type"]> = ["selection_made"];
 export const sideValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Side"]> = ["left", "right"];
 export const startCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StartCommand"]["type"]> = ["start"];
 export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Status"]> = ["lobby", "active", "finished"];
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
-export const visibilitySetEventDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["data"]["cause"]> = ["deadline"];
+export const visibilitySetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetArchivedEvent"]["type"]> = ["visibility_set"];
+export const visibilitySetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetData"]["cause"]> = ["deadline"];
 export const visibilitySetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["type"]> = ["visibility_set"];
+export const visibilitySetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEventItem"]["type"]> = ["visibility_set"];
+export const visibilitySetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetFeedItem"]["type"]> = ["visibility_set"];
 export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","rematch_created","reservations_released","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","visibility_set"] as const;
 export const commandTypes = ["add_bot","draft_card","join","keep_card","leave","pass","play_card","remove_seat","resign","start","take","take_row"] as const;

@@ -430,7 +430,7 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
         v.you.hand = [...v.you.hand, ...toHand].sort((a, b) => a - b);
         if (stacked.length > 0) v.you.x_stack = [...(v.you.x_stack ?? []), ...stacked];
       }
-      v.table.pending_keep = null;
+      delete v.table.pending_keep;
       break;
     }
     case "card_drafted": {

@@ -179,6 +179,7 @@ pub struct GameCreation {
     /// Number of seats.
     pub players: u8,
     /// Display name of the game.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub name: Option<String>,
     /// Rules version the game is pinned to.
     pub rules_version: u32,
@@ -188,6 +189,7 @@ pub struct GameCreation {
     pub commitment: String,
     /// The finished game this one is a rematch of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub rematch_of: Option<String>,
     /// Seats kept for the people of that game until they join.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

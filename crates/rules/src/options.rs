@@ -429,24 +429,31 @@ pub struct OptionsInput {
 pub struct OptionsView {
     /// 6-nimmt: `full` or `tactical`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub deck: Option<DeckOption>,
     /// 6-nimmt: `random` or `draft`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub deal: Option<DealOption>,
     /// 6-nimmt: `right` or `both_ends`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub placement: Option<PlacementOption>,
     /// 6-nimmt, 11-nimmt: when the game ends.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub end: Option<EndCondition>,
     /// x-nimmt: the number of deals.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub deals: Option<u16>,
     /// nimm-oder-schieb: the number of games of the match.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub games: Option<u16>,
     /// nimm-oder-schieb: who sees chip counts.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub chips: Option<ChipsOption>,
 }
 

@@ -270,6 +270,7 @@ pub struct PadView {
     /// Whether the end condition is met.
     pub finished: bool,
     /// Player indexes with the lowest total once finished (ties share), else `null`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub winners: Option<Vec<usize>>,
 }
 

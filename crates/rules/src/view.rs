@@ -26,6 +26,7 @@ pub struct GameView {
     /// Number of seats.
     pub players: u8,
     /// Game name.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub name: Option<String>,
     /// `lobby`, `active` or `finished`.
     pub status: Status,
@@ -42,6 +43,7 @@ pub struct GameView {
     /// The public state of the table.
     pub table: TableView,
     /// The caller's seat and private state; `null` for a spectator.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub you: Option<YouView>,
     /// Who must act now.
     pub awaiting: Vec<Awaiting>,
@@ -53,17 +55,21 @@ pub struct GameView {
     /// Totals per seat.
     pub totals: Vec<i32>,
     /// Winning seats once finished, else `null`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub winners: Option<Vec<u8>>,
     /// The fair-shuffle commitment and, once finished, the seed.
     pub fairness: FairnessView,
     /// Seconds per move when the game has move deadlines.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub move_deadline_seconds: Option<u32>,
     /// The finished game this one is a rematch of.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub rematch_of: Option<String>,
     /// The rematch of this finished game, once someone started it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub rematch: Option<String>,
     /// Quick play: the game starts by itself when its last seat is taken.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -78,12 +84,15 @@ pub struct SeatView {
     pub seat: u8,
     /// Display name: a bot's, or a person's current account name (`deleted player` once
     /// the account is deleted; the server fills it in); `null` for a free seat.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub name: Option<String>,
     /// Account id of a person; `null` for a bot or a free seat.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub account_id: Option<String>,
     /// Whether a bot plays this seat (seated bot or resigned person).
     pub bot: bool,
     /// The bot strategy, for a bot seat.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub strategy: Option<BotStrategy>,
     /// The seat is kept for one of the people of the game this one is a rematch of.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -96,27 +105,34 @@ pub struct SeatView {
     pub hand_size: usize,
     /// Cards taken this round (public; row games).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub taken: Option<Vec<Card>>,
     /// Bullheads taken this round (row games).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub round_bullheads: Option<u32>,
     /// The cards the seat has taken this game (nimm-oder-schieb; public).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub cards: Option<Vec<CardFace>>,
     /// The seat's chips (nimm-oder-schieb): shown only with `chips: open` or to the seat itself.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub chips: Option<u8>,
     /// The seat's X row, ascending (x-nimmt only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub x_row: Option<Vec<Card>>,
     /// Number of cards on the seat's face-down X stack (x-nimmt only).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub x_stack_size: Option<usize>,
     /// Total of finished rounds.
     pub total: i32,
     /// When the seat must have acted (games with move deadlines; UTC, RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub deadline_at: Option<String>,
 }
 
@@ -155,21 +171,26 @@ pub struct TableView {
     pub revealed: Vec<SeatCard>,
     /// The open draft's cards (`deal: draft`, while drafting).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub draft_pool: Option<Vec<Card>>,
     /// Cards just taken that wait for `keep_card` (x-nimmt).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub pending_keep: Option<PendingKeepView>,
     /// nimm-oder-schieb: the open card, or `null` between games.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_card: Option<Option<CardFace>>,
     /// nimm-oder-schieb: chips on the open card.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub pot: Option<u8>,
     /// nimm-oder-schieb: cards left face down on the draw pile.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub draw_pile_size: Option<usize>,
     /// nimm-oder-schieb: the 9 cards removed unseen from the last game, once the game is over.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub removed: Option<Vec<CardFace>>,
 }
 
@@ -182,12 +203,15 @@ pub struct YouView {
     /// The caller's hand, ascending.
     pub hand: Vec<Card>,
     /// The caller's selection this turn, before the reveal.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub selected: Option<Card>,
     /// The caller's X stack (x-nimmt only; face down to everyone else).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub x_stack: Option<Vec<Card>>,
     /// The caller's chips (nimm-oder-schieb).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub chips: Option<u8>,
 }
 
@@ -200,6 +224,7 @@ pub struct FairnessView {
     /// Hex SHA-256 of the seed's bytes.
     pub commitment: String,
     /// The seed (hex), once the game is finished.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub seed: Option<String>,
 }
 
