@@ -520,7 +520,88 @@ fn name_enum_values(schemas: &mut Map<String, Value>, name: &str, names: &[&str]
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::pascal;
+    use std::path::Path;
+
+    /// The `Option` fields of the types the server sends (deriving `Serialize` and
+    /// `ToSchema`) that the document would get wrong: one always sent (no
+    /// `skip_serializing_if`) but not marked `required = true` — utoipa leaves every
+    /// `Option` out of `required` — or one only ever left out but not `nullable = false`.
+    fn misdeclared_options(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                misdeclared_options(&path, out);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut derives = String::new();
+            let mut in_type = false;
+            let mut attributes: Vec<&str> = Vec::new();
+            for (number, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.starts_with("#[derive") || line.starts_with("#[cfg_attr(feature") {
+                    derives.push_str(line);
+                }
+                if !in_type {
+                    if line.starts_with("pub struct ") || line.starts_with("struct ") {
+                        in_type = derives.contains("Serialize")
+                            && derives.contains("ToSchema")
+                            && line.ends_with('{');
+                        derives.clear();
+                        attributes.clear();
+                    } else if !line.starts_with("#[") && !line.starts_with("///") {
+                        derives.clear();
+                    }
+                    continue;
+                }
+                if line.starts_with('}') {
+                    in_type = false;
+                    continue;
+                }
+                if line.starts_with("#[") {
+                    attributes.push(line);
+                    continue;
+                }
+                if line.starts_with("//") || line.is_empty() {
+                    continue;
+                }
+                let skipped = attributes.iter().any(|a| a.contains("skip_serializing_if"));
+                let required = attributes.iter().any(|a| a.contains("required = true"));
+                let not_null = attributes.iter().any(|a| a.contains("nullable = false"));
+                let option = line.contains(": Option<") && !line.contains(": Option<Option<");
+                if option && !skipped && !required {
+                    out.push(format!(
+                        "{}:{}: always sent, not required",
+                        path.display(),
+                        number + 1
+                    ));
+                }
+                if option && skipped && !not_null {
+                    out.push(format!(
+                        "{}:{}: never null, but nullable",
+                        path.display(),
+                        number + 1
+                    ));
+                }
+                attributes.clear();
+            }
+        }
+    }
+
+    #[test]
+    fn optional_fields_are_declared_as_sent() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out = Vec::new();
+        misdeclared_options(&root.join("src"), &mut out);
+        misdeclared_options(&root.join("crates/rules/src"), &mut out);
+        assert!(out.is_empty(), "{out:#?}");
+    }
 
     #[test]
     fn tags_become_pascal_case() {

@@ -2551,7 +2551,11 @@ export interface components {
         OptionForm: {
             [key: string]: string;
         };
-        /** @description Options of a row game, as sent by a client (every field optional). */
+        /**
+         * @description The options of a game as the rules hold them (a preset's, a `game_created` event's).
+         *     Reading fills in a missing field with its default; writing always sends all but
+         *     `chips`, which is left out while `hidden`.
+         */
         Options: {
             /**
              * @description nimm-oder-schieb: whether chip counts are `hidden` (default) or `open`.

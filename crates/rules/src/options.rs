@@ -153,19 +153,25 @@ impl Default for EndCondition {
     }
 }
 
-/// Options of a row game, as sent by a client (every field optional).
+/// The options of a game as the rules hold them (a preset's, a `game_created` event's).
+/// Reading fills in a missing field with its default; writing always sends all but
+/// `chips`, which is left out while `hidden`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Options {
     /// `full` (default) or `tactical`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deck: DeckOption,
     /// `random` (default) or `draft`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub deal: DealOption,
     /// `right` (default) or `both_ends`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub placement: PlacementOption,
     /// `{"points": 66}` (default) or `{"rounds": k}`; for x-nimmt the deals, for
     /// nimm-oder-schieb the games of a match, as rounds.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub end: EndCondition,
     /// nimm-oder-schieb: whether chip counts are `hidden` (default) or `open`.
     #[serde(default, skip_serializing_if = "ChipsOption::is_hidden")]
