@@ -25,6 +25,7 @@ import sys
 import time
 import traceback
 from collections import Counter
+from http import HTTPStatus
 from typing import Any
 
 MAX_COMMANDS = 2000  # per game; the games here end after 15 to 100 of ours
@@ -183,8 +184,15 @@ def send_illegal_command(client: Any, game: Any) -> str:
     check(isinstance(problem, Problem), f"illegal {body.to_dict()}: parsed as {type(problem)}, not Problem")
     check(problem.status == 422, f"the Problem says status {problem.status}")
     check(bool(problem.code) and bool(problem.title) and bool(problem.type_), f"an incomplete Problem: {problem!r}")
+    check_title(problem)
     check(get_game(client, game.id).version == game.version, "an illegal command changed the game")
-    return problem.code
+    return f"{problem.code} ({problem.title!r})"
+
+
+def check_title(problem: Any) -> None:
+    """RFC 9457: the title summarises the problem type, it is not the status's reason phrase."""
+    phrase = HTTPStatus(problem.status).phrase
+    check(problem.title != phrase, f"the Problem's title is the reason phrase {phrase!r}: {problem!r}")
 
 
 def wait_for_turn(client: Any, game: Any) -> Any:
@@ -335,10 +343,11 @@ def rate_limited(args: argparse.Namespace) -> None:
     check(answer.status_code == 429, f"command {limit + 1} with a limit of {limit}: {answer.status_code}, not 429")
     check(isinstance(problem, Problem), f"the 429 parsed as {type(problem)}, not Problem")
     check(problem.status == 429 and bool(problem.code), f"the 429's Problem: {problem!r}")
+    check_title(problem)
     check("retry-after" in answer.headers, f"the 429 has no Retry-After: {dict(answer.headers)}")
     print(
-        f"command limit {limit}: command {limit + 1} -> 429 {problem.code} "
-        f"(Retry-After {answer.headers['retry-after']} s), parsed as Problem"
+        f"command limit {limit}: command {limit + 1} -> 429 {problem.code} ({problem.title!r}, "
+        f"Retry-After {answer.headers['retry-after']} s), parsed as Problem"
     )
 
 
