@@ -28,7 +28,7 @@ from collections import Counter
 from http import HTTPStatus
 from typing import Any
 
-MAX_COMMANDS = 2000  # per game; the games here end after 15 to 100 of ours
+MAX_COMMANDS = 2000  # per game; the games here take 7 to about 110 of ours
 WAIT_FOR_TURN_S = 10.0  # how long a game may show nothing for us to do before we give up
 EVENT_PAGE = 100  # events per page, so that a game needs several pages
 
