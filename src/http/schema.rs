@@ -49,6 +49,7 @@ impl Modify for NamedVariants {
         {
             name_variants(schemas, "Command", "Command", true);
             name_variants(schemas, "Event", "Event", false);
+            name_command_names(schemas);
             document_extras(schemas);
             for (envelope, base) in ENVELOPES {
                 wrap_events(schemas, envelope, base, "Event");
@@ -346,6 +347,54 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
             "discriminator".into(),
             json!({ "propertyName": "type", "mapping": mapping }),
         );
+    }
+}
+
+/// The properties that hold a command's name (what is asked of a seat), as (schema,
+/// property, whether it is a list).
+const COMMAND_NAME_FIELDS: [(&str, &str, bool); 3] = [
+    ("Awaiting", "action", false),
+    ("SeatDeadline", "action", false),
+    ("GameSummary", "your_actions", true),
+];
+
+/// Adds `CommandName`, the enum of the `Command` union's `type` values, and makes the
+/// fields that name a command use it, so a client can switch over them.
+fn name_command_names(schemas: &mut Map<String, Value>) {
+    let names: Vec<Value> = schemas
+        .get("Command")
+        .and_then(|c| c.pointer("/discriminator/mapping"))
+        .and_then(Value::as_object)
+        .map(|m| m.keys().map(|k| Value::String(k.clone())).collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        return;
+    }
+    schemas.insert(
+        "CommandName".into(),
+        json!({
+            "type": "string",
+            "description": "A command's `type`: what `awaiting` and deadlines ask of a seat.",
+            "enum": names,
+        }),
+    );
+    for (schema, field, list) in COMMAND_NAME_FIELDS {
+        let Some(property) = schemas
+            .get_mut(schema)
+            .and_then(|s| s.pointer_mut(&format!("/properties/{field}")))
+        else {
+            continue;
+        };
+        let description = property.get("description").cloned();
+        let mut typed = if list {
+            json!({ "type": "array", "items": component_ref("CommandName") })
+        } else {
+            component_ref("CommandName")
+        };
+        if let (Some(object), Some(text)) = (typed.as_object_mut(), description) {
+            object.insert("description".into(), text);
+        }
+        *property = typed;
     }
 }
 

@@ -114,6 +114,21 @@ fn generators_get_named_types() {
             }
         }
     }
+    // What `awaiting` asks for is one of the command names, as an enum.
+    assert_eq!(
+        schemas["Awaiting"]["properties"]["action"]["$ref"],
+        "#/components/schemas/CommandName"
+    );
+    let names = schemas["CommandName"]["enum"].as_array().unwrap();
+    let commands = schemas["Command"]["discriminator"]["mapping"]
+        .as_object()
+        .unwrap();
+    assert_eq!(names.len(), commands.len());
+    assert!(
+        names
+            .iter()
+            .all(|n| commands.contains_key(n.as_str().unwrap()))
+    );
     let mut loose = Vec::new();
     free_form_objects(&doc, "", &mut loose);
     assert!(loose.is_empty(), "free-form objects: {loose:?}");

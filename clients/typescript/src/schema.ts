@@ -777,7 +777,7 @@ export interface components {
         /** @description What `awaiting` reports: a seat and the command it must send. */
         Awaiting: {
             /** @description Command name. */
-            action: string;
+            action: components["schemas"]["CommandName"];
             /**
              * Format: int32
              * @description Seat.
@@ -1359,6 +1359,11 @@ export interface components {
         ChipsOption: "hidden" | "open";
         /** @description Commands, as clients send them (`{"type": "play_card", "card": 17}`). */
         Command: components["schemas"]["JoinCommand"] | components["schemas"]["LeaveCommand"] | components["schemas"]["AddBotCommand"] | components["schemas"]["RemoveSeatCommand"] | components["schemas"]["StartCommand"] | components["schemas"]["PlayCardCommand"] | components["schemas"]["TakeRowCommand"] | components["schemas"]["DraftCardCommand"] | components["schemas"]["KeepCardCommand"] | components["schemas"]["PassCommand"] | components["schemas"]["TakeCommand"] | components["schemas"]["ResignCommand"];
+        /**
+         * @description A command's `type`: what `awaiting` and deadlines ask of a seat.
+         * @enum {string}
+         */
+        CommandName: "add_bot" | "draft_card" | "join" | "keep_card" | "leave" | "pass" | "play_card" | "remove_seat" | "resign" | "start" | "take" | "take_row";
         /** @description A webhook just registered, with its secret (shown this once only). */
         CreatedWebhook: {
             /**
@@ -2057,7 +2062,7 @@ export interface components {
              */
             version: number;
             /** @description What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …). */
-            your_actions: string[];
+            your_actions: components["schemas"]["CommandName"][];
             /**
              * Format: int32
              * @description The caller's seat, if any.
@@ -3429,7 +3434,7 @@ export interface components {
         /** @description When a seat must have acted. */
         SeatDeadline: {
             /** @description The command asked of it. */
-            action: string;
+            action: components["schemas"]["CommandName"];
             /**
              * Format: date-time
              * @description The instant (UTC; RFC 3339 with milliseconds on the wire).
@@ -7524,6 +7529,7 @@ export const cardTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const cardTakenEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEventItem"]["type"]> = ["card_taken"];
 export const cardTakenFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenFeedItem"]["type"]> = ["card_taken"];
 export const chipsOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChipsOption"]> = ["hidden", "open"];
+export const commandNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CommandName"]> = ["add_bot", "draft_card", "join", "keep_card", "leave", "pass", "play_card", "remove_seat", "resign", "start", "take", "take_row"];
 export const deadlinesSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetArchivedEvent"]["type"]> = ["deadlines_set"];
 export const deadlinesSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetData"]["cause"]> = ["deadline"];
 export const deadlinesSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["type"]> = ["deadlines_set"];
