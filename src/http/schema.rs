@@ -154,9 +154,11 @@ fn describe_responses(operation: &mut Value) {
     }
 }
 
-/// A `text/event-stream` body is text to a generator; what each message's `data` holds is
-/// said in `x-item-schema` (OpenAPI 3.2 names it `itemSchema`), so a client can decode it
-/// with the generated type.
+/// A `text/event-stream` body is a sequence of messages. Each is described the way
+/// OpenAPI 3.2's `itemSchema` does (and schemathesis checks each message against `schema`):
+/// an object of the message's fields, whose `data` is JSON text holding an `EventItem`
+/// (`contentMediaType` and `contentSchema`), so a client decodes it with the generated type.
+/// `x-item-schema` names that type for tools that look no further.
 fn type_event_streams(operation: &mut Value) {
     let Some(responses) = operation
         .get_mut("responses")
@@ -171,8 +173,19 @@ fn type_event_streams(operation: &mut Value) {
             media.insert(
                 "schema".into(),
                 json!({
-                    "type": "string",
-                    "description": "Server-sent events: `id: <seq>`, `event: <type>`, `data: <EventItem as JSON>`, a blank line."
+                    "type": "object",
+                    "description": "One server-sent event: `id: <seq>`, `event: <type>`, `data: <EventItem as JSON>`.",
+                    "required": ["id", "event", "data"],
+                    "properties": {
+                        "id": { "type": "string", "description": "The event's `seq`: send it back as `Last-Event-ID` to resume." },
+                        "event": { "type": "string", "description": "The event's `type`." },
+                        "data": {
+                            "type": "string",
+                            "description": "The event as JSON.",
+                            "contentMediaType": "application/json",
+                            "contentSchema": component_ref("EventItem")
+                        }
+                    }
                 }),
             );
             media.insert("x-item-schema".into(), component_ref("EventItem"));

@@ -5180,7 +5180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": {
+                        /** @description The event as JSON. */
+                        data: string;
+                        /** @description The event's `type`. */
+                        event: string;
+                        /** @description The event's `seq`: send it back as `Last-Event-ID` to resume. */
+                        id: string;
+                    };
                 };
             };
             /** @description `invalid_last_event_id`; `invalid_query`: the query string does not parse */
