@@ -94,11 +94,18 @@ fn parallel_wrong_passwords_pass_the_limit_no_more_often_than_it_allows(backend:
         )
     });
     let unauthorized = answers.iter().filter(|(s, _)| *s == 401).count();
+    // On a loaded machine an attempt that passed the limit may find every hashing slot
+    // taken and be answered `503 server_busy` instead of being checked: it still used one
+    // of the five, so it is counted with them.
+    let busy = answers
+        .iter()
+        .filter(|(s, c)| *s == 503 && c == "server_busy")
+        .count();
     let limited = answers
         .iter()
         .filter(|(s, c)| *s == 429 && c == "rate_limited")
         .count();
-    assert_eq!((unauthorized, limited), (5, 25), "{answers:?}");
+    assert_eq!((unauthorized + busy, limited), (5, 25), "{answers:?}");
 }
 
 /// Point 6 and 10: failures count per name and address; the owner from their own address
