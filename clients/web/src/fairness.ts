@@ -1,6 +1,6 @@
 // Re-derives a finished game's deals from its revealed seed, in the browser, and checks
 // them against the commitment and the game's event log. The algorithm is the server's
-// (src/fairness.rs, README "Fair shuffles"): deal seed of round r =
+// (src/fairness.rs, docs/architecture.md, "Fair shuffles"): deal seed of round r =
 // SHA-256("stammtisch/deal/v1" ‖ seed ‖ r as u16 big-endian); ChaCha20 (rand_chacha's
 // ChaCha20Rng: 20 rounds, zero nonce, counter from 0, little-endian u32 words) drives a
 // Fisher–Yates shuffle of the ascending deck with rejection sampling.
