@@ -278,9 +278,9 @@ pub struct Claims {
     pub sub: String,
     /// Account name.
     pub name: String,
-    /// Issuer.
+    /// Issuer: always [`ISSUER`], checked on every token.
     pub iss: String,
-    /// Audience.
+    /// Audience: always [`AUDIENCE`], checked on every token.
     pub aud: String,
     /// Issued at (seconds).
     pub iat: i64,

@@ -183,7 +183,7 @@ pub const MIN_JWT_SECRET_BYTES: usize = 32;
 #[derive(Debug, thiserror::Error)]
 #[error("environment variable {name}={value:?} is invalid: {reason}")]
 pub struct ConfigError {
-    /// Variable.
+    /// The variable's name, e.g. `TOKEN_TTL_SECONDS`.
     pub name: &'static str,
     /// Its value.
     pub value: String,

@@ -16,7 +16,8 @@
 //! `commit_siblings` are active, a lone caller never waits (its last batch was itself), and
 //! under load the batches grow. With two replicas on one database each replica's batches
 //! had half the commands of one replica's, and PostgreSQL committed twice the transactions
-//! per command; a linger of 1 ms gave them 23 % more commands/s (docs/scaling.md, fifth pass).
+//! per command; a short linger gives them larger batches (measured in docs/scaling.md,
+//! fifth pass).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -68,7 +68,7 @@ pub struct MailConfig {
 pub struct Outgoing {
     /// The recipient's address.
     pub to: String,
-    /// Subject.
+    /// The subject line.
     pub subject: String,
     /// Plain-text body.
     pub body: String,

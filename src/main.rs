@@ -39,7 +39,7 @@ enum Cmd {
     GrantRole {
         /// Account name.
         name: String,
-        /// Role.
+        /// The role to give: `analyst` reads the analysts' feed and archive.
         role: String,
     },
     /// Print the OpenAPI document (the source of `openapi/openapi.json`).

@@ -48,11 +48,11 @@ pub enum PadServiceError {
     /// A stored event could not be read.
     #[error("stored event {seq} of score pad {pad} is unreadable: {source}")]
     Corrupt {
-        /// Pad.
+        /// The score pad's id.
         pad: String,
-        /// Seq.
+        /// The event's position in the pad's stream.
         seq: i32,
-        /// Cause.
+        /// Why its payload did not decode.
         source: serde_json::Error,
     },
 }

@@ -210,7 +210,7 @@ pub struct Board {
 pub struct Profile {
     /// Account id.
     pub id: String,
-    /// Name.
+    /// The current name (`deleted player` after a deletion).
     pub name: String,
     /// A guest account.
     pub guest: bool,

@@ -91,11 +91,11 @@ pub enum ServiceError {
     /// A stored event could not be read.
     #[error("stored event {seq} of game {game} is unreadable: {source}")]
     Corrupt {
-        /// Game.
+        /// The game's id.
         game: String,
-        /// Seq.
+        /// The event's position in the game's stream.
         seq: i32,
-        /// Cause.
+        /// Why its payload did not decode.
         source: serde_json::Error,
     },
 }
@@ -122,7 +122,7 @@ pub struct GameBody {
 pub struct ReadEvent {
     /// Global position.
     pub position: i64,
-    /// Game.
+    /// The game's id.
     pub game_id: String,
     /// Position in the game's stream, from 1.
     pub seq: i32,

@@ -39,8 +39,8 @@ impl FromRequest for Caller {
 /// checked against the account's row: for a handler that does that check
 /// ([`Claimed::resolve`]) at the start of its own blocking call, or hands it to the
 /// service with the command (`CommandRequest::token_version`: a batched command's account
-/// is read with its batch, costing no hand-off or connection of its own; the command
-/// path, issue 12). It must be checked before the handler answers anything else.
+/// is read with its batch, costing no hand-off or connection of its own on the command
+/// path). It must be checked before the handler answers anything else.
 #[derive(Debug)]
 pub struct Claimed(Claims);
 

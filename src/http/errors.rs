@@ -47,9 +47,9 @@ pub enum ApiError {
     /// Authenticated but not allowed.
     #[error("{detail}")]
     Forbidden {
-        /// Code.
+        /// The problem's stable `code`.
         code: &'static str,
-        /// Detail.
+        /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
     },
     /// No such resource.
@@ -61,9 +61,9 @@ pub enum ApiError {
     /// The resource is in a state that does not allow this.
     #[error("{detail}")]
     Conflict {
-        /// Code.
+        /// The problem's stable `code`.
         code: &'static str,
-        /// Detail.
+        /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
     },
     /// `If-Match` named another version.
@@ -87,17 +87,17 @@ pub enum ApiError {
     /// A well-formed request that cannot be carried out, with its own code.
     #[error("{detail}")]
     Unprocessable {
-        /// Code.
+        /// The problem's stable `code`.
         code: &'static str,
-        /// Detail.
+        /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
     },
     /// A request that cannot be parsed.
     #[error("{detail}")]
     BadRequest {
-        /// Code.
+        /// The problem's stable `code`.
         code: &'static str,
-        /// Detail.
+        /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
     },
     /// The body did not arrive in time.
@@ -114,9 +114,9 @@ pub enum ApiError {
     RateLimited {
         /// Code, e.g. `too_many_commands`.
         code: &'static str,
-        /// Detail.
+        /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
-        /// Seconds.
+        /// Seconds until a retry can succeed: the `Retry-After` header.
         retry_after: u64,
     },
     /// The mail server refused or could not be reached (`mail_unavailable`).

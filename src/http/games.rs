@@ -439,7 +439,7 @@ pub async fn post_command(
     // The account is checked first, as `Caller` does for every other handler: a revoked
     // token hears 401 whatever else is wrong with the request. A well-formed command's
     // account is checked with the command itself (in its group-commit batch: one read for
-    // the batch, no hand-off or connection of its own, issue 12); a malformed one's here,
+    // the batch, no hand-off or connection of its own); a malformed one's here,
     // before its 400 or 422.
     let body = match body {
         Ok(body) => body,

@@ -27,7 +27,7 @@ pub enum Lang {
     /// English, when nothing else is asked for or nothing asked for is offered.
     #[default]
     En,
-    /// German.
+    /// German, when a German tag (`de`, `de-AT`, …) ranks highest among the offered ones.
     De,
 }
 

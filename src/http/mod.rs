@@ -34,7 +34,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// Shared state of every handler.
 pub struct AppState {
-    /// Games.
+    /// Games: commands, lobby, reads, rematch and quick play.
     pub service: Service,
     /// Accounts, guests, logins, tokens.
     pub accounts: Accounts,

@@ -709,8 +709,8 @@ impl Reader {
 /// When a stream that last sent at `last_sent` sends its keep-alive: `every` later, rounded
 /// up to a grid shared by the whole process (a quarter of `every`, at most a second). The
 /// streams of a replica that are due within the same step then send theirs in one wake-up
-/// of their worker instead of one wake-up each: 10,000 streams opened over 18 s woke the
-/// workers about 670 times a second when idle, 7 % of a core on this machine.
+/// of their worker instead of one wake-up each, which idle streams opened over some seconds
+/// otherwise cost (docs/scaling.md, "Idle streams: keep-alives on a shared grid").
 fn keep_alive_due(last_sent: Instant, every: std::time::Duration) -> Instant {
     static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     let step = (every / 4).min(std::time::Duration::from_secs(1));

@@ -259,10 +259,10 @@ pub struct Store {
     memory: std::sync::Arc<counters::MemoryCounters>,
     /// SQLite: this process's writers take turns here before `BEGIN IMMEDIATE`. SQLite's
     /// own wait for a locked database (the busy handler) sleeps in steps that grow to
-    /// 100 ms, so at 8 clients one command in a hundred waited ~100 ms while the median
-    /// took 0.7 ms (issue 12); a mutex hands the turn on as soon as the writer before
-    /// commits. Other processes on the same file (`migrate`, `grant-role`) still meet
-    /// the busy timeout.
+    /// 100 ms, so an unlucky writer waits that long for a lock that was free much sooner
+    /// (docs/scaling.md, "SQLite: writers take turns in the process"); a mutex hands the
+    /// turn on as soon as the writer before commits. Other processes on the same file
+    /// (`migrate`, `grant-role`) still meet the busy timeout.
     writers: std::sync::Arc<std::sync::Mutex<()>>,
 }
 
@@ -288,7 +288,7 @@ impl CustomizeConnection<SqliteConnection, diesel::r2d2::Error> for SqlitePragma
 /// How long a PostgreSQL connection of the pool may sit idle inside a transaction before
 /// the server ends it. The server never waits on anything outside the database within a
 /// transaction; a transaction left open (a bug, a stuck thread) would hold the analysts'
-/// feed back for every reader (README, "The analysts' feed").
+/// feed back for every reader (docs/architecture.md, "The analysts' feed").
 pub const IDLE_IN_TRANSACTION_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Sets the session settings of every new PostgreSQL connection.
@@ -493,10 +493,10 @@ impl Store {
     /// command path): on PostgreSQL they use generic plans (`plan_cache_mode =
     /// force_generic_plan` for this transaction). PostgreSQL otherwise plans some prepared
     /// statements anew on every call, when a plan for the actual values looks cheaper than
-    /// the generic one: `id = ANY($1)` and the game's row joined with its newer events took
-    /// 50–110 µs of planning per call (`pg_stat_statements`, issue 12). Not for every
-    /// transaction: a generic plan is right for key lookups only; for `deadline_at <= $1`
-    /// it scanned all 600,000 seat rows (115 ms instead of 0.03). Key lookups also rule out
+    /// the generic one: `id = ANY($1)` and the game's row joined with its newer events were
+    /// planned on every call (docs/scaling.md, second pass). Not for every transaction: a
+    /// generic plan is right for key lookups only; for `deadline_at <= $1` it scanned every
+    /// seat row instead of the few that are due. Key lookups also rule out
     /// sequential scans and hash or merge joins here: the generic plan of the batched
     /// append (arrays of games joined with `games`) otherwise hashed a sequential scan of
     /// the whole table on every call, as the planner guesses ten array elements against a

@@ -16,7 +16,7 @@ use super::schema::{
 pub struct AccountRow {
     /// Id (UUID text).
     pub id: String,
-    /// Name.
+    /// The name people see and log in with, unique among live accounts regardless of case.
     pub name: String,
     /// Argon2id PHC string; `None` for guests.
     pub password_hash: Option<String>,
@@ -68,9 +68,9 @@ pub struct GameRow {
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = game_seats)]
 pub struct SeatRow {
-    /// Game.
+    /// The game's id.
     pub game_id: String,
-    /// Seat.
+    /// The seat's index (0-based).
     pub seat: i32,
     /// Account of a person.
     pub account_id: Option<String>,
@@ -91,7 +91,7 @@ pub struct GameIndex {
     pub public: Option<bool>,
     /// Seats nobody holds.
     pub free_seats: i32,
-    /// Seats.
+    /// Every seat of the game, in seat order.
     pub seats: Vec<SeatRow>,
 }
 
@@ -137,7 +137,7 @@ pub struct NewEvent {
     pub schema_version: i32,
     /// `public`, `seat:N`, `server`.
     pub audience: String,
-    /// Payload.
+    /// The event's payload, at `schema_version`.
     pub data: serde_json::Value,
 }
 
@@ -202,7 +202,7 @@ pub struct PersonRow {
 /// One game's part of a batched append ([`Tx::append_many`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Append<'a> {
-    /// Game.
+    /// The game's id.
     pub game: &'a str,
     /// The version the game must still be at.
     pub expected: i32,
@@ -220,7 +220,7 @@ pub struct StoredEvent {
     pub position: i64,
     /// Unique event id.
     pub event_id: String,
-    /// Game.
+    /// The game's id.
     pub game_id: String,
     /// Position in the game's stream, from 1.
     pub seq: i32,
@@ -228,9 +228,9 @@ pub struct StoredEvent {
     pub event_type: String,
     /// Payload schema version.
     pub schema_version: i32,
-    /// Audience.
+    /// Who may see it: `public`, `seat:N` or `server`.
     pub audience: String,
-    /// Payload.
+    /// The payload as written, at `schema_version` (readers upcast it).
     pub data: JsonValue,
     /// Time of the append (UTC).
     pub recorded_at: NaiveDateTime,

@@ -37,7 +37,7 @@ pub struct NewPadEvent {
     pub event_type: String,
     /// Payload schema version.
     pub schema_version: i32,
-    /// Payload.
+    /// The event's payload, at `schema_version`.
     pub data: serde_json::Value,
 }
 
@@ -47,7 +47,7 @@ pub struct NewPadEvent {
 pub struct StoredPadEvent {
     /// Global position.
     pub position: i64,
-    /// Pad.
+    /// The score pad's id.
     pub pad_id: String,
     /// Position in the pad's stream, from 1.
     pub seq: i32,
@@ -55,7 +55,7 @@ pub struct StoredPadEvent {
     pub event_type: String,
     /// Payload schema version.
     pub schema_version: i32,
-    /// Payload.
+    /// The payload as written, at `schema_version`.
     pub data: JsonValue,
     /// Time of the append (UTC).
     pub recorded_at: NaiveDateTime,

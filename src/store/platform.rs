@@ -15,7 +15,7 @@ use super::schema::{accounts, player_results, projections, ratings};
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
 #[diesel(table_name = player_results)]
 pub struct ResultRow {
-    /// Game.
+    /// The finished game's id.
     pub game_id: String,
     /// The person's account.
     pub account_id: String,
@@ -49,7 +49,7 @@ pub struct ResultRow {
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = ratings)]
 pub struct RatingRow {
-    /// Account.
+    /// The rated person's account.
     pub account_id: String,
     /// Ruleset name.
     pub ruleset: String,

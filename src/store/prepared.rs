@@ -2,8 +2,8 @@
 //!
 //! diesel's `sql_query` marks itself unsafe to cache, and so do some query-builder
 //! statements (every `UPDATE`, a multi-row `INSERT`): PostgreSQL then parses and plans them
-//! anew on every call. On the command path that was 35–80 µs of planning per statement
-//! (`pg_stat_statements`, issue 12). [`prepared`] is `sql_query` without that mark: diesel
+//! anew on every call, which on the command path cost more than the statements' own work
+//! (docs/scaling.md, second pass). [`prepared`] is `sql_query` without that mark: diesel
 //! caches the statement by its text, so each connection prepares it once. Use it only for
 //! text that does not vary with the data (else every variant is cached).
 //!

@@ -1,4 +1,4 @@
-//! The group commit (issue 12): commands that arrive together are decided in order and
+//! The group commit: commands that arrive together are decided in order and
 //! appended in one transaction. Each one still gets its own answer, its own refusal, its
 //! own 401 or 429, and the log stays what single commands would have written.
 

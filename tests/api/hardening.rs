@@ -1,4 +1,4 @@
-//! Hardening (issue 10): privacy before preconditions, rate limits counted across replicas,
+//! Hardening: privacy before preconditions, rate limits counted across replicas,
 //! slow bodies cut off, durable SQLite commits, idempotency keys that expire and refuse
 //! reuse, problem+json for every refusal, and configuration that refuses bad values.
 

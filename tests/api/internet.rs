@@ -1,4 +1,4 @@
-//! Issue 23: the account surface against anonymous callers on the internet — logins that
+//! The account surface against anonymous callers on the internet — logins that
 //! cannot exhaust the server, limits that do not race, cannot be spoofed and never let one
 //! person lock another out, and names nobody can borrow.
 
@@ -72,7 +72,7 @@ fn at_once_replies(n: usize, request: impl Fn(usize) -> Reply + Sync) -> Vec<Rep
     })
 }
 
-/// Point 5: 30 wrong passwords at once against a limit of 5 get exactly five 401s: the
+/// 30 wrong passwords at once against a limit of 5 get exactly five 401s: the
 /// attempt is reserved before the password is checked.
 fn parallel_wrong_passwords_pass_the_limit_no_more_often_than_it_allows(backend: Backend) {
     // The per-name-and-address limit alone: the per-address one (20 by default) counts the
@@ -108,7 +108,7 @@ fn parallel_wrong_passwords_pass_the_limit_no_more_often_than_it_allows(backend:
     assert_eq!((unauthorized + busy, limited), (5, 25), "{answers:?}");
 }
 
-/// Point 6 and 10: failures count per name and address; the owner from their own address
+/// Failures count per name and address; the owner from their own address
 /// still gets in; an address that guesses many names is refused for all of them; the
 /// address is the one the proxy appended, not what the client wrote.
 fn failures_from_one_address_never_lock_the_owner_out(backend: Backend) {
@@ -154,7 +154,7 @@ fn failures_from_one_address_never_lock_the_owner_out(backend: Backend) {
     assert_eq!(r.status, 200, "{}", r.text);
 }
 
-/// Point 10: without `TRUST_FORWARDED_FOR` the headers are ignored; with it, varying the
+/// Without `TRUST_FORWARDED_FOR` the headers are ignored; with it, varying the
 /// left-most entry does not make a new guest address.
 fn per_address_limits_cannot_be_dodged_with_forwarded_headers(backend: Backend) {
     for trust in ["false", "true"] {
@@ -181,7 +181,7 @@ fn per_address_limits_cannot_be_dodged_with_forwarded_headers(backend: Backend) 
     }
 }
 
-/// Point 7: wrong current passwords behind a token count as failed logins.
+/// Wrong current passwords behind a token count as failed logins.
 fn password_checks_behind_a_token_are_limited(backend: Backend) {
     let server = server(backend, &[("LIMIT_FAILED_LOGINS", "3")]);
     let api = server.client();
@@ -205,7 +205,7 @@ fn password_checks_behind_a_token_are_limited(backend: Backend) {
     assert_eq!(api.get("/v1/me", Some(&p.token)).status, 200);
 }
 
-/// Point 8: registrations per address.
+/// Registrations per address.
 fn registration_is_limited_per_address(backend: Backend) {
     let server = server(backend, &[("LIMIT_ACCOUNTS_PER_HOUR", "3")]);
     let api = server.client();
@@ -227,7 +227,7 @@ fn registration_is_limited_per_address(backend: Backend) {
     r.assert_problem(401, "invalid_credentials");
 }
 
-/// Point 1: a name or password longer than any can be is refused before it is counted or
+/// A name or password longer than any can be is refused before it is counted or
 /// hashed (a 60 KB name made PostgreSQL answer 500).
 fn over_long_credentials_are_refused_before_any_work(backend: Backend) {
     let server = server(backend, &[("LIMIT_FAILED_LOGINS_PER_ADDRESS", "2")]);
@@ -264,7 +264,7 @@ fn over_long_credentials_are_refused_before_any_work(backend: Backend) {
     r.assert_problem(429, "rate_limited");
 }
 
-/// Point 1: with one hashing slot and no wait, simultaneous logins that find it taken are
+/// With one hashing slot and no wait, simultaneous logins that find it taken are
 /// answered `503 server_busy` with `Retry-After` at once, and nothing else breaks.
 fn logins_without_a_hashing_slot_get_503_with_retry_after(backend: Backend) {
     let server = server(
@@ -314,9 +314,9 @@ fn peak_rss_mib(pid: u32) -> u64 {
     kib / 1024
 }
 
-/// Point 1: 96 logins with unknown names from 32 connections at once, every one reaching
+/// 96 logins with unknown names from 32 connections at once, every one reaching
 /// the hasher (no per-address limit): the server's peak memory stays far below what 32
-/// simultaneous Argon2 hashes of ~19 MiB take (it rose to gigabytes before), and a
+/// simultaneous Argon2 hashes of ~19 MiB take, and a
 /// signed-in player is served throughout. Memory is asserted; times are only printed (the
 /// release figures come from `scripts/bench-login-flood`).
 fn a_login_flood_keeps_memory_bounded(backend: Backend) {
@@ -376,7 +376,7 @@ fn a_login_flood_keeps_memory_bounded(backend: Backend) {
     assert!(peak < 250, "peak RSS {peak} MiB");
 }
 
-/// Point 12: a name belongs to one live account, guest or registered, case-insensitively;
+/// A name belongs to one live account, guest or registered, case-insensitively;
 /// a guest who registers loses the tokens it had as a guest.
 fn names_are_unique_across_guests_and_accounts(backend: Backend) {
     let server = server(backend, &[]);
@@ -420,7 +420,7 @@ fn names_are_unique_across_guests_and_accounts(backend: Backend) {
     api.guest("dora");
 }
 
-/// Point 12: control and invisible format characters are refused in game names and
+/// Control and invisible format characters are refused in game names and
 /// score-pad players' names (a game name with CR/LF stood on its own lines in mails).
 fn names_with_line_breaks_or_format_characters_are_refused(backend: Backend) {
     let server = server(backend, &[]);

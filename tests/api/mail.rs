@@ -671,7 +671,7 @@ fn deletion_removes_the_address(backend: Backend) {
 }
 
 /// Verification mails are counted per account and per recipient: neither one account
-/// nor many accounts can bomb an address (issue 23, point 9).
+/// nor many accounts can bomb an address.
 fn verification_mails_are_limited_per_account_and_recipient(backend: Backend) {
     let sink = Sink::start();
     let server = mail_server(backend, &sink, &[("LIMIT_MAILS_PER_HOUR", "2")]);

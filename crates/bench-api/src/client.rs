@@ -66,7 +66,7 @@ pub struct You {
 /// A seat that must act.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Ask {
-    /// Seat.
+    /// The seat's index in the game (0-based), as the server's `awaiting` gives it.
     pub seat: usize,
     /// Command name.
     pub action: String,
@@ -85,7 +85,7 @@ pub struct Api {
 pub struct Reply {
     /// HTTP status.
     pub status: u16,
-    /// Body.
+    /// The body as received, undecoded.
     pub body: Vec<u8>,
 }
 

@@ -1,4 +1,4 @@
-//! `bench-api login-flood`: what a flood of logins does to the server (issue 23, point 1).
+//! `bench-api login-flood`: what a flood of logins does to the server.
 //!
 //! A signed-in player sends `GET /v1/me` and `GET /v1/games?mine=true` one after the other
 //! while C connections send `POST /v1/tokens` with unknown names (each one an Argon2id check

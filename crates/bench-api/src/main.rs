@@ -1,4 +1,5 @@
-//! `bench-api`: the measuring instruments of issue 12, run against the real server binary.
+//! `bench-api`: the measuring instruments behind docs/scaling.md, run against the real server
+//! binary.
 //!
 //! - `api`: whole 2-person 6-nimmt games over HTTP with C concurrent clients on SQLite,
 //!   PostgreSQL or several replicas on one PostgreSQL database; commands/s, p50/p99, events
@@ -10,7 +11,7 @@
 //!   TCP connection per stream needs on this machine, as pgbench is for the inserts.
 //! - `startup`: spawn → first `200` from `/readyz`.
 //! - `login-flood`: RSS and a signed-in player's latency while unknown names flood
-//!   `POST /v1/tokens` (issue 23).
+//!   `POST /v1/tokens`.
 //!
 //! Every subcommand starts its own server processes on fresh databases (SQLite files in a
 //! temporary directory, PostgreSQL databases created and dropped again), talks only to

@@ -15,7 +15,7 @@ use crate::stats::{fmt_ms, percentile};
 /// Flags of `bench-api startup`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Backend.
+    /// The database to start on: `sqlite` or `postgres`.
     #[arg(long, default_value = "sqlite")]
     backend: String,
     /// Starts to time.

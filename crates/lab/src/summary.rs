@@ -16,7 +16,7 @@ use crate::study::Variant;
 /// A mean with the half-width of its 95 % confidence interval.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct Estimate {
-    /// Mean.
+    /// The mean of the values.
     pub mean: f64,
     /// Half-width of the 95 % confidence interval.
     pub ci95: f64,
@@ -146,11 +146,11 @@ pub struct NosStat {
 pub struct ConfigSummary {
     /// Variant name.
     pub variant: String,
-    /// Ruleset.
+    /// The ruleset the games were played with.
     pub ruleset: Ruleset,
-    /// Options.
+    /// The variant's options, as played.
     pub options: Options,
-    /// Players.
+    /// The number of seats at every table of this configuration.
     pub players: u8,
     /// Games played.
     pub games: u32,

@@ -9,7 +9,7 @@ use std::fmt::Write;
 pub struct Bar {
     /// Label under the bar.
     pub label: String,
-    /// Height.
+    /// The value the bar's height shows.
     pub value: f64,
     /// Whisker half-width.
     pub err: f64,

@@ -7,7 +7,7 @@ use crate::game::Game;
 /// A person asked to act: their seat, account and the commands asked of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PersonAsk<'a> {
-    /// Seat.
+    /// The seat the person holds (0-based).
     pub seat: u8,
     /// The person's account.
     pub account: &'a str,

@@ -391,7 +391,7 @@ impl Audience {
 /// The ruleset, options and table size a game is created with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Setup {
-    /// Ruleset.
+    /// Which game is played.
     pub ruleset: Ruleset,
     /// Options (validated).
     pub options: Options,

@@ -196,7 +196,7 @@ pub struct NewPad {
 pub enum PadCommand {
     /// Writes a round: one entry per player, in player order.
     RecordRound {
-        /// Entries.
+        /// The round's entries, one per player in player order.
         scores: Vec<i32>,
     },
     /// Takes the last round back (a correction).

@@ -28,7 +28,7 @@ pub struct RowBoard {
     pub drafting: bool,
     /// Centre rows; a row is ascending, so a set says everything about it.
     pub rows: [CardSet; MAX_ROWS],
-    /// Hands.
+    /// Each seat's hand, by seat.
     pub hands: [CardSet; MAX_SEATS],
     /// Face-down selections of this turn.
     pub selected: [Option<Card>; MAX_SEATS],

@@ -39,8 +39,8 @@ pub struct ExpertConfig {
 }
 
 impl Default for ExpertConfig {
-    /// The server's expert: 800 rollouts (at 4 players a few ms per decision on average
-    /// and well under 50 ms at the 99th percentile on one core, see `benches/expert.rs`),
+    /// The server's expert: 800 rollouts (a few ms of one core per decision; `benches/expert.rs`
+    /// measures it, docs/balance/README.md has the figures),
     /// and half the others' mean score against its own: a round that costs the others more
     /// ends a game to 66 sooner.
     fn default() -> Self {
