@@ -63,7 +63,7 @@ impl Claimed {
     /// # Errors
     /// 401 as for [`Caller`], storage failure.
     pub fn resolve(&self, state: &AppState) -> Result<Caller, ApiError> {
-        let row = state.accounts.resolve(&self.0).map_err(ApiError::from)?;
+        let row = state.accounts.resolve(&self.0)?;
         Ok(Caller {
             id: row.id,
             name: row.name,

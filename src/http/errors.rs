@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
 use super::l10n::{GermanProblem, Lang};
-use crate::service::ServiceError;
+use crate::games::ServiceError;
 use crate::store::StoreError;
 
 /// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.

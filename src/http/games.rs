@@ -11,7 +11,7 @@ use super::caller::{Caller, Claimed};
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::service::{
+use crate::games::{
     CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, QuickRequest,
     ServiceError,
 };
@@ -226,17 +226,15 @@ pub async fn create_game(
         Setup::from_input(ruleset, req.players, req.preset, req.options).map_err(ApiError::Rule)?;
     let st = state.clone();
     let body = blocking(move || {
-        st.service
-            .create(CreateRequest {
-                account: &caller.id,
-                name: &caller.name,
-                setup,
-                game_name: req.name,
-                deal: req.deal,
-                move_deadline_seconds: req.move_deadline_seconds,
-                public: req.public.unwrap_or(false),
-            })
-            .map_err(ApiError::from)
+        st.service.create(CreateRequest {
+            account: &caller.id,
+            name: &caller.name,
+            setup,
+            game_name: req.name,
+            deal: req.deal,
+            move_deadline_seconds: req.move_deadline_seconds,
+            public: req.public.unwrap_or(false),
+        })
     })
     .await?;
     Metrics::inc(&state.metrics.games_created);
@@ -340,7 +338,6 @@ pub async fn list_games(
                     .collect();
                 (items, page.next_cursor)
             })
-            .map_err(ApiError::from)
     })
     .await?;
     let (items, next_cursor) = page;
@@ -365,8 +362,7 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let body =
-        blocking(move || state.service.view(&id, &caller.id).map_err(ApiError::from)).await?;
+    let body = blocking(move || state.service.view(&id, &caller.id)).await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }
 
@@ -535,7 +531,7 @@ pub async fn join_by_invite(
     }
     let st = state.clone();
     let outcome = blocking(move || {
-        let id = st.service.game_of_invite(&code).map_err(ApiError::from)?;
+        let id = st.service.game_of_invite(&code)?;
         st.service
             .execute(&CommandRequest {
                 game: &id,
@@ -598,13 +594,7 @@ pub async fn list_events(
     if after < 0 {
         return Err(ApiError::Validation("after must be 0 or more".into()));
     }
-    let rows = blocking(move || {
-        state
-            .service
-            .events(&id, &caller.id, after, limit)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let rows = blocking(move || state.service.events(&id, &caller.id, after, limit)).await?;
     let items: Vec<EventItem> = rows
         .into_iter()
         .map(|e| EventItem {
@@ -650,13 +640,7 @@ pub async fn patch_game(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let public = body.0.public;
-    let body = blocking(move || {
-        state
-            .service
-            .set_public(&id, &caller.id, public)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let body = blocking(move || state.service.set_public(&id, &caller.id, public)).await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }
 
@@ -686,13 +670,8 @@ pub async fn rematch(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (body, created) = blocking(move || {
-        state
-            .service
-            .rematch(&id, &caller.id, &caller.name)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let (body, created) =
+        blocking(move || state.service.rematch(&id, &caller.id, &caller.name)).await?;
     Ok(created_or_found(&body, created))
 }
 
@@ -748,18 +727,15 @@ pub async fn quick_play(
     // Wait for the turn here, holding neither a connection nor a blocking thread.
     let turn = state.service.quick_turn(ruleset).await;
     let (body, created) = blocking(move || {
-        state
-            .service
-            .quick_play(
-                turn,
-                &QuickRequest {
-                    account: &caller.id,
-                    name: &caller.name,
-                    players,
-                    options,
-                },
-            )
-            .map_err(ApiError::from)
+        state.service.quick_play(
+            turn,
+            &QuickRequest {
+                account: &caller.id,
+                name: &caller.name,
+                players,
+                options,
+            },
+        )
     })
     .await?;
     Ok(created_or_found(&body, created))
