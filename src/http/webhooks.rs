@@ -33,7 +33,6 @@ pub struct WebhookPage {
     pub next_cursor: Option<String>,
 }
 
-
 /// Registers a webhook for the caller. When it becomes the caller's turn in a game, or a
 /// game the caller sits in ends, the server POSTs a JSON notification there, signed with
 /// the `secret` of this response (shown only here): header `Stammtisch-Signature:
