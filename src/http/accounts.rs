@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Caller;
-use super::errors::{ApiError, Problem};
+use super::errors::{ApiError, NotSignedIn, Problem};
 use super::{AppState, Body, blocking};
 use crate::store::AccountRow;
 
@@ -205,7 +205,7 @@ pub async fn create_token(
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
     let row = blocking(move || state.accounts.find(&caller.id))
         .await?
-        .ok_or(ApiError::Unauthorized("the token's account does not exist"))?;
+        .ok_or(ApiError::Unauthorized(NotSignedIn::UnknownAccount))?;
     Ok(HttpResponse::Ok().json(Account::from(row)))
 }
 

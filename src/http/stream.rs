@@ -41,7 +41,7 @@ use tokio::sync::{broadcast, watch};
 use utoipa::{IntoParams, ToSchema};
 
 use super::caller::{Caller, Claimed};
-use super::errors::{ApiError, Problem};
+use super::errors::{ApiError, NotSignedIn, Problem};
 use super::games::{EventItem, game_id};
 use super::{AppState, blocking};
 
@@ -135,9 +135,7 @@ pub async fn stream_events(
             let (st, gid) = (state.clone(), id.clone());
             blocking(move || st.service.redeem_stream_ticket(&gid, &ticket))
                 .await?
-                .ok_or(ApiError::Unauthorized(
-                    "unknown, used or expired stream ticket",
-                ))?
+                .ok_or(ApiError::Unauthorized(NotSignedIn::BadTicket))?
         }
         None => {
             use actix_web::FromRequest;
