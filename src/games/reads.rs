@@ -12,10 +12,10 @@ pub struct ListRequest<'a> {
     /// The inbox: the caller's games in which the caller must act now, earliest deadline
     /// first.
     pub inbox: bool,
-    /// `lobby`, `active` or `finished`.
-    pub status: Option<&'a str>,
-    /// A ruleset name.
-    pub ruleset: Option<&'a str>,
+    /// Only games in this state.
+    pub status: Option<Status>,
+    /// Only games of this ruleset.
+    pub ruleset: Option<rules::Ruleset>,
     /// Only games with at least this many free seats (lobbies with room).
     pub min_free_seats: Option<i32>,
     /// The `next_cursor` of the previous page.
@@ -26,8 +26,8 @@ pub struct ListRequest<'a> {
 
 /// A page of games.
 pub struct GameListPage {
-    /// The games, with their seats.
-    pub games: Vec<GameSummaryRow>,
+    /// The games, as the caller sees them in a list.
+    pub games: Vec<GameSummary>,
     /// The cursor of the next page, `None` at the end.
     pub next_cursor: Option<String>,
 }
@@ -135,8 +135,8 @@ impl Service {
             account: req.account,
             mine: req.mine,
             awaiting: req.inbox,
-            status: req.status,
-            ruleset: req.ruleset,
+            status: req.status.map(status_text),
+            ruleset: req.ruleset.map(rules::Ruleset::name),
             before_id: before.as_deref(),
             min_free_seats: req.min_free_seats,
             limit: if req.inbox { MAX_INBOX } else { req.limit },
@@ -147,6 +147,7 @@ impl Service {
             let next_cursor = (games.len() == limit)
                 .then(|| games.last().map(|g| URL_SAFE_NO_PAD.encode(&g.game.id)))
                 .flatten();
+            let games = games.into_iter().map(|g| summary(g, req.account)).collect();
             return Ok(GameListPage { games, next_cursor });
         }
         let deadline = |row: &GameSummaryRow| {
@@ -161,7 +162,12 @@ impl Service {
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => b.game.id.cmp(&a.game.id),
         });
-        let games: Vec<GameSummaryRow> = games.into_iter().skip(offset).take(limit).collect();
+        let games: Vec<GameSummary> = games
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|g| summary(g, req.account))
+            .collect();
         let next_cursor =
             (games.len() == limit).then(|| URL_SAFE_NO_PAD.encode((offset + limit).to_string()));
         Ok(GameListPage { games, next_cursor })
@@ -262,4 +268,76 @@ pub struct StreamPage {
 pub(super) fn ticket_hash(ticket: &str) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
+}
+
+/// A game in a list.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct GameSummary {
+    /// Id.
+    pub id: String,
+    /// Ruleset.
+    pub ruleset: String,
+    /// Name.
+    #[schema(required = true)]
+    pub name: Option<String>,
+    /// `lobby`, `active`, `finished`.
+    pub status: String,
+    /// Version.
+    pub version: i32,
+    /// Seats.
+    pub players: usize,
+    /// Seats taken by people (bots not counted).
+    pub people: usize,
+    /// Seats nobody holds yet (lobbies).
+    pub free_seats: i32,
+    /// Listed and open to spectators.
+    pub public: bool,
+    /// The caller's seat, if any.
+    #[schema(required = true)]
+    pub your_seat: Option<i32>,
+    /// The caller must act now.
+    pub your_turn: bool,
+    /// What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …).
+    pub your_actions: Vec<String>,
+    /// When the caller must have acted (games with move deadlines; UTC, RFC 3339).
+    #[schema(format = DateTime)]
+    #[schema(required = true)]
+    pub deadline_at: Option<String>,
+    /// Creation time (UTC, RFC 3339).
+    #[schema(format = DateTime)]
+    pub created_at: String,
+    /// Last change (UTC, RFC 3339).
+    #[schema(format = DateTime)]
+    pub updated_at: String,
+}
+
+/// The list entry of `row` for `account`: its seat, turn, actions and deadline there.
+pub(super) fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
+    let mine = row
+        .seats
+        .iter()
+        .find(|s| s.account_id.as_deref() == Some(account));
+    GameSummary {
+        your_seat: mine.map(|s| s.seat),
+        your_turn: mine.is_some_and(|s| s.awaiting),
+        your_actions: mine
+            .and_then(|s| s.action.as_deref())
+            .filter(|_| mine.is_some_and(|s| s.awaiting))
+            .map(|a| a.split(',').map(str::to_owned).collect())
+            .unwrap_or_default(),
+        deadline_at: mine
+            .and_then(|s| s.deadline_at)
+            .map(|t| t.and_utc().to_rfc3339()),
+        players: row.seats.len(),
+        people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
+        free_seats: row.game.free_seats,
+        public: row.game.public,
+        id: row.game.id,
+        ruleset: row.game.ruleset,
+        name: row.game.name,
+        status: row.game.status,
+        version: row.game.version,
+        created_at: row.game.created_at.and_utc().to_rfc3339(),
+        updated_at: row.game.updated_at.and_utc().to_rfc3339(),
+    }
 }
