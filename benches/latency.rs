@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use diesel::{Connection, RunQueryDsl};
 
 use rules::{Command, EndCondition, Options, Ruleset, Setup};
+use stammtisch::games::{CommandOutcome, CommandRequest, CreateRequest, Service};
 use stammtisch::notify::Notifier;
-use stammtisch::service::{CommandOutcome, CommandRequest, CreateRequest, Service};
 use stammtisch::store::Store;
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -7,7 +7,7 @@
 //! at the time of the read; for every other game the name in `game_created` is `null`
 //! ([`hide_private_names`]; the SQL views on PostgreSQL follow the same rule).
 
-pub use crate::service::ReadEvent;
+pub use crate::games::ReadEvent;
 pub use crate::store::{FeedCursor, FeedLag};
 use crate::store::{Store, StoreError, StoredEvent, Tx};
 

@@ -12,9 +12,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use stammtisch::accounts::Accounts;
 use stammtisch::auth::Tokens;
 use stammtisch::config::Config;
+use stammtisch::games::Service;
 use stammtisch::http::{self, AppState};
 use stammtisch::limits::Limits;
-use stammtisch::service::Service;
 use stammtisch::store::{Store, StoreError};
 
 #[derive(Parser)]

@@ -22,7 +22,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use rules::Game;
 
-use crate::service::{ServiceError, decode};
+use crate::games::{ServiceError, decode};
 use crate::store::{BoardRow, FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
 
 /// A rating counts as provisional until this many rated games.

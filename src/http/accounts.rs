@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Caller;
-use super::errors::{ApiError, Problem};
+use super::errors::{ApiError, NotSignedIn, Problem};
 use super::{AppState, Body, blocking};
 use crate::store::AccountRow;
 
@@ -131,13 +131,7 @@ pub async fn create_account(
 ) -> Result<HttpResponse, ApiError> {
     let NewAccount { name, password } = body.0;
     let address = super::client_address(&req);
-    let row = blocking(move || {
-        state
-            .accounts
-            .register(name, &password, &address)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let row = blocking(move || state.accounts.register(name, &password, &address)).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/accounts/{}", row.id)))
         .json(Account::from(row)))
@@ -164,8 +158,7 @@ pub async fn create_guest(
 ) -> Result<HttpResponse, ApiError> {
     let NewGuest { name } = body.0;
     let address = super::client_address(&req);
-    let (row, issued) =
-        blocking(move || state.accounts.guest(name, &address).map_err(ApiError::from)).await?;
+    let (row, issued) = blocking(move || state.accounts.guest(name, &address)).await?;
     Ok(HttpResponse::Created().json(GuestToken {
         account: Account::from(row),
         access_token: issued.token,
@@ -198,13 +191,7 @@ pub async fn create_token(
 ) -> Result<HttpResponse, ApiError> {
     let Credentials { name, password } = body.0;
     let address = super::client_address(&req);
-    let issued = blocking(move || {
-        state
-            .accounts
-            .login(&name, &password, &address)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let issued = blocking(move || state.accounts.login(&name, &password, &address)).await?;
     Ok(HttpResponse::Ok().json(Token::from(issued)))
 }
 
@@ -216,9 +203,9 @@ pub async fn create_token(
 )]
 #[get("/v1/me")]
 pub async fn me(state: web::Data<AppState>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    let row = blocking(move || state.accounts.find(&caller.id).map_err(ApiError::from))
+    let row = blocking(move || state.accounts.find(&caller.id))
         .await?
-        .ok_or(ApiError::Unauthorized("the token's account does not exist"))?;
+        .ok_or(ApiError::Unauthorized(NotSignedIn::UnknownAccount))?;
     Ok(HttpResponse::Ok().json(Account::from(row)))
 }
 
@@ -289,13 +276,10 @@ pub async fn register_guest(
 ) -> Result<HttpResponse, ApiError> {
     let Registration { name, password } = body.0;
     let (row, issued) = blocking(move || {
-        let registered = state
-            .accounts
-            .register_guest(&caller.id, name, &password)
-            .map_err(ApiError::from)?;
+        let registered = state.accounts.register_guest(&caller.id, name, &password)?;
         // The guest's tokens are revoked: so are the streams they opened.
         state.streams.recheck(&state.accounts, &caller.id);
-        Ok(registered)
+        Ok::<_, ApiError>(registered)
     })
     .await?;
     Ok(HttpResponse::Ok().json(AccountToken {
@@ -335,12 +319,14 @@ pub async fn change_password(
     } = body.0;
     let address = super::client_address(&req);
     let issued = blocking(move || {
-        let issued = state
-            .accounts
-            .change_password(&caller.id, &current_password, &new_password, &address)
-            .map_err(ApiError::from)?;
+        let issued = state.accounts.change_password(
+            &caller.id,
+            &current_password,
+            &new_password,
+            &address,
+        )?;
         state.streams.recheck(&state.accounts, &caller.id);
-        Ok(issued)
+        Ok::<_, ApiError>(issued)
     })
     .await?;
     Ok(HttpResponse::Ok().json(Token::from(issued)))
@@ -364,14 +350,11 @@ pub async fn logout_everywhere(
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
     blocking(move || {
-        state
-            .accounts
-            .logout_everywhere(&caller.id)
-            .map_err(ApiError::from)?;
+        state.accounts.logout_everywhere(&caller.id)?;
         // This replica's streams of the account end before the answer (others' within
         // `STREAM_REVOCATION_CHECK_MS`).
         state.streams.recheck(&state.accounts, &caller.id);
-        Ok(())
+        Ok::<_, ApiError>(())
     })
     .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -407,7 +390,7 @@ pub async fn delete_me(
         state
             .accounts
             .delete(&caller.id, password.as_deref(), &address)
-            .map_err(ApiError::from)?;
+            ?;
         state.streams.recheck(&state.accounts, &caller.id);
         // The account is gone either way; a game that cannot be handed over is logged.
         if let Err(e) = state.service.hand_over_seats(&caller.id) {

@@ -154,12 +154,7 @@ pub async fn feed(
         return Err(ApiError::Validation("after must be 0 or more".into()));
     }
     let st = state.clone();
-    blocking(move || {
-        st.analytics
-            .require_analyst(&caller.id)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    blocking(move || st.analytics.require_analyst(&caller.id)).await?;
     let ndjson = req
         .headers()
         .get(header::ACCEPT)
@@ -169,21 +164,14 @@ pub async fn feed(
         // The first page resolves `after` (a bad one is refused before the stream starts);
         // later pages go on from the last event's cursor.
         let st = state.clone();
-        let first =
-            blocking(move || st.analytics.feed(after, limit).map_err(ApiError::from)).await?;
+        let first = blocking(move || st.analytics.feed(after, limit)).await?;
         let body = futures_util::stream::unfold(Some(Export::First(first)), move |next| {
             let state = state.clone();
             async move {
                 let page = match next? {
                     Export::First(rows) => Ok(rows),
                     Export::After(cursor) => {
-                        blocking(move || {
-                            state
-                                .analytics
-                                .feed_from(cursor, limit)
-                                .map_err(ApiError::from)
-                        })
-                        .await
+                        blocking(move || state.analytics.feed_from(cursor, limit)).await
                     }
                 };
                 match page {
@@ -212,7 +200,7 @@ pub async fn feed(
             .content_type("application/x-ndjson")
             .streaming(body));
     }
-    let rows = blocking(move || state.analytics.feed(after, limit).map_err(ApiError::from)).await?;
+    let rows = blocking(move || state.analytics.feed(after, limit)).await?;
     let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
     let items: Vec<FeedItem> = rows.into_iter().map(item).collect();
     let next_cursor = items
@@ -245,7 +233,7 @@ pub async fn archive(
     let id = game_id(&path)?;
     let rows = blocking(move || {
         state.analytics.require_analyst(&caller.id)?;
-        Ok(state.analytics.archive(&id)?)
+        Ok::<_, ApiError>(state.analytics.archive(&id)?)
     })
     .await?;
     let items = rows

@@ -7,7 +7,7 @@
 use actix_web::{FromRequest, HttpRequest, dev::Payload, web};
 use futures_util::future::LocalBoxFuture;
 
-use super::errors::ApiError;
+use super::errors::{ApiError, NotSignedIn};
 use super::{AppState, blocking};
 use crate::auth::Claims;
 
@@ -63,7 +63,7 @@ impl Claimed {
     /// # Errors
     /// 401 as for [`Caller`], storage failure.
     pub fn resolve(&self, state: &AppState) -> Result<Caller, ApiError> {
-        let row = state.accounts.resolve(&self.0).map_err(ApiError::from)?;
+        let row = state.accounts.resolve(&self.0)?;
         Ok(Caller {
             id: row.id,
             name: row.name,
@@ -90,21 +90,19 @@ fn claims_of(req: &HttpRequest, state: &AppState) -> Result<Claims, ApiError> {
     let header = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
-        .ok_or(ApiError::Unauthorized("missing bearer token"))?;
+        .ok_or(ApiError::Unauthorized(NotSignedIn::MissingToken))?;
     let value = header
         .to_str()
-        .map_err(|_| ApiError::Unauthorized("malformed Authorization header"))?;
+        .map_err(|_| ApiError::Unauthorized(NotSignedIn::MalformedHeader))?;
     let token = value
         .strip_prefix("Bearer ")
         .or_else(|| value.strip_prefix("bearer "))
-        .ok_or(ApiError::Unauthorized(
-            "Authorization must be a Bearer token",
-        ))?;
+        .ok_or(ApiError::Unauthorized(NotSignedIn::NotBearer))?;
     state.accounts.tokens().check(token.trim()).map_err(|e| {
         use jsonwebtoken::errors::ErrorKind;
         match e.kind() {
-            ErrorKind::ExpiredSignature => ApiError::Unauthorized("token expired"),
-            _ => ApiError::Unauthorized("invalid token"),
+            ErrorKind::ExpiredSignature => ApiError::Unauthorized(NotSignedIn::Expired),
+            _ => ApiError::Unauthorized(NotSignedIn::InvalidToken),
         }
     })
 }

@@ -6,7 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
 use super::l10n::{GermanProblem, Lang};
-use crate::service::ServiceError;
+use crate::games::ServiceError;
 use crate::store::StoreError;
 
 /// Seconds a client is asked to wait (`Retry-After`) when the database is unavailable.
@@ -35,12 +35,67 @@ pub struct Problem {
     pub current_version: Option<i32>,
 }
 
+/// Why a request counts as not signed in (`401 unauthorized`); the `detail` says which,
+/// in English and in German.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSignedIn {
+    /// No `Authorization` header.
+    MissingToken,
+    /// An `Authorization` header that is not readable text.
+    MalformedHeader,
+    /// An `Authorization` header of another scheme than `Bearer`.
+    NotBearer,
+    /// A token past its expiry.
+    Expired,
+    /// A token that is not one of ours (bad signature, malformed, wrong claims).
+    InvalidToken,
+    /// A well-signed token whose account is gone.
+    UnknownAccount,
+    /// A token issued before its account revoked every token (logout everywhere, a
+    /// password change).
+    Revoked,
+    /// A stream ticket that is unknown, used or expired.
+    BadTicket,
+}
+
+impl NotSignedIn {
+    /// The English `detail`.
+    #[must_use]
+    pub fn english(self) -> &'static str {
+        match self {
+            Self::MissingToken => "missing bearer token",
+            Self::MalformedHeader => "malformed Authorization header",
+            Self::NotBearer => "Authorization must be a Bearer token",
+            Self::Expired => "token expired",
+            Self::InvalidToken => "invalid token",
+            Self::UnknownAccount => "the token's account does not exist",
+            Self::Revoked => "the token was revoked",
+            Self::BadTicket => "unknown, used or expired stream ticket",
+        }
+    }
+
+    /// The German `detail`.
+    #[must_use]
+    pub fn german(self) -> &'static str {
+        match self {
+            Self::MissingToken => "Bitte melde dich an: Es fehlt das Bearer-Token.",
+            Self::MalformedHeader => "Der Authorization-Header ist fehlerhaft.",
+            Self::NotBearer => "Der Authorization-Header muss ein Bearer-Token tragen.",
+            Self::Expired => "Deine Anmeldung ist abgelaufen; bitte melde dich neu an.",
+            Self::InvalidToken => "Das Token ist ungültig; bitte melde dich neu an.",
+            Self::UnknownAccount => "Das Konto dieses Tokens gibt es nicht (mehr).",
+            Self::Revoked => "Dieses Token wurde zurückgezogen; bitte melde dich neu an.",
+            Self::BadTicket => "Das Stream-Ticket ist unbekannt, schon benutzt oder abgelaufen.",
+        }
+    }
+}
+
 /// Everything a handler can answer with instead of success.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     /// No or a bad token.
-    #[error("{0}")]
-    Unauthorized(&'static str),
+    #[error("{}", .0.english())]
+    Unauthorized(NotSignedIn),
     /// Wrong name or password.
     #[error("invalid name or password")]
     InvalidCredentials,
@@ -401,8 +456,8 @@ impl From<crate::accounts::AccountError> for ApiError {
             A::InvalidName | A::InvalidPassword => Self::Validation(e.to_string()),
             A::NameTaken => Self::NameTaken,
             A::InvalidCredentials => Self::InvalidCredentials,
-            A::UnknownAccount => Self::Unauthorized("the token's account does not exist"),
-            A::Revoked => Self::Unauthorized("the token was revoked"),
+            A::UnknownAccount => Self::Unauthorized(NotSignedIn::UnknownAccount),
+            A::Revoked => Self::Unauthorized(NotSignedIn::Revoked),
             A::AlreadyRegistered | A::NotRegistered => Self::Conflict {
                 code: if matches!(e, A::AlreadyRegistered) {
                     "already_registered"

@@ -11,11 +11,10 @@ use super::caller::{Caller, Claimed};
 use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
-use crate::service::{
-    CommandOutcome, CommandRequest, CreateRequest, GameBody, ListRequest, QuickRequest,
-    ServiceError,
+use crate::games::{
+    CommandOutcome, CommandRequest, CreateRequest, GameBody, GameSummary, ListRequest,
+    QuickRequest, ServiceError,
 };
-use crate::store::GameSummaryRow;
 
 /// A new game.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -50,47 +49,6 @@ pub struct CreateGame {
 
 /// The longest move deadline: 30 days.
 pub const MAX_MOVE_DEADLINE_SECONDS: u32 = 30 * 24 * 3600;
-
-/// A game in a list.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct GameSummary {
-    /// Id.
-    pub id: String,
-    /// Ruleset.
-    pub ruleset: String,
-    /// Name.
-    #[schema(required = true)]
-    pub name: Option<String>,
-    /// `lobby`, `active`, `finished`.
-    pub status: String,
-    /// Version.
-    pub version: i32,
-    /// Seats.
-    pub players: usize,
-    /// Seats taken by people (bots not counted).
-    pub people: usize,
-    /// Seats nobody holds yet (lobbies).
-    pub free_seats: i32,
-    /// Listed and open to spectators.
-    pub public: bool,
-    /// The caller's seat, if any.
-    #[schema(required = true)]
-    pub your_seat: Option<i32>,
-    /// The caller must act now.
-    pub your_turn: bool,
-    /// What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …).
-    pub your_actions: Vec<String>,
-    /// When the caller must have acted (games with move deadlines; UTC, RFC 3339).
-    #[schema(format = DateTime)]
-    #[schema(required = true)]
-    pub deadline_at: Option<String>,
-    /// Creation time (UTC, RFC 3339).
-    #[schema(format = DateTime)]
-    pub created_at: String,
-    /// Last change (UTC, RFC 3339).
-    #[schema(format = DateTime)]
-    pub updated_at: String,
-}
 
 /// A page of games.
 #[derive(Debug, Serialize, ToSchema)]
@@ -226,17 +184,15 @@ pub async fn create_game(
         Setup::from_input(ruleset, req.players, req.preset, req.options).map_err(ApiError::Rule)?;
     let st = state.clone();
     let body = blocking(move || {
-        st.service
-            .create(CreateRequest {
-                account: &caller.id,
-                name: &caller.name,
-                setup,
-                game_name: req.name,
-                deal: req.deal,
-                move_deadline_seconds: req.move_deadline_seconds,
-                public: req.public.unwrap_or(false),
-            })
-            .map_err(ApiError::from)
+        st.service.create(CreateRequest {
+            account: &caller.id,
+            name: &caller.name,
+            setup,
+            game_name: req.name,
+            deal: req.deal,
+            move_deadline_seconds: req.move_deadline_seconds,
+            public: req.public.unwrap_or(false),
+        })
     })
     .await?;
     Metrics::inc(&state.metrics.games_created);
@@ -244,36 +200,6 @@ pub async fn create_game(
         .insert_header((header::LOCATION, format!("/v1/games/{}", body.id)))
         .insert_header(etag(body.version))
         .json(&body))
-}
-
-fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
-    let mine = row
-        .seats
-        .iter()
-        .find(|s| s.account_id.as_deref() == Some(account));
-    GameSummary {
-        your_seat: mine.map(|s| s.seat),
-        your_turn: mine.is_some_and(|s| s.awaiting),
-        your_actions: mine
-            .and_then(|s| s.action.as_deref())
-            .filter(|_| mine.is_some_and(|s| s.awaiting))
-            .map(|a| a.split(',').map(str::to_owned).collect())
-            .unwrap_or_default(),
-        deadline_at: mine
-            .and_then(|s| s.deadline_at)
-            .map(|t| t.and_utc().to_rfc3339()),
-        players: row.seats.len(),
-        people: row.seats.iter().filter(|s| s.account_id.is_some()).count(),
-        free_seats: row.game.free_seats,
-        public: row.game.public,
-        id: row.game.id,
-        ruleset: row.game.ruleset,
-        name: row.game.name,
-        status: row.game.status,
-        version: row.game.version,
-        created_at: row.game.created_at.and_utc().to_rfc3339(),
-        updated_at: row.game.updated_at.and_utc().to_rfc3339(),
-    }
 }
 
 /// Lists games: the caller's games and open lobbies; `mine=true` only the caller's;
@@ -300,51 +226,45 @@ pub async fn list_games(
     if p.awaiting.as_deref().is_some_and(|a| a != "me") {
         return Err(ApiError::Validation("awaiting accepts only \"me\"".into()));
     }
-    if p.status
-        .as_deref()
-        .is_some_and(|s| !["lobby", "active", "finished"].contains(&s))
-    {
-        return Err(ApiError::Validation(
-            "status must be lobby, active or finished".into(),
-        ));
-    }
+    let status = match p.status.as_deref() {
+        None => None,
+        Some("lobby") => Some(Status::Lobby),
+        Some("active") => Some(Status::Active),
+        Some("finished") => Some(Status::Finished),
+        Some(_) => {
+            return Err(ApiError::Validation(
+                "status must be lobby, active or finished".into(),
+            ));
+        }
+    };
     if p.free_seats.is_some_and(|f| !(1..=10).contains(&f)) {
         return Err(ApiError::Validation("free_seats must be 1 to 10".into()));
     }
-    if p.ruleset
-        .as_deref()
-        .is_some_and(|r| Ruleset::from_name(r).is_none())
-    {
-        return Err(ApiError::Validation(
-            "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
-        ));
-    }
+    let ruleset = match p.ruleset.as_deref() {
+        None => None,
+        Some(name) => Some(Ruleset::from_name(name).ok_or_else(|| {
+            ApiError::Validation(
+                "ruleset must be 6-nimmt, 11-nimmt, x-nimmt or nimm-oder-schieb".into(),
+            )
+        })?),
+    };
     let page = blocking(move || {
-        state
-            .service
-            .list_games(&ListRequest {
-                account: &caller.id,
-                mine: p.mine.unwrap_or(false),
-                inbox: p.awaiting.is_some(),
-                status: p.status.as_deref(),
-                ruleset: p.ruleset.as_deref(),
-                min_free_seats: p.free_seats,
-                cursor: p.cursor.as_deref(),
-                limit,
-            })
-            .map(|page| {
-                let items = page
-                    .games
-                    .into_iter()
-                    .map(|r| summary(r, &caller.id))
-                    .collect();
-                (items, page.next_cursor)
-            })
-            .map_err(ApiError::from)
+        state.service.list_games(&ListRequest {
+            account: &caller.id,
+            mine: p.mine.unwrap_or(false),
+            inbox: p.awaiting.is_some(),
+            status,
+            ruleset,
+            min_free_seats: p.free_seats,
+            cursor: p.cursor.as_deref(),
+            limit,
+        })
     })
     .await?;
-    let (items, next_cursor) = page;
-    Ok(HttpResponse::Ok().json(GamePage { items, next_cursor }))
+    Ok(HttpResponse::Ok().json(GamePage {
+        items: page.games,
+        next_cursor: page.next_cursor,
+    }))
 }
 
 /// The game as the caller may see it (`you: null` for a spectator).
@@ -365,8 +285,7 @@ pub async fn get_game(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let body =
-        blocking(move || state.service.view(&id, &caller.id).map_err(ApiError::from)).await?;
+    let body = blocking(move || state.service.view(&id, &caller.id)).await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }
 
@@ -535,7 +454,7 @@ pub async fn join_by_invite(
     }
     let st = state.clone();
     let outcome = blocking(move || {
-        let id = st.service.game_of_invite(&code).map_err(ApiError::from)?;
+        let id = st.service.game_of_invite(&code)?;
         st.service
             .execute(&CommandRequest {
                 game: &id,
@@ -598,13 +517,7 @@ pub async fn list_events(
     if after < 0 {
         return Err(ApiError::Validation("after must be 0 or more".into()));
     }
-    let rows = blocking(move || {
-        state
-            .service
-            .events(&id, &caller.id, after, limit)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let rows = blocking(move || state.service.events(&id, &caller.id, after, limit)).await?;
     let items: Vec<EventItem> = rows
         .into_iter()
         .map(|e| EventItem {
@@ -650,13 +563,7 @@ pub async fn patch_game(
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
     let public = body.0.public;
-    let body = blocking(move || {
-        state
-            .service
-            .set_public(&id, &caller.id, public)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let body = blocking(move || state.service.set_public(&id, &caller.id, public)).await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &body))
 }
 
@@ -686,13 +593,8 @@ pub async fn rematch(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = game_id(&path)?;
-    let (body, created) = blocking(move || {
-        state
-            .service
-            .rematch(&id, &caller.id, &caller.name)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let (body, created) =
+        blocking(move || state.service.rematch(&id, &caller.id, &caller.name)).await?;
     Ok(created_or_found(&body, created))
 }
 
@@ -748,18 +650,15 @@ pub async fn quick_play(
     // Wait for the turn here, holding neither a connection nor a blocking thread.
     let turn = state.service.quick_turn(ruleset).await;
     let (body, created) = blocking(move || {
-        state
-            .service
-            .quick_play(
-                turn,
-                &QuickRequest {
-                    account: &caller.id,
-                    name: &caller.name,
-                    players,
-                    options,
-                },
-            )
-            .map_err(ApiError::from)
+        state.service.quick_play(
+            turn,
+            &QuickRequest {
+                account: &caller.id,
+                name: &caller.name,
+                players,
+                options,
+            },
+        )
     })
     .await?;
     Ok(created_or_found(&body, created))

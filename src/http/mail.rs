@@ -47,7 +47,7 @@ pub async fn get_mail_settings(
     state: web::Data<AppState>,
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let body = blocking(move || state.mail.settings(&caller.id).map_err(ApiError::from)).await?;
+    let body = blocking(move || state.mail.settings(&caller.id)).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -70,13 +70,7 @@ pub async fn set_mail_choices(
     body: Body<MailChoices>,
 ) -> Result<HttpResponse, ApiError> {
     let choices = body.0;
-    let body = blocking(move || {
-        state
-            .mail
-            .choose(&caller.id, &choices)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let body = blocking(move || state.mail.choose(&caller.id, &choices)).await?;
     Ok(HttpResponse::Ok().json(body))
 }
 
@@ -132,13 +126,7 @@ pub async fn remove_mail_address(
     state: web::Data<AppState>,
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    blocking(move || {
-        state
-            .mail
-            .remove_address(&caller.id)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    blocking(move || state.mail.remove_address(&caller.id)).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -160,6 +148,6 @@ pub async fn verify_mail_address(
     query: web::Query<VerifyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let VerifyQuery { token } = query.into_inner();
-    let address = blocking(move || state.mail.verify(&token).map_err(ApiError::from)).await?;
+    let address = blocking(move || state.mail.verify(&token)).await?;
     Ok(HttpResponse::Ok().json(Verified { address }))
 }

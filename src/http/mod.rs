@@ -26,8 +26,8 @@ use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 use crate::accounts::Accounts;
+use crate::games::Service;
 use crate::limits::Limits;
-use crate::service::Service;
 
 /// Largest JSON body accepted.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -226,12 +226,13 @@ pub fn cors(
 ///
 /// # Errors
 /// The closure's error, or a failed blocking task.
-pub async fn blocking<T, F>(f: F) -> Result<T, errors::ApiError>
+pub async fn blocking<T, E, F>(f: F) -> Result<T, errors::ApiError>
 where
-    F: FnOnce() -> Result<T, errors::ApiError> + Send + 'static,
+    F: FnOnce() -> Result<T, E> + Send + 'static,
     T: Send + 'static,
+    E: Into<errors::ApiError> + Send + 'static,
 {
-    web::block(f).await?
+    web::block(f).await?.map_err(Into::into)
 }
 
 /// A JSON request body that must be an object (serde's derived structs would also take an

@@ -52,7 +52,7 @@ const READY_WITHIN: Duration = Duration::from_secs(1);
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     // The ping waits at most 800 ms for a connection; the timeout also bounds a query that
     // hangs on a dead network (the blocking thread finishes on its own).
-    let ping = blocking(move || Ok(state.service.ready()));
+    let ping = blocking(move || Ok::<_, ApiError>(state.service.ready()));
     match tokio::time::timeout(READY_WITHIN, ping).await {
         Ok(Ok(true)) => Ok(HttpResponse::Ok().json(serde_json::json!({ "status": "ready" }))),
         _ => Err(ApiError::Unavailable),
@@ -99,7 +99,7 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
     );
     // The analysts' feed: what a running transaction holds back (PostgreSQL; always 0 on
     // SQLite). Left out when the database does not answer.
-    let lag = blocking(move || state.analytics.feed_lag().map_err(ApiError::from)).await;
+    let lag = blocking(move || state.analytics.feed_lag()).await;
     let body = match lag {
         Ok(lag) => format!(
             "{body}# HELP stammtisch_feed_lag_seconds Age of the oldest committed public event \

@@ -191,7 +191,6 @@ pub async fn leaderboard(
         state
             .ratings
             .leaderboard(ruleset.name(), cursor.as_deref(), limit)
-            .map_err(ApiError::from)
     })
     .await?;
     let items = board
@@ -231,13 +230,7 @@ pub async fn player(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = super::parse_id(&path, "player")?;
-    let profile = blocking(move || {
-        state
-            .ratings
-            .profile(&id, &caller.id)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let profile = blocking(move || state.ratings.profile(&id, &caller.id)).await?;
     let mut rulesets: Vec<RulesetRecord> = profile
         .stats
         .iter()
@@ -302,7 +295,6 @@ pub async fn player_games(
         state
             .ratings
             .history(&id, &caller.id, cursor.as_deref(), limit)
-            .map_err(ApiError::from)
     })
     .await?;
     let items = history

@@ -781,6 +781,12 @@ mod audience {
                 .unwrap_or_else(|e| panic!("{kind}: {e}"));
             assert_eq!(event.type_name(), kind);
             assert_eq!(event.audience(), audience, "{kind}");
+            // Reading a stored row (by its type name) and writing agree on the schema.
+            assert_eq!(
+                Event::schema_version_of(kind),
+                Some(event.schema_version()),
+                "{kind}"
+            );
         }
     }
 }

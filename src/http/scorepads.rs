@@ -80,7 +80,7 @@ pub async fn create_scorepad(
         players: req.players,
         end: req.end,
     };
-    let body = blocking(move || state.pads.create(&caller.id, new).map_err(ApiError::from)).await?;
+    let body = blocking(move || state.pads.create(&caller.id, new)).await?;
     Ok(HttpResponse::Created()
         .insert_header((header::LOCATION, format!("/v1/scorepads/{}", body.id)))
         .insert_header(super::etag(body.version))
@@ -105,7 +105,7 @@ pub async fn get_scorepad(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = pad_id(&path)?;
-    let body = blocking(move || state.pads.view(&id, &caller.id).map_err(ApiError::from)).await?;
+    let body = blocking(move || state.pads.view(&id, &caller.id)).await?;
     Ok(pad_response(StatusCode::OK, &body))
 }
 
@@ -142,13 +142,7 @@ pub async fn record_round(
     let command = PadCommand::RecordRound {
         scores: body.0.scores,
     };
-    let body = blocking(move || {
-        state
-            .pads
-            .execute(&id, &caller.id, &command, expected)
-            .map_err(ApiError::from)
-    })
-    .await?;
+    let body = blocking(move || state.pads.execute(&id, &caller.id, &command, expected)).await?;
     Ok(pad_response(StatusCode::OK, &body))
 }
 
@@ -183,7 +177,6 @@ pub async fn take_back_round(
         state
             .pads
             .execute(&id, &caller.id, &PadCommand::TakeBackLastRound, expected)
-            .map_err(ApiError::from)
     })
     .await?;
     Ok(pad_response(StatusCode::OK, &body))

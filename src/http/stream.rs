@@ -41,7 +41,7 @@ use tokio::sync::{broadcast, watch};
 use utoipa::{IntoParams, ToSchema};
 
 use super::caller::{Caller, Claimed};
-use super::errors::{ApiError, Problem};
+use super::errors::{ApiError, NotSignedIn, Problem};
 use super::games::{EventItem, game_id};
 use super::{AppState, blocking};
 
@@ -133,15 +133,9 @@ pub async fn stream_events(
     let (account, token_version) = match params.ticket {
         Some(ticket) => {
             let (st, gid) = (state.clone(), id.clone());
-            blocking(move || {
-                st.service
-                    .redeem_stream_ticket(&gid, &ticket)
-                    .map_err(ApiError::from)
-            })
-            .await?
-            .ok_or(ApiError::Unauthorized(
-                "unknown, used or expired stream ticket",
-            ))?
+            blocking(move || st.service.redeem_stream_ticket(&gid, &ticket))
+                .await?
+                .ok_or(ApiError::Unauthorized(NotSignedIn::BadTicket))?
         }
         None => {
             use actix_web::FromRequest;
@@ -169,15 +163,9 @@ pub async fn stream_events(
     tracing::info!(game = %id, after, "stream opened");
     // Existence and access are checked before the stream starts.
     let (st, gid, reader) = (state.clone(), id.clone(), account.clone());
-    blocking(move || {
-        st.service
-            .events(&gid, &reader, after, 1)
-            .map(|_| ())
-            .map_err(ApiError::from)
-    })
-    .await?;
+    blocking(move || st.service.events(&gid, &reader, after, 1).map(|_| ())).await?;
     let (limits, holder) = (state.limits.clone(), account.clone());
-    let lease = blocking(move || limits.open_stream(&holder).map_err(ApiError::from)).await?;
+    let lease = blocking(move || limits.open_stream(&holder)).await?;
     let live = Live {
         _lease: state.streams.hold(&state, lease),
         token: state.streams.watch_token(&state, &account, token_version),
@@ -250,7 +238,7 @@ struct Frame {
 }
 
 impl Frame {
-    fn render(row: &crate::service::ReadEvent) -> Result<Self, ApiError> {
+    fn render(row: &crate::games::ReadEvent) -> Result<Self, ApiError> {
         let item = EventItem {
             seq: row.seq,
             type_: row.event_type.clone(),
@@ -285,12 +273,12 @@ fn audience(text: &str) -> Audience {
 struct Batch {
     from: i32,
     upto: i32,
-    view: Arc<crate::service::StreamView>,
+    view: Arc<crate::games::Access>,
     frames: Vec<Arc<Frame>>,
 }
 
 impl Batch {
-    fn render(from: i32, page: crate::service::StreamPage) -> Result<Self, ApiError> {
+    fn render(from: i32, page: crate::games::StreamPage) -> Result<Self, ApiError> {
         Ok(Self {
             from,
             upto: page.upto,
@@ -453,7 +441,7 @@ impl Hub {
             return;
         }
         let st = state.clone();
-        match blocking(move || st.accounts.token_versions(&ids).map_err(ApiError::from)).await {
+        match blocking(move || st.accounts.token_versions(&ids)).await {
             Ok(versions) => self.apply(&versions),
             Err(e) => {
                 tracing::warn!(error = %e, "could not check the live streams' tokens");
@@ -535,8 +523,7 @@ impl Hub {
                         continue;
                     }
                     let limits = limits.clone();
-                    let renewed =
-                        blocking(move || limits.renew_streams(&ids).map_err(ApiError::from)).await;
+                    let renewed = blocking(move || limits.renew_streams(&ids)).await;
                     if let Err(e) = renewed {
                         tracing::warn!(error = %e, "could not renew the stream leases");
                     }
@@ -623,12 +610,7 @@ impl Reader {
         loop {
             let (st, game) = (self.state.clone(), self.game.clone());
             let (after, limit) = self.cursor.map_or((i32::MAX, 1), |c| (c, PAGE));
-            let page = blocking(move || {
-                st.service
-                    .stream_page(&game, after, limit)
-                    .map_err(ApiError::from)
-            })
-            .await?;
+            let page = blocking(move || st.service.stream_page(&game, after, limit)).await?;
             let full = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= limit;
             let Some(from) = self.cursor else {
                 self.cursor = Some(page.upto);
@@ -799,12 +781,7 @@ impl Live {
     /// behind the shared feed); catching up ends with a short page.
     async fn read_table(&mut self) -> Result<(), ApiError> {
         let (st, game, after) = (self.state.clone(), self.game.clone(), self.cursor);
-        let page = blocking(move || {
-            st.service
-                .stream_page(&game, after, PAGE)
-                .map_err(ApiError::from)
-        })
-        .await?;
+        let page = blocking(move || st.service.stream_page(&game, after, PAGE)).await?;
         self.catch_up = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= PAGE;
         let batch = Batch::render(after, page)?;
         self.take(&batch)

@@ -8,8 +8,8 @@ use utoipa::ToSchema;
 
 use super::caller::Caller;
 use super::errors::{ApiError, Problem};
-use super::{AppState, Body};
-use crate::webhooks::{CreatedWebhook, WebhookBody, WebhookError};
+use super::{AppState, Body, blocking};
+use crate::webhooks::{CreatedWebhook, WebhookBody};
 
 /// A new webhook.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -31,15 +31,6 @@ pub struct WebhookPage {
     /// Always `null`: the list fits one page.
     #[schema(required = true)]
     pub next_cursor: Option<String>,
-}
-
-/// Runs a blocking use case on the thread pool.
-async fn blocking<T, F>(f: F) -> Result<T, ApiError>
-where
-    F: FnOnce() -> Result<T, WebhookError> + Send + 'static,
-    T: Send + 'static,
-{
-    Ok(web::block(f).await??)
 }
 
 /// Registers a webhook for the caller. When it becomes the caller's turn in a game, or a

@@ -1213,7 +1213,7 @@ impl Appends for diesel::pg::PgConnection {
     /// compare-and-set matched. A command's cost on PostgreSQL is mostly round trips (each
     /// one two context switches, on the server's and on the backend's side; `perf` put a
     /// quarter of the server's CPU in switching), so this is one statement for a whole
-    /// batch of commands ([`crate::service`]'s group commit) instead of three per command;
+    /// batch of commands ([`crate::games`]'s group commit) instead of three per command;
     /// the text is the same for any number of games, events or seats (arrays), so the
     /// statement stays prepared.
     ///

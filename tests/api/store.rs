@@ -92,11 +92,63 @@ fn stored_events_cannot_be_updated_or_deleted(backend: Backend) {
     assert_eq!(forged, 0);
 }
 
+/// The schema as the database describes it: every table's columns with their types,
+/// nullability and defaults, and every index and constraint definition, sorted.
+fn schema_of(backend: Backend, url: &str) -> Vec<String> {
+    #[derive(diesel::QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        line: String,
+    }
+    let mut lines: Vec<String> = match backend {
+        Backend::Postgres => {
+            let mut conn = diesel::PgConnection::establish(url).unwrap();
+            diesel::sql_query(
+                "SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable \
+                 || ' ' || coalesce(column_default, '') AS line \
+                 FROM information_schema.columns WHERE table_schema = 'public' \
+                 UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' \
+                 UNION ALL SELECT conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) \
+                 FROM pg_constraint WHERE connamespace = 'public'::regnamespace \
+                 UNION ALL SELECT tgrelid::regclass::text || ' ' || pg_get_triggerdef(oid) \
+                 FROM pg_trigger WHERE NOT tgisinternal",
+            )
+            .load::<Line>(&mut conn)
+            .unwrap()
+        }
+        Backend::Sqlite => {
+            let path = url.trim_start_matches("sqlite://");
+            let mut conn = diesel::SqliteConnection::establish(path).unwrap();
+            diesel::sql_query(
+                "SELECT type || ' ' || name || ' ' || coalesce(sql, '') AS line FROM sqlite_master",
+            )
+            .load::<Line>(&mut conn)
+            .unwrap()
+        }
+    }
+    .into_iter()
+    .map(|l| l.line)
+    .collect();
+    lines.sort();
+    lines
+}
+
 fn migrations_revert_and_apply_again(backend: Backend) {
     let db = TestDb::new(backend);
     let store = stammtisch::store::Store::connect(&db.url).unwrap();
     store.migrate().unwrap();
+    let before = schema_of(backend, &db.url);
+    assert!(before.len() > 20, "{before:?}");
     store.redo_all_migrations().unwrap();
+    // Every down migration undoes its up migration exactly: the schema after reverting and
+    // applying them all again is the one before.
+    let after = schema_of(backend, &db.url);
+    let lost: Vec<&String> = before.iter().filter(|l| !after.contains(l)).collect();
+    let gained: Vec<&String> = after.iter().filter(|l| !before.contains(l)).collect();
+    assert!(
+        lost.is_empty() && gained.is_empty(),
+        "lost {lost:?}, gained {gained:?}"
+    );
     // The schema works after the round trip: a server starts on it and serves a game.
     let server = TestServer::start_on(db, backend);
     let api = server.client();

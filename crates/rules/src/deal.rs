@@ -10,7 +10,8 @@
 use crate::card::{Card, CardSet, MAX_CARD};
 use crate::error::RuleError;
 use crate::game::Turn;
-use crate::model::{Deal, Dealer, Event, Setup};
+use crate::model::{Deal, Dealer, Event};
+use crate::options::Setup;
 use crate::options::{DealOption, Layout};
 use crate::rows::RowBoard;
 use crate::take_or_pass::{NOS_PILE, TakeOrPassBoard};

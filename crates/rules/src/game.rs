@@ -17,10 +17,10 @@ use crate::card::{Card, CardSet};
 use crate::deal::validate_deal;
 use crate::error::RuleError;
 use crate::model::{
-    Actor, Awaiting, Command, Deal, Dealer, Event, Occupant, RULES_VERSION, Seat, SeatCard, Setup,
-    Status,
+    Actor, Awaiting, Command, Deal, Dealer, Event, Occupant, RULES_VERSION, Seat, SeatCard, Status,
 };
 use crate::options::Layout;
+use crate::options::Setup;
 
 /// The state of one game, rebuilt by folding its events.
 #[derive(Clone, Debug, PartialEq, Eq)]

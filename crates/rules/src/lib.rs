@@ -38,11 +38,11 @@ pub use error::RuleError;
 pub use game::{Extras, Game, NewGame};
 pub use model::{
     Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, GameCreation, NosGameEnd,
-    Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatDeadline, Setup, Side, Status,
+    Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatDeadline, Side, Status,
 };
 pub use options::{
     ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, OptionsInput, OptionsView,
-    PlacementOption, Preset, Ruleset,
+    PlacementOption, Preset, Ruleset, Setup,
 };
 pub use rows::RowBoard;
 pub use take_or_pass::TakeOrPassBoard;

@@ -388,17 +388,6 @@ impl Audience {
     }
 }
 
-/// The ruleset, options and table size a game is created with.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Setup {
-    /// Which game is played.
-    pub ruleset: Ruleset,
-    /// Options (validated).
-    pub options: Options,
-    /// Number of seats.
-    pub players: u8,
-}
-
 /// Events, past tense. Serialised as `{"type": …, "data": {…}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]

@@ -505,7 +505,18 @@ impl Options {
     }
 }
 
-impl crate::model::Setup {
+/// The ruleset, options and table size a game is created with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    /// Which game is played.
+    pub ruleset: Ruleset,
+    /// Options (validated).
+    pub options: Options,
+    /// Number of seats.
+    pub players: u8,
+}
+
+impl Setup {
     /// The setup of a new game from what a client sends: the ruleset, the number of seats,
     /// a preset (6-nimmt only) and options that override the preset's or the defaults.
     ///

@@ -24,11 +24,7 @@ pub const SIX_NIMMT_POINT_LIMITS: [u16; 3] = [33, 66, 100];
 /// Highest point limit of 11 nimmt!.
 pub const MAX_POINT_LIMIT: u16 = 999;
 
-/// Cards of a Nimm oder schieb game that are taken (33 minus the 9 removed unseen).
-pub const NOS_CARDS_IN_PLAY: u8 = 24;
-/// The most card points one Nimm oder schieb hand can score: the lowest values of its runs
-/// are never adjacent, so at best they are 3, 5, …, 35, which add up to 323.
-pub const NOS_MOST_HAND_POINTS: i64 = 323;
+pub use crate::pad_bounds::{NOS_CARDS_IN_PLAY, NOS_MOST_HAND_POINTS};
 
 /// Pad rules of each ruleset (the rulesets are the games' own: [`Ruleset`]).
 impl Ruleset {

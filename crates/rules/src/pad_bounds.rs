@@ -7,7 +7,12 @@ use std::sync::OnceLock;
 use crate::card::Card;
 use crate::nos_cards::{self, HIGHEST, LOWEST};
 use crate::options::Ruleset;
-use crate::pad::{NOS_CARDS_IN_PLAY, NOS_MOST_HAND_POINTS};
+
+/// Cards of a Nimm oder schieb game that are taken (33 minus the 9 removed unseen).
+pub const NOS_CARDS_IN_PLAY: u8 = 24;
+/// The most card points one Nimm oder schieb hand can score: the lowest values of its runs
+/// are never adjacent, so at best they are 3, 5, …, 35, which add up to 323.
+pub const NOS_MOST_HAND_POINTS: i64 = 323;
 
 /// The bounds of one round's entries (one entry per player) for a ruleset and a number of
 /// players, derived from the cards in play:

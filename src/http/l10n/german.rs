@@ -11,18 +11,7 @@ use crate::http::errors::ApiError;
 #[must_use]
 pub fn detail(error: &ApiError) -> String {
     match error {
-        ApiError::Unauthorized(why) => match *why {
-            "missing bearer token" => "Bitte melde dich an: Es fehlt das Bearer-Token.".into(),
-            "malformed Authorization header" => "Der Authorization-Header ist fehlerhaft.".into(),
-            "token expired" => "Deine Anmeldung ist abgelaufen; bitte melde dich neu an.".into(),
-            "the token's account does not exist" => {
-                "Das Konto dieses Tokens gibt es nicht (mehr).".into()
-            }
-            "the token was revoked" => {
-                "Dieses Token wurde zurückgezogen; bitte melde dich neu an.".into()
-            }
-            _ => "Das Token ist ungültig; bitte melde dich neu an.".into(),
-        },
+        ApiError::Unauthorized(why) => why.german().into(),
         ApiError::InvalidCredentials => "Name oder Passwort ist falsch.".into(),
         ApiError::Forbidden { code, detail } => match *code {
             "not_an_analyst" => "Dafür braucht dein Konto die Analysten-Rolle.".into(),

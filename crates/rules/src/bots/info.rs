@@ -21,7 +21,8 @@
 use crate::board::{Board, Progress};
 use crate::card::{Card, CardSet, MAX_CARD};
 use crate::game::Game;
-use crate::model::{Setup, Status};
+use crate::model::Status;
+use crate::options::Setup;
 use crate::options::{ChipsOption, DealOption, Layout, MAX_SEATS, MAX_X_SEATS};
 use crate::take_or_pass::NOS_PILE;
 
