@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use chrono::NaiveDateTime;
+
 use crate::auth::{self, Claims, HashError, Hasher, Tokens};
 use crate::limits::{LimitError, Limits};
 use crate::store::{AccountRow, Store, StoreError};
@@ -69,6 +71,8 @@ pub struct Accounts {
     tokens: Arc<Tokens>,
     limits: Limits,
     hasher: Arc<Hasher>,
+    /// Where account creation and deletion read the time.
+    clock: crate::clock::Clock,
 }
 
 impl From<HashError> for AccountError {
@@ -107,8 +111,7 @@ fn valid_name(name: &str) -> Result<(), AccountError> {
     ok.then_some(()).ok_or(AccountError::InvalidName)
 }
 
-fn new_row(name: String, password_hash: Option<String>) -> AccountRow {
-    let now = chrono::Utc::now().naive_utc();
+fn new_row(name: String, password_hash: Option<String>, now: NaiveDateTime) -> AccountRow {
     AccountRow {
         id: uuid::Uuid::now_v7().to_string(),
         name,
@@ -140,7 +143,15 @@ impl Accounts {
             tokens,
             limits,
             hasher,
+            clock: crate::clock::Clock::system(),
         }
+    }
+
+    /// The same service reading the time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     fn hash(&self, password: &str) -> Result<String, AccountError> {
@@ -210,7 +221,7 @@ impl Accounts {
         valid_name(&name)?;
         valid_password(password)?;
         self.limits.account(address)?;
-        let row = new_row(name, Some(self.hash(password)?));
+        let row = new_row(name, Some(self.hash(password)?), self.clock.naive());
         self.store
             .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
         Ok(row)
@@ -223,7 +234,7 @@ impl Accounts {
     pub fn guest(&self, name: String, address: &str) -> Result<(AccountRow, Issued), AccountError> {
         valid_name(&name)?;
         self.limits.guest(address)?;
-        let row = new_row(name, None);
+        let row = new_row(name, None, self.clock.naive());
         self.store
             .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
         let issued = self.issue(&row)?;
@@ -372,7 +383,7 @@ impl Accounts {
                 return Err(AccountError::WrongPassword);
             }
         }
-        let now = chrono::Utc::now().naive_utc();
+        let now = self.clock.naive();
         self.store.write(|tx| {
             tx.account_mail()
                 .delete_account(id, now)

@@ -16,6 +16,9 @@ pub const ISSUER: &str = "stammtisch";
 /// Token audience.
 pub const AUDIENCE: &str = "stammtisch-api";
 
+/// Seconds a token is still accepted after its `exp`, for clocks that differ a little.
+const LEEWAY_SECONDS: i64 = 5;
+
 /// Hashes a password with Argon2id and a random salt (PHC string).
 ///
 /// # Errors
@@ -298,6 +301,8 @@ pub struct Tokens {
     encoding: EncodingKey,
     decoding: DecodingKey,
     ttl: Duration,
+    /// What `iat` and `exp` are measured against, when issued and when checked.
+    clock: crate::clock::Clock,
 }
 
 impl Tokens {
@@ -310,7 +315,15 @@ impl Tokens {
             encoding: EncodingKey::from_secret(secret)?,
             decoding: DecodingKey::from_secret(secret)?,
             ttl,
+            clock: crate::clock::Clock::system(),
         })
+    }
+
+    /// The same keys, issuing and checking tokens by `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Lifetime of issued tokens in seconds.
@@ -329,7 +342,7 @@ impl Tokens {
         name: &str,
         version: i32,
     ) -> Result<String, jsonwebtoken::errors::Error> {
-        let now = chrono::Utc::now().timestamp();
+        let now = self.clock.timestamp();
         let claims = Claims {
             sub: account_id.into(),
             name: name.into(),
@@ -351,8 +364,14 @@ impl Tokens {
         validation.set_issuer(&[ISSUER]);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        validation.leeway = 5;
-        jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).map(|d| d.claims)
+        // `exp` is checked below against this service's clock, not the crate's own reading
+        // of the system time, so that a token expires by the same clock that issued it.
+        validation.validate_exp = false;
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation)?.claims;
+        if claims.exp < self.clock.timestamp() - LEEWAY_SECONDS {
+            return Err(jsonwebtoken::errors::ErrorKind::ExpiredSignature.into());
+        }
+        Ok(claims)
     }
 }
 

@@ -152,6 +152,11 @@ pub struct Config {
     /// for those its replica's handlers already hold (`src/group.rs`); a lone command never
     /// waits. `0`: never.
     pub command_batch_linger: Duration,
+    /// `STAMMTISCH_TEST_CLOCK`, default `false`: `true` is for the HTTP tests only. The
+    /// server's clock becomes the system time plus an offset that `POST /test/clock` moves
+    /// forward (`crate::clock`), so that anyone who can reach the server can move every
+    /// deadline, expiry and token lifetime. Never set it on a server people use.
+    pub test_clock: bool,
 }
 
 /// SQLite's `synchronous` pragma.
@@ -441,6 +446,7 @@ impl Config {
             command_batch_max: parsed("COMMAND_BATCH_MAX", 32)?,
             command_batch_lanes: parsed("COMMAND_BATCH_LANES", 1)?,
             command_batch_linger: linger()?,
+            test_clock: parsed("STAMMTISCH_TEST_CLOCK", false)?,
         })
     }
 }

@@ -8,6 +8,7 @@ pub mod address;
 pub mod analytics;
 pub mod auth;
 pub mod cache;
+pub mod clock;
 pub mod config;
 pub mod fairness;
 pub mod games;

@@ -152,9 +152,9 @@ struct Window {
 }
 
 impl Window {
-    fn now(window: Duration) -> Self {
+    /// The window of length `window` that contains `now` (seconds since the epoch).
+    fn at(window: Duration, now: i64) -> Self {
         let length = i64::try_from(window.as_secs()).unwrap_or(i64::MAX).max(1);
-        let now = now_secs();
         Self {
             start: now - now.rem_euclid(length),
             length,
@@ -221,17 +221,26 @@ pub struct Reservation {
 pub struct Limits {
     store: Store,
     config: LimitConfig,
-}
-
-fn now_secs() -> i64 {
-    chrono::Utc::now().timestamp()
+    /// Where the windows and stream leases read the time.
+    clock: crate::clock::Clock,
 }
 
 impl Limits {
     /// Limits counted in `store`.
     #[must_use]
     pub fn new(store: Store, config: LimitConfig) -> Self {
-        Self { store, config }
+        Self {
+            store,
+            config,
+            clock: crate::clock::Clock::system(),
+        }
+    }
+
+    /// The same limits with windows and leases measured by `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The configured limits.
@@ -250,7 +259,7 @@ impl Limits {
         window: Duration,
         add: i32,
     ) -> Result<Option<u64>, LimitError> {
-        let w = Window::now(window);
+        let w = Window::at(window, self.clock.timestamp());
         let (current, previous) = self.store.count(key, w.start, w.length, add)?;
         Ok(w.verdict(current, previous, limit))
     }
@@ -334,7 +343,8 @@ impl Limits {
     /// batch's commands on PostgreSQL ([`crate::store::Tx::batch_reads`]).
     #[must_use]
     pub fn command_window(&self) -> Option<CommandWindow> {
-        (self.config.commands_per_minute > 0).then(|| CommandWindow(Window::now(COMMAND_WINDOW)))
+        (self.config.commands_per_minute > 0)
+            .then(|| CommandWindow(Window::at(COMMAND_WINDOW, self.clock.timestamp())))
     }
 
     /// One more command by each of `accounts` (an account may come more than once), in
@@ -429,7 +439,7 @@ impl Limits {
             WHAT,
         )?;
         let reservation = Reservation {
-            window: Window::now(LOGIN_WINDOW),
+            window: Window::at(LOGIN_WINDOW, self.clock.timestamp()),
             pair: (self.config.failed_logins > 0)
                 .then(|| Counted::FailedLogins.key(&format!("{}@{address}", name.to_lowercase()))),
             address: (self.config.failed_logins_per_address > 0)
@@ -534,7 +544,7 @@ impl Limits {
             0 => i64::MAX,
             n => i64::from(n),
         };
-        let now = chrono::Utc::now().naive_utc();
+        let now = self.clock.naive();
         let until = now + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
         if self.store.take_lease(&id, account, limit, now, until)? {
             Ok(id)
@@ -552,7 +562,7 @@ impl Limits {
     /// # Errors
     /// The store failed.
     pub fn renew_stream(&self, lease: &str) -> Result<(), StoreError> {
-        let until = chrono::Utc::now().naive_utc()
+        let until = self.clock.naive()
             + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
         self.store.renew_lease(lease, Some(until))
     }
@@ -563,7 +573,7 @@ impl Limits {
     /// # Errors
     /// The store failed.
     pub fn renew_streams(&self, leases: &[String]) -> Result<(), StoreError> {
-        let until = chrono::Utc::now().naive_utc()
+        let until = self.clock.naive()
             + chrono::Duration::seconds(i64::try_from(LEASE.as_secs()).unwrap_or(60));
         for chunk in leases.chunks(1_000) {
             self.store.renew_leases(chunk, until)?;
@@ -585,8 +595,9 @@ impl Limits {
     /// # Errors
     /// The store failed.
     pub fn prune(&self) -> Result<(), StoreError> {
+        let now = self.clock.now();
         self.store
-            .prune_counters(now_secs() - 2 * 3600, chrono::Utc::now().naive_utc())
+            .prune_counters(now.timestamp() - 2 * 3600, now.naive_utc())
     }
 
     /// One more score pad created by `account`: as many per hour as games

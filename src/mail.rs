@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{NaiveDateTime, TimeDelta, Utc};
+use chrono::{NaiveDateTime, TimeDelta};
 use lettre::message::{Mailbox, header::ContentType};
 use lettre::{Message, SmtpTransport, Transport};
 use serde::Serialize;
@@ -238,6 +238,7 @@ pub struct Mail {
     store: Store,
     config: Option<MailConfig>,
     mailer: Option<Arc<Mailer>>,
+    clock: crate::clock::Clock,
 }
 
 impl Mail {
@@ -251,7 +252,16 @@ impl Mail {
             store,
             config,
             mailer,
+            clock: crate::clock::Clock::system(),
         })
+    }
+
+    /// The same service reading the time (settings changes, verification links) from
+    /// `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Whether mail is on.
@@ -261,7 +271,7 @@ impl Mail {
     }
 
     fn body(&self, tx: &mut dyn Tx, account: &str) -> Result<MailSettings, StoreError> {
-        let now = Utc::now().naive_utc();
+        let now = self.clock.naive();
         let row = tx
             .account_mail()
             .mail_settings(account)?
@@ -303,7 +313,7 @@ impl Mail {
                 "deadline_hours must be 0–{MAX_DEADLINE_HOURS}"
             )));
         }
-        let now = Utc::now().naive_utc();
+        let now = self.clock.naive();
         Ok(self.store.write(|tx| {
             let mut row = tx
                 .account_mail()
@@ -339,7 +349,7 @@ impl Mail {
         };
         let address = validate_address(address)?;
         let token = crate::fairness::new_seed();
-        let now = Utc::now().naive_utc();
+        let now = self.clock.naive();
         let row = MailVerificationRow {
             token_hash: token_hash(&token),
             account_id: account.to_owned(),
@@ -381,7 +391,7 @@ impl Mail {
     /// # Errors
     /// Storage failure.
     pub fn remove_address(&self, account: &str) -> Result<(), MailError> {
-        let now = Utc::now().naive_utc();
+        let now = self.clock.naive();
         self.store.write(|tx| {
             if let Some(mut row) = tx.account_mail().mail_settings(account)? {
                 row.address = None;
@@ -405,7 +415,7 @@ impl Mail {
         if token.is_empty() || token.len() > 256 {
             return Err(MailError::InvalidToken);
         }
-        let now = Utc::now().naive_utc();
+        let now = self.clock.naive();
         self.store.write(|tx| {
             let Some(v) = tx.account_mail().take_verification(&token_hash(token))? else {
                 return Err(MailError::InvalidToken);
@@ -425,7 +435,7 @@ impl Mail {
     }
 }
 
-fn rfc3339(t: chrono::DateTime<Utc>) -> String {
+fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
@@ -479,6 +489,7 @@ pub fn enqueue(
     after: &Game,
     news: &crate::webhooks::Announcements<'_>,
     digest_interval: Duration,
+    now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     if news.is_empty() {
         return Ok(());
@@ -487,7 +498,6 @@ pub fn enqueue(
     if recipients.is_empty() {
         return Ok(());
     }
-    let now = Utc::now().naive_utc();
     let common = |seat: u8| {
         let mut payload = Map::new();
         payload.insert("game_id".into(), game_id.into());

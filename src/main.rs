@@ -142,6 +142,7 @@ fn jwt_secret(config: &Config, store: &Store) -> anyhow::Result<Vec<u8>> {
 /// The same thread forgets old rate-limit windows, expired stream leases and idempotency
 /// keys older than 24 hours every minute.
 fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watch::Receiver<bool>) {
+    let clock = service.clock().clone();
     let spawned = std::thread::Builder::new().name("deadlines".into()).spawn(move || {
         let mut pruned = std::time::Instant::now();
         while !*shutdown.borrow() {
@@ -154,7 +155,7 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
                     tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not forget expired idempotency keys");
                 }
             }
-            let now = chrono::Utc::now().naive_utc();
+            let now = clock.naive();
             match service.store().read(|tx| tx.expired_games(now, 50)) {
                 Ok(games) => {
                     for game in games {
@@ -241,8 +242,22 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
 async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let secret = jwt_secret(&config, &store)?;
     let backend = store.backend();
-    let tokens = std::sync::Arc::new(Tokens::new(&secret, config.token_ttl).context("JWT secret")?);
-    let limits = Limits::new(store.clone(), config.limits);
+    let clock = if config.test_clock {
+        tracing::warn!(
+            "STAMMTISCH_TEST_CLOCK is on: POST /test/clock lets anyone who reaches this server \
+             move its clock forward (deadlines, expiry, token lifetimes). For tests only; \
+             never on a server people use"
+        );
+        stammtisch::clock::Clock::test()
+    } else {
+        stammtisch::clock::Clock::system()
+    };
+    let tokens = std::sync::Arc::new(
+        Tokens::new(&secret, config.token_ttl)
+            .context("JWT secret")?
+            .with_clock(clock.clone()),
+    );
+    let limits = Limits::new(store.clone(), config.limits).with_clock(clock.clone());
     let notifier = if backend == stammtisch::store::Backend::Postgres {
         stammtisch::notify::Notifier::with_postgres(config.database_url.clone())
     } else {
@@ -253,13 +268,18 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         stammtisch::auth::Hasher::new(config.password_hash_threads, config.password_hash_wait)
             .context("password hashing threads")?,
     );
-    let accounts = Accounts::new(store.clone(), tokens, limits.clone(), hasher);
-    let pads = stammtisch::pads::Pads::new(store.clone()).with_limits(limits.clone());
+    let accounts =
+        Accounts::new(store.clone(), tokens, limits.clone(), hasher).with_clock(clock.clone());
+    let pads = stammtisch::pads::Pads::new(store.clone())
+        .with_limits(limits.clone())
+        .with_clock(clock.clone());
     let analytics = stammtisch::analytics::Analytics::new(store.clone());
     let ratings = stammtisch::ratings::Ratings::new(store.clone());
-    let webhooks = stammtisch::webhooks::Webhooks::new(store.clone(), config.webhook_targets);
+    let webhooks = stammtisch::webhooks::Webhooks::new(store.clone(), config.webhook_targets)
+        .with_clock(clock.clone());
     project_ratings(ratings.clone(), shutdown_rx.clone());
     let mut service = Service::new(store, notifier)
+        .with_clock(clock.clone())
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)
@@ -274,8 +294,10 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     }
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     let mut worker = stammtisch::webhooks::WorkerConfig::from_config(&config);
+    worker.clock = clock.clone();
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
-        .map_err(|e| anyhow::anyhow!(e))?;
+        .map_err(|e| anyhow::anyhow!(e))?
+        .with_clock(clock);
     let store_for_worker = service.store().clone();
     let shutdown_rx_worker = shutdown_rx.clone();
     let state = web::Data::new(AppState {
@@ -328,6 +350,9 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 async move { HttpResponse::Ok().json(doc) }
             }),
         )
+        // Not in the OpenAPI document: answers 404 unless the server runs with a test
+        // clock (`STAMMTISCH_TEST_CLOCK`).
+        .route("/test/clock", web::post().to(http::test_clock::advance))
         .service(web::redirect("/docs", "/docs/"))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api.clone()))
         .default_service(web::to(http::client::asset_or_not_found))

@@ -134,6 +134,8 @@ fn load(tx: &mut dyn PadTx, id: &str, caller: &str) -> Result<(PadRow, Pad, i32)
 pub struct Pads {
     store: Store,
     limits: crate::limits::Limits,
+    /// Where a new pad's creation time comes from.
+    clock: crate::clock::Clock,
 }
 
 impl Pads {
@@ -142,8 +144,16 @@ impl Pads {
     pub fn new(store: Store) -> Self {
         Self {
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
+            clock: crate::clock::Clock::system(),
             store,
         }
+    }
+
+    /// The same service reading the time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The same service counting new pads ([`crate::limits::Limits::pad`]) and rounds
@@ -172,7 +182,7 @@ impl Pads {
             version: i32::try_from(encoded.len()).unwrap_or(i32::MAX),
             // Microseconds: what PostgreSQL's TIMESTAMP keeps, so the answer to the creation
             // shows the same time as every later read.
-            created_at: chrono::SubsecRound::trunc_subsecs(chrono::Utc::now().naive_utc(), 6),
+            created_at: chrono::SubsecRound::trunc_subsecs(self.clock.naive(), 6),
         };
         store.write(|tx| {
             tx.pads()

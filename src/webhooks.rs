@@ -153,13 +153,25 @@ pub fn validate_url(url: &str, targets: Targets) -> Result<String, WebhookError>
 pub struct Webhooks {
     store: Store,
     targets: Targets,
+    clock: crate::clock::Clock,
 }
 
 impl Webhooks {
     /// The service over `store`, registering only URLs that `targets` allows.
     #[must_use]
     pub fn new(store: Store, targets: Targets) -> Self {
-        Self { store, targets }
+        Self {
+            store,
+            targets,
+            clock: crate::clock::Clock::system(),
+        }
+    }
+
+    /// The same service stamping new webhooks with `clock`'s time.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Registers a webhook for `account`; the URL is checked against the address policy.
@@ -174,7 +186,7 @@ impl Webhooks {
             account_id: account.to_owned(),
             url,
             secret: crate::fairness::new_seed(),
-            created_at: Utc::now().naive_utc(),
+            created_at: self.clock.naive(),
         };
         self.store.write(|tx| {
             let tx = tx.webhooks();
@@ -333,6 +345,7 @@ pub fn enqueue(
     version: i32,
     after: &Game,
     news: &Announcements<'_>,
+    now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     if news.is_empty() {
         return Ok(());
@@ -341,7 +354,6 @@ pub fn enqueue(
     if hooks.is_empty() {
         return Ok(());
     }
-    let now = Utc::now().naive_utc();
     let common = |kind: &str, seat: u8| {
         let mut payload = Map::new();
         payload.insert("kind".into(), kind.into());
@@ -443,6 +455,7 @@ pub fn enqueue_rematch(
     game_id: &str,
     version: i32,
     game: &Game,
+    now: NaiveDateTime,
 ) -> Result<(), StoreError> {
     let kept: Vec<(u8, &str)> = game
         .seats
@@ -455,7 +468,6 @@ pub fn enqueue_rematch(
         return Ok(());
     }
     let hooks = tx.webhooks_of_accounts(&accounts)?;
-    let now = Utc::now().naive_utc();
     let mut rows = Vec::new();
     for (seat, account) in kept {
         for hook in hooks.iter().filter(|h| h.account_id == account) {
@@ -573,6 +585,9 @@ pub struct WorkerConfig {
     /// E-mail reminders (`SMTP_URL` set), sent from the same outbox; `None`: mail rows
     /// are dropped.
     pub mail: Option<crate::mail::MailConfig>,
+    /// What due dates, leases, backoffs, pauses and signature timestamps are measured
+    /// against (the system clock unless the server runs with a test clock).
+    pub clock: crate::clock::Clock,
 }
 
 impl WorkerConfig {
@@ -586,6 +601,7 @@ impl WorkerConfig {
             poll: Duration::from_millis(200),
             limits: config.delivery_limits,
             mail: config.mail.clone(),
+            clock: crate::clock::Clock::system(),
         }
     }
 
@@ -700,7 +716,7 @@ fn claim(
     channel: &str,
     gate: &mut Gate,
 ) -> Result<Claim, StoreError> {
-    let now = Utc::now().naive_utc();
+    let now = config.clock.naive();
     let mut done = Claim {
         leased: Vec::new(),
         settled: 0,
@@ -800,6 +816,7 @@ fn claim(
 fn send(
     agent: &ureq::Agent,
     mailer: Option<&crate::mail::Mailer>,
+    clock: &crate::clock::Clock,
     c: &Claimed,
 ) -> Result<(), String> {
     let (url, secret) = match &c.target {
@@ -812,7 +829,7 @@ fn send(
         }
     };
     let body = serde_json::to_string(&c.delivery.payload.0).map_err(|e| e.to_string())?;
-    let timestamp = Utc::now().timestamp();
+    let timestamp = clock.timestamp();
     let signature = sign(secret, timestamp, body.as_bytes());
     let response = agent
         .post(url)
@@ -836,7 +853,7 @@ fn record(
     c: &Claimed,
     outcome: Result<(), String>,
 ) -> Result<(), StoreError> {
-    let now = Utc::now().naive_utc();
+    let now = config.clock.naive();
     let id = c.delivery.id.as_str();
     store.write(|tx| match outcome {
         Ok(()) => tx.webhooks().finish_delivery(id, DELIVERED, None, now),
@@ -943,7 +960,7 @@ impl Lane {
     /// One claim: starts a sender per leased delivery; returns how many due rows it leased
     /// or settled.
     fn dispatch(self: &Arc<Self>, worker: &Arc<Worker>) -> Result<usize, StoreError> {
-        let now = Utc::now().naive_utc();
+        let now = worker.config.clock.naive();
         // A copy: the claim must not hold the lock (senders end meanwhile, which only frees
         // room), and a claim that fails leaves the lane's gate untouched.
         let mut gate = {
@@ -986,10 +1003,11 @@ impl Lane {
         let spawned = std::thread::Builder::new()
             .name(format!("{}-send", self.channel))
             .spawn(move || {
-                let outcome = send(&worker.agent, worker.mailer.as_ref(), &c);
+                let clock = &worker.config.clock;
+                let outcome = send(&worker.agent, worker.mailer.as_ref(), clock, &c);
                 // The breaker learns the outcome before it is recorded: once the outbox
                 // shows a failure, the pause it caused is in force.
-                slot.outcome(outcome.is_ok());
+                slot.outcome(outcome.is_ok(), clock.naive());
                 if let Err(e) = record(&worker.store, &worker.config, &c, outcome) {
                     tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a delivery");
                 }
@@ -1010,12 +1028,9 @@ struct Slot {
 }
 
 impl Slot {
-    /// Tells the lane's breaker how the attempt went.
-    fn outcome(&self, ok: bool) {
-        self.lane
-            .lock()
-            .gate
-            .outcome(self.url.as_deref(), ok, Utc::now().naive_utc());
+    /// Tells the lane's breaker how the attempt went, at `now`.
+    fn outcome(&self, ok: bool, now: NaiveDateTime) {
+        self.lane.lock().gate.outcome(self.url.as_deref(), ok, now);
     }
 }
 
@@ -1087,6 +1102,7 @@ mod tests {
             poll: Duration::from_millis(200),
             limits: DeliveryLimits::default(),
             mail: None,
+            clock: crate::clock::Clock::system(),
         };
         let waits: Vec<u64> = (1..=12)
             .map(|n| config.backoff_after(n).as_secs())

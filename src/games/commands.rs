@@ -74,9 +74,10 @@ impl Service {
         after: &Game,
     ) -> Result<(), StoreError> {
         let news = crate::webhooks::Announcements::of(before, after);
-        crate::webhooks::enqueue(tx.webhooks(), game_id, version, after, &news)?;
+        let now = self.clock.naive();
+        crate::webhooks::enqueue(tx.webhooks(), game_id, version, after, &news, now)?;
         if let Some(digest) = self.mail_digest {
-            crate::mail::enqueue(tx, game_id, version, after, &news, digest)?;
+            crate::mail::enqueue(tx, game_id, version, after, &news, digest, now)?;
         }
         Ok(())
     }
@@ -246,7 +247,7 @@ impl Service {
         let mut events = game.decide(actor, &req.command, &mut dealer)?;
         events.iter().for_each(|e| game.apply(e));
         play_bots(&mut game, &mut dealer, &mut events, self.stand_in)?;
-        if let Some(deadlines) = refresh_deadlines(&game, acted, chrono::Utc::now()) {
+        if let Some(deadlines) = refresh_deadlines(&game, acted, self.clock.now()) {
             game.apply(&deadlines);
             events.push(deadlines);
         }
@@ -263,7 +264,7 @@ impl Service {
         if let Some(key) = req.idempotency_key
             && let Some(stored) = tx.idempotent_response(req.game, req.account, key)?
         {
-            let age = chrono::Utc::now().naive_utc() - stored.created_at;
+            let age = self.clock.naive() - stored.created_at;
             if age > chrono::Duration::hours(IDEMPOTENCY_HOURS) {
                 // Past the promised 24 hours the key is free again.
                 tx.forget_idempotency_key(req.game, req.account, key)?;

@@ -56,7 +56,7 @@ impl Service {
         for _ in 0..MAX_ATTEMPTS {
             match self
                 .store
-                .write(|tx| self.expire_attempt(tx, game_id, chrono::Utc::now()))
+                .write(|tx| self.expire_attempt(tx, game_id, self.clock.now()))
             {
                 Err(ServiceError::Store(StoreError::Conflict)) => {}
                 Ok(moved) => {

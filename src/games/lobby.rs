@@ -169,7 +169,7 @@ impl Service {
         events.push(Event::VisibilitySet { public: req.public });
         let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
         let id = uuid::Uuid::now_v7().to_string();
-        let now = chrono::Utc::now().naive_utc();
+        let now = self.clock.naive();
         let index = index_of(&game, &id);
         let row = GameRow {
             id,
@@ -335,7 +335,7 @@ impl Service {
                 };
                 insert_game(tx, &new_row, &game, &events)?;
                 if kept {
-                    let until = chrono::Utc::now().naive_utc()
+                    let until = self.clock.naive()
                         + chrono::Duration::seconds(
                             i64::try_from(self.rematch_window.as_secs()).unwrap_or(86_400),
                         );
@@ -357,6 +357,7 @@ impl Service {
                     &new_row.id,
                     new_row.version,
                     &game,
+                    self.clock.naive(),
                 )?;
                 linked = Some((version + 1, finished));
                 Ok((

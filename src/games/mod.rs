@@ -263,6 +263,8 @@ pub fn status_text(status: Status) -> &'static str {
 #[derive(Clone)]
 pub struct Service {
     store: Store,
+    /// Where deadlines, expiry, tickets and idempotency keys read the time.
+    clock: crate::clock::Clock,
     notifier: crate::notify::Notifier,
     cache: crate::cache::StateCache,
     ticket_ttl: std::time::Duration,
@@ -293,8 +295,23 @@ impl Service {
             batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             quick: QuickQueues::default(),
+            clock: crate::clock::Clock::system(),
             store,
         }
+    }
+
+    /// The same service reading the time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The clock this service reads the time from, for the background workers wired at
+    /// start-up.
+    #[must_use]
+    pub fn clock(&self) -> &crate::clock::Clock {
+        &self.clock
     }
 
     /// The same service counting games and commands against `limits`.

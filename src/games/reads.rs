@@ -63,8 +63,8 @@ impl Service {
         // 256 random bits, hex (the same generator as shuffle seeds).
         let ticket = fairness::new_seed();
         let ttl = self.ticket_ttl.as_secs();
-        let expires_at = chrono::Utc::now().naive_utc()
-            + chrono::Duration::seconds(i64::try_from(ttl).unwrap_or(60));
+        let expires_at =
+            self.clock.naive() + chrono::Duration::seconds(i64::try_from(ttl).unwrap_or(60));
         self.store.write(|tx| {
             self.visible(tx, game_id, account)?;
             tx.insert_stream_ticket(
@@ -92,7 +92,7 @@ impl Service {
         game_id: &str,
         ticket: &str,
     ) -> Result<Option<(String, i32)>, ServiceError> {
-        let now = chrono::Utc::now().naive_utc();
+        let now = self.clock.naive();
         self.store.write(|tx| {
             let Some((account, version)) =
                 tx.redeem_stream_ticket(&ticket_hash(ticket), game_id, now)?
@@ -178,7 +178,7 @@ impl Service {
     /// # Errors
     /// Storage failure.
     pub fn prune_idempotency_keys(&self) -> Result<usize, ServiceError> {
-        let before = chrono::Utc::now().naive_utc() - chrono::Duration::hours(IDEMPOTENCY_HOURS);
+        let before = self.clock.naive() - chrono::Duration::hours(IDEMPOTENCY_HOURS);
         self.store.write(|tx| {
             tx.prune_idempotency_keys(before)
                 .map_err(ServiceError::from)

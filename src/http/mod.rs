@@ -18,6 +18,7 @@ pub mod rulesets;
 pub mod schema;
 pub mod scorepads;
 pub mod stream;
+pub mod test_clock;
 pub mod webhooks;
 
 use actix_web::web;

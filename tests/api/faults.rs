@@ -26,7 +26,9 @@ use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, Reply, TestDb, TestServer, play_randomly, start_game};
+use crate::support::{
+    Api, Backend, Player, Reply, TestDb, TestServer, play_randomly, start_game, wait_until,
+};
 
 /// A command the server acknowledged with 200.
 #[derive(Clone, Debug)]
@@ -508,8 +510,15 @@ fn a_postgres_restart_is_survived_without_restarting_the_server() {
             Some(&seated.people[0].token),
         )
     });
-    // Keep it down a little longer under load.
-    std::thread::sleep(Duration::from_secs(2));
+    // Keep it down a little longer under load: until each client has been refused a few
+    // more times.
+    let refused = |seen: &Seen| seen.other.get(&503).map_or(0, |o| o.0);
+    let refused_before = refused(&seen.lock().unwrap());
+    wait_until(
+        "more refusals while PostgreSQL is down",
+        Duration::from_secs(30),
+        || refused(&seen.lock().unwrap()) >= refused_before + 4 * games.len(),
+    );
     let outage = down.elapsed();
 
     cluster.pg_ctl("start");

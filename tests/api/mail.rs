@@ -616,7 +616,7 @@ fn refused_mails_are_retried_and_stale_ones_dropped(backend: Backend) {
 
 fn the_digest_lists_the_games_awaiting(backend: Backend) {
     let sink = Sink::start();
-    let server = mail_server(backend, &sink, &[("MAIL_DIGEST_SECONDS", "5")]);
+    let server = mail_server(backend, &sink, &[("MAIL_DIGEST_SECONDS", "3600")]);
     let api = server.client();
     let anna = api.account("anna");
     let bert = api.guest("bert");
@@ -632,7 +632,8 @@ fn the_digest_lists_the_games_awaiting(backend: Backend) {
         ));
     }
     // (Asked to start each full lobby, then to play: the digest lists what is asked when
-    // it is due.)
+    // it is due, an hour after the first ask.)
+    server.advance_clock(3600);
     let mails = sink.wait_for("anna@example.org", 2);
     let digest = &mails[1];
     assert_eq!(digest.subject(), "Games awaiting your move: 2");

@@ -408,7 +408,7 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     let server = crate::support::TestServer::start_with_env(
         crate::support::TestDb::new(backend),
         backend,
-        &[("REMATCH_WINDOW_SECONDS", "3")],
+        &[("REMATCH_WINDOW_SECONDS", "60")],
     );
     let api = server.client();
     let anna = api.guest("anna");
@@ -444,6 +444,7 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
         !listed_with_a_free_seat(&rematch),
         "a kept seat is listed as free"
     );
+    server.advance_clock(61);
     let deadline = Instant::now() + Duration::from_secs(20);
     while api.view(&anna, &rematch)["seats"][1]["reserved"] == true {
         assert!(
@@ -655,3 +656,41 @@ both!(
     private_games_guests_and_resignations,
     ratings_rebuild_from_the_log_to_the_same_numbers,
 );
+
+/// The test clock is there only when asked for: without `STAMMTISCH_TEST_CLOCK` the route
+/// is a `404` like any unknown path and the clock stays the system's; with it, the route
+/// moves the clock, and it is never in the OpenAPI document either way.
+#[test]
+fn the_test_clock_is_off_unless_asked_for() {
+    let server = TestServer::start_with_env(
+        TestDb::new(Backend::Sqlite),
+        Backend::Sqlite,
+        &[("STAMMTISCH_TEST_CLOCK", "")],
+    );
+    let api = server.client();
+    let r = api.post("/test/clock", None, &json!({ "advance_seconds": 3600 }));
+    r.assert_problem(404, "not_found");
+    assert!(
+        !server.log_text().contains("STAMMTISCH_TEST_CLOCK is on"),
+        "a server without the setting warns of a test clock"
+    );
+    let doc = api.get("/openapi.json", None);
+    assert_eq!(doc.status, 200);
+    assert!(!doc.text.contains("/test/clock"), "the route is documented");
+
+    let server = TestServer::start(Backend::Sqlite);
+    assert!(
+        server.log_text().contains("STAMMTISCH_TEST_CLOCK is on"),
+        "a server with a test clock does not say so"
+    );
+    let r = server
+        .client()
+        .post("/test/clock", None, &json!({ "advance_seconds": 3600 }));
+    assert_eq!(r.status, 200, "{}", r.text);
+    let now = chrono::DateTime::parse_from_rfc3339(r.body["now"].as_str().unwrap()).unwrap();
+    let ahead = now.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    assert!(
+        ahead > chrono::TimeDelta::minutes(59) && ahead < chrono::TimeDelta::minutes(61),
+        "the clock is {ahead} ahead"
+    );
+}

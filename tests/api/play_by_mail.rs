@@ -123,6 +123,7 @@ fn a_passed_deadline_moves_once_for_the_late_player(backend: Backend) {
         after["seats"][0]["deadline_at"].is_null(),
         "a seat that acted has no deadline"
     );
+    server.advance_clock(3);
     let resolved = wait_for(&api, &late, &game, "the deadline move", |v| {
         v["seats"][1]["hand_size"] == 9
     });
@@ -208,8 +209,10 @@ fn a_deadline_that_passes_while_the_server_is_down_is_honoured_after_restart(bac
     let card = cards(&api.view(&host, &game)["you"]["hand"])[0];
     api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
     assert!(server.terminate());
-    std::thread::sleep(Duration::from_secs(3));
     server = server.restart();
+    // The restarted server never saw the move that set the deadline: it finds the deadline
+    // in the store once its clock has passed it.
+    server.advance_clock(3);
     let api2 = server.client();
     let done = wait_for(&api2, &late, &game, "the overdue move after restart", |v| {
         v["seats"][1]["hand_size"] == 9

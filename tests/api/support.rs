@@ -281,6 +281,16 @@ impl TestServer {
         }
     }
 
+    /// Moves the server's test clock forward by `seconds` (`POST /test/clock`). Its
+    /// background workers look at the clock every few hundred milliseconds, so what came
+    /// due acts shortly after: wait for the effect with a bounded poll.
+    pub fn advance_clock(&self, seconds: u64) {
+        let reply = self
+            .client()
+            .post("/test/clock", None, &json!({ "advance_seconds": seconds }));
+        assert_eq!(reply.status, 200, "moving the test clock: {}", reply.text);
+    }
+
     /// The server's log so far (standard error).
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -291,6 +301,16 @@ impl Drop for TestServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Polls `done` every 25 ms until it holds; fails the test, naming `what`, when it does not
+/// within `within`.
+pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < within, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(25));
     }
 }
 
@@ -313,6 +333,10 @@ pub fn spawn(url: &str, log: &PathBuf, env: &[(&str, &str)]) -> (Child, String) 
         .env("LIMIT_ACCOUNTS_PER_HOUR", "0")
         .env("LIMIT_LOGINS_PER_MINUTE", "0")
         .env("LIMIT_MAILS_PER_HOUR", "0")
+        // A clock the tests can move forward (`TestServer::advance_clock`), so that they
+        // see deadlines and retries come due without sleeping; it runs with the system
+        // time until a test moves it. An empty value in `env` switches it off.
+        .env("STAMMTISCH_TEST_CLOCK", "true")
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr));
     for (k, v) in env {

@@ -387,6 +387,47 @@ fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
     }
 }
 
+/// Waits until the outbox holds nothing pending (each row delivered, dropped or failed),
+/// moves the server's clock an hour on, past every backoff and lease, and gives the
+/// delivery worker (which looks every 200 ms) a few looks: whatever it would still send
+/// has been sent by then.
+fn settle_and_skip_an_hour(server: &TestServer) {
+    let start = Instant::now();
+    loop {
+        let rows = outbox(server.backend, &server.db.url);
+        if rows.values().all(|r| r.0 != "pending") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the outbox never settled: {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server.advance_clock(3600);
+    std::thread::sleep(Duration::from_millis(800));
+}
+
+/// Waits until the outbox records a failed attempt of `id` (so its retry is scheduled from
+/// the clock as it is now, not from a clock the test moved meanwhile).
+fn wait_for_failed_attempt(server: &TestServer, id: &str, attempts: i32) {
+    let start = Instant::now();
+    loop {
+        let rows = outbox(server.backend, &server.db.url);
+        if rows
+            .get(id)
+            .is_some_and(|r| r.1 == attempts && r.0 == "pending" && r.2.is_some())
+        {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "delivery {id} never recorded attempt {attempts} as failed: {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A private 2-player 6-nimmt game of one round hosted by `host`, `other` seated (not
 /// started). `deal`: a prepared first deal.
 fn lobby(api: &Api, host: &Player, other: &Player, deal: Option<Value>) -> String {
@@ -714,7 +755,7 @@ fn a_failed_delivery_is_retried_with_the_same_id(backend: Backend) {
     assert_signed(first, &secret);
     assert_signed(second, &secret);
 
-    std::thread::sleep(Duration::from_millis(1200));
+    settle_and_skip_an_hour(&server);
     assert_eq!(
         receiver.requests().len(),
         2,
@@ -726,8 +767,9 @@ fn a_failed_delivery_is_retried_with_the_same_id(backend: Backend) {
 }
 
 fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
-    // The first attempt of every delivery is held for a second and then answered 500; the
-    // server is killed while it waits for that answer.
+    // The first attempt of every delivery is held for half a second and then answered 500;
+    // the server is killed while it waits for that answer (at once, as soon as the receiver
+    // has both first attempts).
     let server = dev_server(
         backend,
         &[
@@ -738,7 +780,7 @@ fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
     let api = server.client();
     let receiver = Receiver::start(|nth| {
         if nth == 1 {
-            (500, Duration::from_millis(1000))
+            (500, Duration::from_millis(500))
         } else {
             (200, Duration::ZERO)
         }
@@ -751,12 +793,14 @@ fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
     receiver.wait("both first attempts", 20, |r| r.len() >= 2);
     let server = server.restart();
     let api = server.client();
+    // Past the first attempts' leases (twice the timeout), so the new server may retry.
+    server.advance_clock(3);
 
     let requests = receiver.wait("both deliveries", 30, |r| {
         r.iter().filter(|r| r.ok()).count() >= 2
     });
-    // Wait past further leases and backoffs: nothing may come again.
-    std::thread::sleep(Duration::from_millis(2500));
+    // Past further leases and backoffs: nothing may come again.
+    settle_and_skip_an_hour(&server);
     let requests = {
         let later = receiver.requests();
         assert_eq!(
@@ -796,11 +840,12 @@ fn a_restart_mid_delivery_delivers_each_id_once(backend: Backend) {
 
 fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
     // The receiver fails every first attempt: three in a row would pause it (the breaker is
-    // tested on its own below).
+    // tested on its own below). A retry comes a minute later by the server's clock, which
+    // the test moves: nothing is retried before the test has acted.
     let server = dev_server(
         backend,
         &[
-            ("WEBHOOK_BACKOFF_MS", "1500"),
+            ("WEBHOOK_BACKOFF_MS", "60000"),
             ("WEBHOOK_BREAKER_FAILURES", "0"),
         ],
     );
@@ -828,6 +873,8 @@ fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
     assert_ne!(play_id, start_id);
     let view = api.view(&anna, &game);
     api.ok(&anna, &game, &first_move(&view).unwrap());
+    wait_for_failed_attempt(&server, &play_id, 1);
+    server.advance_clock(60);
     wait_for_status(backend, &url, &play_id, "dropped");
     let rows = outbox(backend, &url);
     assert_eq!(rows[&start_id].0, "dropped", "{rows:?}");
@@ -839,8 +886,11 @@ fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
     // bert plays: a new turn for anna, notified (at the second attempt).
     let view = api.view(&bert, &game);
     api.ok(&bert, &game, &first_move(&view).unwrap());
+    let requests = receiver.wait("the next turn's first attempt", 20, |r| r.len() >= 3);
+    wait_for_failed_attempt(&server, requests[2].delivery(), 1);
+    server.advance_clock(60);
     let requests = receiver.wait("the next turn", 20, |r| r.iter().any(Request::ok));
-    std::thread::sleep(Duration::from_millis(2000));
+    settle_and_skip_an_hour(&server);
     let requests_now = receiver.requests();
     assert_eq!(
         requests_now.len(),
