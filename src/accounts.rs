@@ -298,7 +298,6 @@ impl Accounts {
         valid_password(password)?;
         let hash = self.hash(password)?;
         let changed = self.store.write(|tx| {
-            let tx = tx.account_mail();
             let changed = tx.register_guest(id, &name, &hash).map_err(name_taken_or)?;
             if changed {
                 tx.bump_token_version(id)?;
@@ -336,11 +335,8 @@ impl Accounts {
             return Err(AccountError::WrongPassword);
         }
         let hash = self.hash(new)?;
-        self.store.write(|tx| {
-            tx.account_mail()
-                .set_password(id, &hash)
-                .map_err(AccountError::from)
-        })?;
+        self.store
+            .write(|tx| tx.set_password(id, &hash).map_err(AccountError::from))?;
         let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
         self.issue(&row)
     }
@@ -352,8 +348,7 @@ impl Accounts {
     /// Storage failure.
     pub fn logout_everywhere(&self, id: &str) -> Result<(), AccountError> {
         self.store.write(|tx| {
-            tx.account_mail()
-                .bump_token_version(id)
+            tx.bump_token_version(id)
                 .map(|_| ())
                 .map_err(AccountError::from)
         })
@@ -384,11 +379,8 @@ impl Accounts {
             }
         }
         let now = self.clock.naive();
-        self.store.write(|tx| {
-            tx.account_mail()
-                .delete_account(id, now)
-                .map_err(AccountError::from)
-        })
+        self.store
+            .write(|tx| tx.delete_account(id, now).map_err(AccountError::from))
     }
 
     /// Display names of accounts by id, for views: a deleted account shows
@@ -402,7 +394,7 @@ impl Accounts {
     ) -> Result<std::collections::HashMap<String, String>, AccountError> {
         Ok(self
             .store
-            .read(|tx| tx.account_mail().account_names(ids))?
+            .read(|tx| tx.account_names(ids))?
             .into_iter()
             .collect())
     }
@@ -422,7 +414,7 @@ impl Accounts {
         self.store.read(|tx| {
             for chunk in ids.chunks(1_000) {
                 let chunk: Vec<&str> = chunk.iter().map(String::as_str).collect();
-                for (id, version, deleted) in tx.account_mail().token_versions(&chunk)? {
+                for (id, version, deleted) in tx.token_versions(&chunk)? {
                     out.insert(id, (!deleted).then_some(version));
                 }
             }

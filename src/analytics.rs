@@ -17,7 +17,7 @@ const NAMED: &str = "game_created";
 /// Reads `rows` for analysts: upcast, with the names of games that are not public now
 /// blanked (one look-up per game created in the page).
 fn hide_private_names(
-    tx: &mut dyn Tx,
+    tx: &mut Tx<'_>,
     rows: Vec<StoredEvent>,
 ) -> Result<Vec<ReadEvent>, StoreError> {
     let mut public = std::collections::HashMap::<String, bool>::new();

@@ -270,14 +270,12 @@ impl Mail {
         self.mailer.is_some()
     }
 
-    fn body(&self, tx: &mut dyn Tx, account: &str) -> Result<MailSettings, StoreError> {
+    fn body(&self, tx: &mut Tx<'_>, account: &str) -> Result<MailSettings, StoreError> {
         let now = self.clock.naive();
         let row = tx
-            .account_mail()
             .mail_settings(account)?
             .unwrap_or_else(|| defaults(account, now));
         let pending = tx
-            .account_mail()
             .verification_of(account)?
             .filter(|v| v.expires_at > now)
             .map(|v| v.address);
@@ -316,7 +314,6 @@ impl Mail {
         let now = self.clock.naive();
         Ok(self.store.write(|tx| {
             let mut row = tx
-                .account_mail()
                 .mail_settings(account)?
                 .unwrap_or_else(|| defaults(account, now));
             if let Some(v) = choices.your_turn {
@@ -332,7 +329,7 @@ impl Mail {
                 row.digest = v;
             }
             row.updated_at = now;
-            tx.account_mail().save_mail_settings(&row)?;
+            tx.save_mail_settings(&row)?;
             self.body(tx, account)
         })?)
     }
@@ -358,10 +355,9 @@ impl Mail {
             created_at: now,
         };
         let name = self.store.write(|tx| {
-            tx.account_mail().insert_verification(&row)?;
+            tx.insert_verification(&row)?;
             Ok::<_, StoreError>(
-                tx.account_mail()
-                    .account_names(&[account])?
+                tx.account_names(&[account])?
                     .into_iter()
                     .next()
                     .map(|(_, n)| n)
@@ -393,14 +389,13 @@ impl Mail {
     pub fn remove_address(&self, account: &str) -> Result<(), MailError> {
         let now = self.clock.naive();
         self.store.write(|tx| {
-            if let Some(mut row) = tx.account_mail().mail_settings(account)? {
+            if let Some(mut row) = tx.mail_settings(account)? {
                 row.address = None;
                 row.updated_at = now;
-                tx.account_mail().save_mail_settings(&row)?;
+                tx.save_mail_settings(&row)?;
             }
-            tx.account_mail().delete_verifications(account)?;
-            tx.account_mail()
-                .drop_pending_mails(account, "the address was removed", now)?;
+            tx.delete_verifications(account)?;
+            tx.drop_pending_mails(account, "the address was removed", now)?;
             Ok::<_, StoreError>(())
         })?;
         Ok(())
@@ -417,19 +412,18 @@ impl Mail {
         }
         let now = self.clock.naive();
         self.store.write(|tx| {
-            let Some(v) = tx.account_mail().take_verification(&token_hash(token))? else {
+            let Some(v) = tx.take_verification(&token_hash(token))? else {
                 return Err(MailError::InvalidToken);
             };
             if v.expires_at <= now {
                 return Err(MailError::InvalidToken);
             }
             let mut row = tx
-                .account_mail()
                 .mail_settings(&v.account_id)?
                 .unwrap_or_else(|| defaults(&v.account_id, now));
             row.address = Some(v.address.clone());
             row.updated_at = now;
-            tx.account_mail().save_mail_settings(&row)?;
+            tx.save_mail_settings(&row)?;
             Ok(v.address)
         })
     }
@@ -483,7 +477,7 @@ fn mail_row(
 /// # Errors
 /// Storage failure.
 pub fn enqueue(
-    tx: &mut dyn Tx,
+    tx: &mut Tx<'_>,
     game_id: &str,
     version: i32,
     after: &Game,
@@ -494,7 +488,7 @@ pub fn enqueue(
     if news.is_empty() {
         return Ok(());
     }
-    let recipients = tx.account_mail().mail_recipients(&news.accounts())?;
+    let recipients = tx.mail_recipients(&news.accounts())?;
     if recipients.is_empty() {
         return Ok(());
     }
@@ -513,7 +507,7 @@ pub fn enqueue(
             continue;
         };
         if r.digest {
-            if !tx.account_mail().has_pending(ask.account, DIGEST)?
+            if !tx.has_pending(ask.account, DIGEST)?
                 && !rows
                     .iter()
                     .any(|d: &DeliveryRow| d.account_id == ask.account && d.kind == DIGEST)
@@ -535,7 +529,7 @@ pub fn enqueue(
             payload.insert("deadline_at".into(), rfc3339(at).into());
         }
         for kind in [YOUR_TURN, DEADLINE_SOON] {
-            tx.webhooks().drop_pending(
+            tx.drop_pending(
                 game_id,
                 ask.account,
                 kind,
@@ -596,7 +590,7 @@ pub fn enqueue(
             now,
         ));
     }
-    tx.webhooks().insert_deliveries(&rows)
+    tx.insert_deliveries(&rows)
 }
 
 fn text<'a>(payload: &'a Value, key: &str) -> Option<&'a str> {
@@ -626,11 +620,11 @@ fn footer(public_url: &str) -> String {
 /// # Errors
 /// Storage failure.
 pub fn render(
-    tx: &mut dyn Tx,
+    tx: &mut Tx<'_>,
     d: &DeliveryRow,
     public_url: &str,
 ) -> Result<Option<Outgoing>, StoreError> {
-    let Some(settings) = tx.account_mail().mail_settings(&d.account_id)? else {
+    let Some(settings) = tx.mail_settings(&d.account_id)? else {
         return Ok(None);
     };
     let Some(to) = settings.address.clone() else {
@@ -647,7 +641,6 @@ pub fn render(
         return Ok(None);
     }
     let name = tx
-        .account_mail()
         .account_names(&[d.account_id.as_str()])?
         .into_iter()
         .next()
@@ -740,7 +733,7 @@ pub fn render(
 }
 
 /// The winners of a finished game by their current names (accounts) or bot names.
-fn winner_names(tx: &mut dyn Tx, payload: &Value) -> Result<String, StoreError> {
+fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, StoreError> {
     let list = |key: &str| -> Vec<String> {
         payload
             .get(key)
@@ -755,7 +748,7 @@ fn winner_names(tx: &mut dyn Tx, payload: &Value) -> Result<String, StoreError> 
     };
     let accounts = list("winner_accounts");
     let ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
-    let names = tx.account_mail().account_names(&ids)?;
+    let names = tx.account_names(&ids)?;
     let mut shown: Vec<String> = ids
         .iter()
         .map(|id| {

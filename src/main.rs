@@ -252,6 +252,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     } else {
         stammtisch::clock::Clock::system()
     };
+    let store = store.with_clock(clock.clone());
     let tokens = std::sync::Arc::new(
         Tokens::new(&secret, config.token_ttl)
             .context("JWT secret")?

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use rules::pad::{NewPad, Pad, PadCommand, PadError, PadEvent, PadView};
 
-use crate::store::{NewPadEvent, PadRow, PadTx, Store, StoreError, StoredPadEvent};
+use crate::store::{NewPadEvent, PadRow, Store, StoreError, StoredPadEvent, Tx};
 
 /// Schema version of every pad event payload written by this build.
 pub const PAD_EVENT_SCHEMA_VERSION: i32 = 1;
@@ -115,7 +115,7 @@ fn body(row: &PadRow, pad: &Pad, version: i32) -> PadBody {
 
 /// The caller's pad: its row, its state and its version. Another owner's pad is
 /// [`PadServiceError::NotFound`], exactly like a missing one.
-fn load(tx: &mut dyn PadTx, id: &str, caller: &str) -> Result<(PadRow, Pad, i32), PadServiceError> {
+fn load(tx: &mut Tx<'_>, id: &str, caller: &str) -> Result<(PadRow, Pad, i32), PadServiceError> {
     let row = tx
         .pad(id)?
         .filter(|r| r.owner == caller)
@@ -184,11 +184,7 @@ impl Pads {
             // shows the same time as every later read.
             created_at: chrono::SubsecRound::trunc_subsecs(self.clock.naive(), 6),
         };
-        store.write(|tx| {
-            tx.pads()
-                .create_pad(&row, &encoded)
-                .map_err(PadServiceError::from)
-        })?;
+        store.write(|tx| tx.create_pad(&row, &encoded).map_err(PadServiceError::from))?;
         Ok(body(&row, &pad, row.version))
     }
 
@@ -198,7 +194,7 @@ impl Pads {
     /// Unknown pad (or another account's), storage failure.
     pub fn view(&self, id: &str, caller: &str) -> Result<PadBody, PadServiceError> {
         self.store.read(|tx| {
-            let (row, pad, version) = load(tx.pads(), id, caller)?;
+            let (row, pad, version) = load(tx, id, caller)?;
             Ok(body(&row, &pad, version))
         })
     }
@@ -219,11 +215,11 @@ impl Pads {
         self.limits.command(caller)?;
         let store = &self.store;
         for attempt in 0..MAX_ATTEMPTS {
-            match store.write(|tx| attempt_command(tx.pads(), id, caller, command, if_match)) {
+            match store.write(|tx| attempt_command(tx, id, caller, command, if_match)) {
                 Err(PadServiceError::Store(StoreError::Conflict)) => {
                     if let Some(expected) = if_match {
                         let current = store
-                            .read(|tx| load(tx.pads(), id, caller).map(|(_, _, v)| v))
+                            .read(|tx| load(tx, id, caller).map(|(_, _, v)| v))
                             .unwrap_or(expected);
                         return Err(PadServiceError::VersionConflict { current });
                     }
@@ -239,7 +235,7 @@ impl Pads {
 }
 
 fn attempt_command(
-    tx: &mut dyn PadTx,
+    tx: &mut Tx<'_>,
     id: &str,
     caller: &str,
     command: &PadCommand,

@@ -96,7 +96,7 @@ fn conservative(r: &WengLinRating) -> f64 {
 
 /// Folds one finished game into the projection: results for everyone, ratings when rated.
 fn project_game(
-    tx: &mut dyn Tx,
+    tx: &mut Tx<'_>,
     game_id: &str,
     finished_at: NaiveDateTime,
 ) -> Result<(), ServiceError> {
@@ -135,7 +135,7 @@ fn project_game(
     if rated {
         let mut before = Vec::new();
         for person in &registered {
-            let row = tx.platform().rating(&person.account, ruleset)?;
+            let row = tx.rating(&person.account, ruleset)?;
             before.push((
                 row.as_ref()
                     .map_or_else(WengLinRating::new, |r| WengLinRating {
@@ -159,7 +159,7 @@ fn project_game(
         let updated = weng_lin_multi_team(&outcome, &WengLinConfig::new());
         for ((person, (_, games)), team) in registered.iter().zip(&before).zip(updated) {
             let Some(new) = team.first() else { continue };
-            tx.platform().put_rating(&RatingRow {
+            tx.put_rating(&RatingRow {
                 account_id: person.account.clone(),
                 ruleset: ruleset.to_owned(),
                 rating: new.rating,
@@ -171,7 +171,7 @@ fn project_game(
         }
     }
     for person in &seated {
-        tx.platform().insert_result(&ResultRow {
+        tx.insert_result(&ResultRow {
             game_id: game_id.to_owned(),
             account_id: person.account.clone(),
             ruleset: ruleset.to_owned(),
@@ -247,7 +247,7 @@ fn decode_cursor(cursor: &str) -> Result<String, ServiceError> {
 
 /// The feed cursor a checkpoint names: `TX:POSITION`, or a plain position (the form
 /// written before the feed was ordered by transaction), `0` for the start.
-fn feed_cursor(tx: &mut dyn Tx, checkpoint: &str) -> Result<FeedCursor, ServiceError> {
+fn feed_cursor(tx: &mut Tx<'_>, checkpoint: &str) -> Result<FeedCursor, ServiceError> {
     if let Some((tx_id, position)) = checkpoint.split_once(':') {
         return match (tx_id.parse(), position.parse()) {
             (Ok(tx_id), Ok(position)) => Ok(FeedCursor { tx_id, position }),
@@ -278,7 +278,7 @@ impl Ratings {
         let mut read = 0;
         loop {
             let n = self.store.write(|tx| {
-                let checkpoint = tx.platform().lock_projection(PROJECTION, "0")?;
+                let checkpoint = tx.lock_projection(PROJECTION, "0")?;
                 let after = feed_cursor(tx, &checkpoint)?;
                 let page = tx.feed_page(after, PAGE)?;
                 for event in &page {
@@ -288,8 +288,7 @@ impl Ratings {
                 }
                 if let Some(last) = page.last() {
                     let at = FeedCursor::from(last);
-                    tx.platform()
-                        .set_checkpoint(PROJECTION, &format!("{}:{}", at.tx_id, at.position))?;
+                    tx.set_checkpoint(PROJECTION, &format!("{}:{}", at.tx_id, at.position))?;
                 }
                 Ok::<_, ServiceError>(page.len())
             })?;
@@ -310,8 +309,8 @@ impl Ratings {
         // minute; the running projection reads the rest later).
         let target = self.store.read(|tx| tx.feed_lag())?.next;
         self.store.write(|tx| {
-            tx.platform().lock_projection(PROJECTION, "0")?;
-            tx.platform().clear_platform().map_err(ServiceError::from)
+            tx.lock_projection(PROJECTION, "0")?;
+            tx.clear_platform().map_err(ServiceError::from)
         })?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let mut read = 0;
@@ -343,7 +342,7 @@ impl Ratings {
         };
         let rows = self
             .store
-            .read(|tx| tx.platform().leaderboard(ruleset, offset, limit))?;
+            .read(|tx| tx.leaderboard(ruleset, offset, limit))?;
         let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
         let lines: Vec<(i64, BoardRow)> = rows
             .into_iter()
@@ -367,8 +366,8 @@ impl Ratings {
                 .account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
             Ok(Profile {
-                stats: tx.platform().stats_of(player, player == viewer)?,
-                ratings: tx.platform().ratings_of(player)?,
+                stats: tx.stats_of(player, player == viewer)?,
+                ratings: tx.ratings_of(player)?,
                 id: account.id,
                 name: account.name,
                 guest: account.guest,
@@ -402,9 +401,7 @@ impl Ratings {
         self.store.read(|tx| {
             tx.account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
-            let results = tx
-                .platform()
-                .results_of(player, player == viewer, before, limit)?;
+            let results = tx.results_of(player, player == viewer, before, limit)?;
             let full = i64::try_from(results.len()).unwrap_or(i64::MAX) == limit;
             let next_cursor = results.last().filter(|_| full).map(|r| {
                 encode_cursor(&format!(

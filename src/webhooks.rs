@@ -45,7 +45,7 @@ pub use targets::{CheckedResolver, Targets, UrlRefusal};
 use crate::store::json::JsonValue;
 use crate::store::{
     CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, PENDING, Store,
-    StoreError, Tx, WebhookRow, WebhookTx,
+    StoreError, Tx, WebhookRow,
 };
 
 /// At most this many webhooks per account.
@@ -189,7 +189,6 @@ impl Webhooks {
             created_at: self.clock.naive(),
         };
         self.store.write(|tx| {
-            let tx = tx.webhooks();
             tx.lock_account(account)?;
             if tx.webhooks_of(account)?.len() >= MAX_WEBHOOKS_PER_ACCOUNT {
                 return Err(WebhookError::TooMany);
@@ -210,7 +209,7 @@ impl Webhooks {
     /// # Errors
     /// Storage failure.
     pub fn list(&self, account: &str) -> Result<Vec<WebhookBody>, WebhookError> {
-        let rows = self.store.read(|tx| tx.webhooks().webhooks_of(account))?;
+        let rows = self.store.read(|tx| tx.webhooks_of(account))?;
         Ok(rows.into_iter().map(body_of).collect())
     }
 
@@ -220,10 +219,7 @@ impl Webhooks {
     /// [`WebhookError::NotFound`] for an unknown id or another account's webhook, storage
     /// failure.
     pub fn delete(&self, account: &str, id: &str) -> Result<(), WebhookError> {
-        if self
-            .store
-            .write(|tx| tx.webhooks().delete_webhook(account, id))?
-        {
+        if self.store.write(|tx| tx.delete_webhook(account, id))? {
             Ok(())
         } else {
             Err(WebhookError::NotFound)
@@ -340,7 +336,7 @@ impl<'a> Announcements<'a> {
 /// # Errors
 /// Storage failure.
 pub fn enqueue(
-    tx: &mut dyn WebhookTx,
+    tx: &mut Tx<'_>,
     game_id: &str,
     version: i32,
     after: &Game,
@@ -451,7 +447,7 @@ fn webhook_row(
 /// # Errors
 /// Storage failure.
 pub fn enqueue_rematch(
-    tx: &mut dyn WebhookTx,
+    tx: &mut Tx<'_>,
     game_id: &str,
     version: i32,
     game: &Game,
@@ -669,7 +665,7 @@ pub(crate) fn announced_actions(payload: &Value) -> Option<Vec<&str>> {
 /// Whether the game still asks the delivery's account for the actions its `your_turn`
 /// payload announces: the seat is awaited with the same actions, and the game has not gone
 /// back to before the notification.
-fn still_asked(tx: &mut dyn WebhookTx, d: &DeliveryRow) -> Result<bool, StoreError> {
+fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<bool, StoreError> {
     let announced = announced_actions(&d.payload.0).map(|a| a.join(","));
     let Some(ask) = tx.seat_ask(&d.game_id, &d.account_id)? else {
         return Ok(false);
@@ -711,7 +707,7 @@ struct Claim {
 /// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
 /// every mail while mail is off.
 fn claim(
-    full: &mut dyn Tx,
+    full: &mut Tx<'_>,
     config: &WorkerConfig,
     channel: &str,
     gate: &mut Gate,
@@ -728,22 +724,20 @@ fn claim(
     // Rows the gate turns away in this claim (an account or URL filled by the rows before)
     // still take room in the window; the next claim skips them in the query.
     let window = i64::try_from(free.saturating_mul(4).clamp(16, 256)).unwrap_or(256);
-    let due = with_due(gate, channel, |due| {
-        full.webhooks().due_deliveries(due, now, window)
-    })?;
+    let due = with_due(gate, channel, |due| full.due_deliveries(due, now, window))?;
     if due.is_empty() {
         return Ok(done);
     }
     let hook_ids: Vec<&str> = due.iter().filter_map(|d| d.webhook_id.as_deref()).collect();
-    let hooks = full.webhooks().webhooks_by_id(&hook_ids)?;
+    let hooks = full.webhooks_by_id(&hook_ids)?;
     let lease_until = now + delta(config.lease());
     for mut delivery in due {
         if gate.free() == 0 {
             break;
         }
         let asks_move = delivery.kind == YOUR_TURN || delivery.kind == crate::mail::DEADLINE_SOON;
-        if asks_move && !still_asked(full.webhooks(), &delivery)? {
-            full.webhooks().finish_delivery(
+        if asks_move && !still_asked(full, &delivery)? {
+            full.finish_delivery(
                 &delivery.id,
                 DROPPED,
                 Some("the game no longer asks for this move"),
@@ -770,7 +764,7 @@ fn claim(
         };
         let url = hook.map(|h| h.url.as_str());
         if let Some(until) = url.and_then(|url| gate.paused_until(url, now)) {
-            full.webhooks().postpone_delivery(&delivery.id, until)?;
+            full.postpone_delivery(&delivery.id, until)?;
             tracing::debug!(
                 delivery = delivery.id,
                 %until,
@@ -793,7 +787,7 @@ fn claim(
                 None => None,
             };
             let Some(mail) = rendered else {
-                full.webhooks().finish_delivery(
+                full.finish_delivery(
                     &delivery.id,
                     DROPPED,
                     Some("no longer wanted (address, choice or inbox changed, or mail is off)"),
@@ -804,7 +798,7 @@ fn claim(
             };
             Target::Mail(mail)
         };
-        full.webhooks().lease_delivery(&delivery.id, lease_until)?;
+        full.lease_delivery(&delivery.id, lease_until)?;
         delivery.attempts += 1;
         gate.start(url, &delivery.account_id);
         done.leased.push(Claimed { delivery, target });
@@ -856,12 +850,12 @@ fn record(
     let now = config.clock.naive();
     let id = c.delivery.id.as_str();
     store.write(|tx| match outcome {
-        Ok(()) => tx.webhooks().finish_delivery(id, DELIVERED, None, now),
+        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
         Err(error) => {
             let error: String = error.chars().take(500).collect();
             if c.delivery.attempts >= MAX_ATTEMPTS {
                 tracing::warn!(delivery = id, error, "giving up a webhook delivery");
-                tx.webhooks().finish_delivery(id, FAILED, Some(&error), now)
+                tx.finish_delivery(id, FAILED, Some(&error), now)
             } else {
                 let wait = config.backoff_after(c.delivery.attempts);
                 tracing::info!(
@@ -870,7 +864,7 @@ fn record(
                     ?wait,
                     "webhook delivery failed; will retry"
                 );
-                tx.webhooks().retry_delivery(id, now + delta(wait), &error)
+                tx.retry_delivery(id, now + delta(wait), &error)
             }
         }
     })
@@ -971,7 +965,7 @@ impl Lane {
             state.gate.clone()
         };
         let any = with_due(&gate, self.channel, |due| {
-            worker.store.read(|tx| tx.webhooks().any_due(due, now))
+            worker.store.read(|tx| tx.any_due(due, now))
         })?;
         if !any {
             return Ok(0);

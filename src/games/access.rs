@@ -77,7 +77,7 @@ impl Service {
     /// others get "not found").
     pub(super) fn visible(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         game_id: &str,
         viewer: &str,
     ) -> Result<(GameRow, i32, Game), ServiceError> {

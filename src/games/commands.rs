@@ -67,7 +67,7 @@ impl Service {
     /// change's transaction.
     pub(super) fn notify_outbox(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         game_id: &str,
         version: i32,
         before: &Game,
@@ -75,7 +75,7 @@ impl Service {
     ) -> Result<(), StoreError> {
         let news = crate::webhooks::Announcements::of(before, after);
         let now = self.clock.naive();
-        crate::webhooks::enqueue(tx.webhooks(), game_id, version, after, &news, now)?;
+        crate::webhooks::enqueue(tx, game_id, version, after, &news, now)?;
         if let Some(digest) = self.mail_digest {
             crate::mail::enqueue(tx, game_id, version, after, &news, digest, now)?;
         }
@@ -256,7 +256,7 @@ impl Service {
 
     pub(super) fn attempt(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         req: &CommandRequest<'_>,
         committed: &mut Option<(i32, Game)>,
     ) -> Result<CommandOutcome, ServiceError> {
@@ -388,7 +388,7 @@ impl Service {
     /// batches stay short.
     pub(super) fn batch_attempt(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         jobs: &[Job],
         committed: &mut Vec<(String, i32, Game)>,
         pass: &dyn Fn(),
@@ -565,7 +565,7 @@ impl Service {
     /// now.
     pub(super) fn seated_facts(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         seated: &[&str],
         known: Option<&[PersonRow]>,
     ) -> Result<(bool, HashMap<String, String>), ServiceError> {
@@ -585,14 +585,9 @@ impl Service {
             }
         }
         let listening = !seated.is_empty()
-            && (!tx.webhooks().webhooks_of_accounts(seated)?.is_empty()
-                || (self.mail_digest.is_some()
-                    && !tx.account_mail().mail_recipients(seated)?.is_empty()));
-        let names = tx
-            .account_mail()
-            .account_names(seated)?
-            .into_iter()
-            .collect();
+            && (!tx.webhooks_of_accounts(seated)?.is_empty()
+                || (self.mail_digest.is_some() && !tx.mail_recipients(seated)?.is_empty()));
+        let names = tx.account_names(seated)?.into_iter().collect();
         Ok((listening, names))
     }
 }

@@ -73,7 +73,7 @@ impl Service {
 
     pub(super) fn expire_attempt(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         game_id: &str,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<usize, ServiceError> {

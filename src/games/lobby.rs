@@ -353,7 +353,7 @@ impl Service {
                     &encode_all(std::slice::from_ref(&link))?,
                 )?;
                 crate::webhooks::enqueue_rematch(
-                    tx.webhooks(),
+                    tx,
                     &new_row.id,
                     new_row.version,
                     &game,
@@ -546,7 +546,7 @@ pub(super) fn quick_players(ruleset: rules::Ruleset) -> u8 {
 
 /// Stores a new game made by `Service::new_game`.
 pub(super) fn insert_game(
-    tx: &mut dyn Tx,
+    tx: &mut Tx<'_>,
     row: &GameRow,
     game: &Game,
     events: &[Event],

@@ -326,7 +326,7 @@ impl Service {
     /// `deleted player` for a deleted account.
     fn body(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         game: &Game,
         row: &GameRow,
         version: i32,
@@ -435,7 +435,7 @@ impl Service {
 
     /// A game's state and version: the cached state plus the events after it, or the whole
     /// stream when nothing is cached.
-    fn load(&self, tx: &mut dyn Tx, game_id: &str) -> Result<(i32, Game), ServiceError> {
+    fn load(&self, tx: &mut Tx<'_>, game_id: &str) -> Result<(i32, Game), ServiceError> {
         if let Some((version, game)) = self.cache.get(game_id) {
             let newer = tx.load_events_after(game_id, version)?;
             return Self::catch_up(version, game, &newer);
@@ -447,7 +447,7 @@ impl Service {
     /// [`Service::load`] with the game's index row, in one statement.
     fn load_row(
         &self,
-        tx: &mut dyn Tx,
+        tx: &mut Tx<'_>,
         game_id: &str,
     ) -> Result<(GameRow, i32, Game), ServiceError> {
         let cached = self.cache.get(game_id);
@@ -524,13 +524,9 @@ fn seated_people<'g>(games: &[&'g Game]) -> Vec<&'g str> {
 }
 
 /// The current names of the people seated in `games` (a deleted account has none).
-fn seat_names(tx: &mut dyn Tx, games: &[&Game]) -> Result<HashMap<String, String>, ServiceError> {
+fn seat_names(tx: &mut Tx<'_>, games: &[&Game]) -> Result<HashMap<String, String>, ServiceError> {
     let people = seated_people(games);
-    Ok(tx
-        .account_mail()
-        .account_names(&people)?
-        .into_iter()
-        .collect())
+    Ok(tx.account_names(&people)?.into_iter().collect())
 }
 
 fn version_of(stored: &[StoredEvent]) -> i32 {

@@ -1,19 +1,23 @@
 //! The event store and the read models beside it, on PostgreSQL or SQLite.
 //!
 //! Owns every SQL statement of the server. Backend differences stay in this module: each
-//! operation is written once in [`ops`] and compiled for both connection types; the
-//! service sees only [`Tx`] and [`Store`].
+//! operation is a method of [`Tx`], written once and compiled for both connection types
+//! (see [`tx`]); the services see only [`Tx`] and [`Store`].
 
 mod accounts;
+mod analytics;
+mod appends;
+mod commands;
 mod counters;
+mod games;
 pub mod json;
-mod ops;
+mod outbox;
 mod pads;
 mod platform;
 pub mod prepared;
 pub mod schema;
+pub mod tx;
 pub mod wakeups;
-mod webhooks;
 
 use std::time::Duration;
 
@@ -28,18 +32,21 @@ use diesel::sqlite::SqliteConnection;
 use diesel::{Connection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-pub use accounts::{AccountMailTx, DELETED_NAME, MailSettingsRow, MailVerificationRow};
-pub use ops::{
-    AccountRow, Append, BatchQuery, BatchReads, FeedCursor, FeedLag, GameIndex, GameRow,
-    GameSummaryRow, IdempotentRow, KeyCounts, ListQuery, NewEvent, PersonRow, SeatRow, StoredEvent,
-    Tx,
+use crate::clock::Clock;
+
+pub use accounts::{AccountRow, DELETED_NAME, MailSettingsRow, MailVerificationRow};
+pub use analytics::{FeedCursor, FeedLag};
+pub use commands::{BatchQuery, BatchReads, IdempotentRow, KeyCounts, PersonRow};
+pub use games::{
+    Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent,
 };
-pub use pads::{NewPadEvent, PadRow, PadTx, StoredPadEvent};
-pub use platform::{BoardRow, PlatformTx, RatingRow, ResultRow, StatsRow};
-pub use webhooks::{
+pub use outbox::{
     CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, PENDING, SeatAsk,
-    WebhookRow, WebhookTx,
+    WebhookRow,
 };
+pub use pads::{NewPadEvent, PadRow, StoredPadEvent};
+pub use platform::{BoardRow, RatingRow, ResultRow, StatsRow};
+pub use tx::Tx;
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -264,6 +271,8 @@ pub struct Store {
     /// turn on as soon as the writer before commits. Other processes on the same file
     /// (`migrate`, `grant-role`) still meet the busy timeout.
     writers: std::sync::Arc<std::sync::Mutex<()>>,
+    /// The server's clock: a transaction reads the time from it when it begins.
+    clock: Clock,
 }
 
 /// Sets the pragmas SQLite needs for concurrent use on every new connection.
@@ -414,7 +423,16 @@ impl Store {
             pools,
             memory: std::sync::Arc::default(),
             writers: std::sync::Arc::default(),
+            clock: Clock::system(),
         })
+    }
+
+    /// The store with `clock` as the time its transactions begin at (the server's one
+    /// clock; the system clock by default).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Which backend this store uses.
@@ -476,13 +494,13 @@ impl Store {
 
     /// Runs `f` in one write transaction (SQLite: `BEGIN IMMEDIATE`, so writers queue for the
     /// lock instead of failing on upgrade). Rolls back when `f` fails. The one entry point
-    /// for writes: games, score pads ([`Tx::pads`]) and webhooks ([`Tx::webhooks`]) all go
-    /// through it.
+    /// for writes: games, accounts, score pads, the outbox and the platform all go through
+    /// it.
     ///
     /// # Errors
     /// Whatever `f` returns, or a store error (no connection, BEGIN or COMMIT failed)
     /// converted into `E`.
-    pub fn write<T, E>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T, E>) -> Result<T, E>
+    pub fn write<T, E>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
@@ -504,7 +522,7 @@ impl Store {
     ///
     /// # Errors
     /// As [`Store::write`].
-    pub fn write_by_keys<T, E>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T, E>) -> Result<T, E>
+    pub fn write_by_keys<T, E>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
@@ -514,7 +532,7 @@ impl Store {
     fn write_planned<T, E>(
         &self,
         generic_plans: bool,
-        f: impl FnOnce(&mut dyn Tx) -> Result<T, E>,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<StoreError>,
@@ -522,10 +540,12 @@ impl Store {
         let outcome = match &self.pools {
             Pools::Pg(p) => {
                 let mut conn = p.get().map_err(StoreError::from)?;
+                let now = self.clock.naive();
+                let run = |c: &mut PgConnection| f(&mut Tx::pg(c, now)).map_err(TxError::Inner);
                 if generic_plans {
-                    transaction_with_generic_plans(&mut conn, |c| f(c).map_err(TxError::Inner))
+                    transaction_with_generic_plans(&mut conn, run)
                 } else {
-                    (*conn).transaction(|c| f(c).map_err(TxError::Inner))
+                    (*conn).transaction(run)
                 }
             }
             Pools::Sqlite(p) => {
@@ -536,7 +556,9 @@ impl Store {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let mut conn = p.get().map_err(StoreError::from)?;
-                (*conn).immediate_transaction(|c| f(c).map_err(TxError::Inner))
+                let now = self.clock.naive();
+                (*conn)
+                    .immediate_transaction(|c| f(&mut Tx::sqlite(c, now)).map_err(TxError::Inner))
             }
         };
         outcome.map_err(|e| match e {
@@ -549,18 +571,18 @@ impl Store {
     ///
     /// # Errors
     /// Whatever `f` returns, or a pool error converted into `E`.
-    pub fn read<T, E>(&self, f: impl FnOnce(&mut dyn Tx) -> Result<T, E>) -> Result<T, E>
+    pub fn read<T, E>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
         match &self.pools {
             Pools::Pg(p) => {
                 let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
+                f(&mut Tx::pg(&mut conn, self.clock.naive()))
             }
             Pools::Sqlite(p) => {
                 let mut conn: PooledConnection<_> = p.get().map_err(StoreError::from)?;
-                f(&mut *conn)
+                f(&mut Tx::sqlite(&mut conn, self.clock.naive()))
             }
         }
     }

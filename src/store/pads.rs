@@ -5,14 +5,12 @@
 //! in `scorepad_events`, appended with the same compare-and-set on the version as games.
 
 use chrono::NaiveDateTime;
-use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::sqlite::SqliteConnection;
 
 use super::StoreError;
 use super::json::JsonValue;
 use super::schema::{scorepad_events, scorepads};
+use super::tx::{Tx, conflict_or, on};
 
 /// A pad's index row.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -72,49 +70,12 @@ struct PadEventInsert<'a> {
     recorded_at: NaiveDateTime,
 }
 
-/// The score-pad operations of one transaction (or one connection, for reads).
-pub trait PadTx {
-    /// Creates a pad's index row and appends its first events.
-    ///
-    /// # Errors
-    /// [`StoreError::Conflict`] when the id exists, database failure.
-    fn create_pad(&mut self, row: &PadRow, events: &[NewPadEvent]) -> Result<(), StoreError>;
-    /// The pad's index row.
-    ///
-    /// # Errors
-    /// Database failure.
-    fn pad(&mut self, id: &str) -> Result<Option<PadRow>, StoreError>;
-    /// All events of a pad in order.
-    ///
-    /// # Errors
-    /// Database failure.
-    fn load_pad_events(&mut self, id: &str) -> Result<Vec<StoredPadEvent>, StoreError>;
-    /// Appends events at `expected + 1 …` if the pad is still at version `expected`.
-    /// [`StoreError::Conflict`] when another write came first; nothing is written then.
-    ///
-    /// # Errors
-    /// Conflict, database failure.
-    fn append_pad(
-        &mut self,
-        id: &str,
-        expected: i32,
-        events: &[NewPadEvent],
-    ) -> Result<(), StoreError>;
-}
-
-fn conflict_or(e: DieselError) -> StoreError {
-    if matches!(
-        e,
-        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)
-    ) {
-        StoreError::Conflict
-    } else {
-        StoreError::Query(e)
-    }
-}
-
-fn rows<'a>(pad: &'a str, expected: i32, events: &'a [NewPadEvent]) -> Vec<PadEventInsert<'a>> {
-    let at = chrono::Utc::now().naive_utc();
+fn rows<'a>(
+    pad: &'a str,
+    expected: i32,
+    events: &'a [NewPadEvent],
+    at: NaiveDateTime,
+) -> Vec<PadEventInsert<'a>> {
     events
         .iter()
         .zip(expected + 1..)
@@ -129,70 +90,84 @@ fn rows<'a>(pad: &'a str, expected: i32, events: &'a [NewPadEvent]) -> Vec<PadEv
         .collect()
 }
 
-macro_rules! impl_pad_tx {
-    ($conn:ty) => {
-        impl PadTx for $conn {
-            fn create_pad(
-                &mut self,
-                row: &PadRow,
-                events: &[NewPadEvent],
-            ) -> Result<(), StoreError> {
-                diesel::insert_into(scorepads::table)
-                    .values(row.clone())
-                    .execute(self)
-                    .map_err(conflict_or)?;
-                diesel::insert_into(scorepad_events::table)
-                    .values(rows(&row.id, 0, events))
-                    .execute(self)
-                    .map_err(conflict_or)?;
-                Ok(())
-            }
+impl Tx<'_> {
+    /// Creates a pad's index row and appends its first events.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the id exists, database failure.
+    pub fn create_pad(&mut self, row: &PadRow, events: &[NewPadEvent]) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::insert_into(scorepads::table)
+                .values(row.clone())
+                .execute(c)
+                .map_err(conflict_or)?;
+            diesel::insert_into(scorepad_events::table)
+                .values(rows(&row.id, 0, events, self.now))
+                .execute(c)
+                .map_err(conflict_or)?;
+            Ok(())
+        })
+    }
 
-            fn pad(&mut self, id: &str) -> Result<Option<PadRow>, StoreError> {
-                Ok(scorepads::table
+    /// The pad's index row.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn pad(&mut self, id: &str) -> Result<Option<PadRow>, StoreError> {
+        on!(self, |c| {
+            Ok(scorepads::table
+                .find(id)
+                .select(PadRow::as_select())
+                .first(c)
+                .optional()?)
+        })
+    }
+
+    /// All events of a pad in order.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn load_pad_events(&mut self, id: &str) -> Result<Vec<StoredPadEvent>, StoreError> {
+        on!(self, |c| {
+            Ok(scorepad_events::table
+                .filter(scorepad_events::pad_id.eq(id))
+                .order(scorepad_events::seq.asc())
+                .select(StoredPadEvent::as_select())
+                .load(c)?)
+        })
+    }
+
+    /// Appends events at `expected + 1 …` if the pad is still at version `expected`.
+    /// [`StoreError::Conflict`] when another write came first; nothing is written then.
+    ///
+    /// # Errors
+    /// Conflict, database failure.
+    pub fn append_pad(
+        &mut self,
+        id: &str,
+        expected: i32,
+        events: &[NewPadEvent],
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            let new_version = expected + i32::try_from(events.len()).unwrap_or(i32::MAX);
+            // Compare-and-set on the index row before any event is written, as for games:
+            // a concurrent writer holds the row lock until commit, after which this
+            // update matches nothing.
+            let updated = diesel::update(
+                scorepads::table
                     .find(id)
-                    .select(PadRow::as_select())
-                    .first(self)
-                    .optional()?)
+                    .filter(scorepads::version.eq(expected)),
+            )
+            .set(scorepads::version.eq(new_version))
+            .execute(c)?;
+            if updated != 1 {
+                return Err(StoreError::Conflict);
             }
-
-            fn load_pad_events(&mut self, id: &str) -> Result<Vec<StoredPadEvent>, StoreError> {
-                Ok(scorepad_events::table
-                    .filter(scorepad_events::pad_id.eq(id))
-                    .order(scorepad_events::seq.asc())
-                    .select(StoredPadEvent::as_select())
-                    .load(self)?)
-            }
-
-            fn append_pad(
-                &mut self,
-                id: &str,
-                expected: i32,
-                events: &[NewPadEvent],
-            ) -> Result<(), StoreError> {
-                let new_version = expected + i32::try_from(events.len()).unwrap_or(i32::MAX);
-                // Compare-and-set on the index row before any event is written, as for games:
-                // a concurrent writer holds the row lock until commit, after which this
-                // update matches nothing.
-                let updated = diesel::update(
-                    scorepads::table
-                        .find(id)
-                        .filter(scorepads::version.eq(expected)),
-                )
-                .set(scorepads::version.eq(new_version))
-                .execute(self)?;
-                if updated != 1 {
-                    return Err(StoreError::Conflict);
-                }
-                diesel::insert_into(scorepad_events::table)
-                    .values(rows(id, expected, events))
-                    .execute(self)
-                    .map_err(conflict_or)?;
-                Ok(())
-            }
-        }
-    };
+            diesel::insert_into(scorepad_events::table)
+                .values(rows(id, expected, events, self.now))
+                .execute(c)
+                .map_err(conflict_or)?;
+            Ok(())
+        })
+    }
 }
-
-impl_pad_tx!(PgConnection);
-impl_pad_tx!(SqliteConnection);

@@ -4,12 +4,11 @@
 //! refills them from the log.
 
 use chrono::NaiveDateTime;
-use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::sqlite::SqliteConnection;
 
 use super::StoreError;
 use super::schema::{accounts, player_results, projections, ratings};
+use super::tx::{Tx, on};
 
 /// A person's result in a finished game.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
@@ -89,246 +88,234 @@ pub struct StatsRow {
     pub resigned: i64,
 }
 
-/// The platform operations of one transaction (or one connection, for reads).
-pub trait PlatformTx {
+impl Tx<'_> {
     /// Locks projection `name` for this transaction (creating it at `start`) and returns
     /// its checkpoint.
     ///
     /// # Errors
     /// Database failure.
-    fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError>;
+    pub fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError> {
+        on!(self, |c| {
+            // An update takes the row lock (PostgreSQL) until the transaction ends, so
+            // replicas take turns; SQLite's write transactions are serialised anyway.
+            let updated = diesel::update(projections::table.find(name))
+                .set(projections::checkpoint.eq(projections::checkpoint))
+                .execute(c)?;
+            if updated == 0 {
+                diesel::insert_into(projections::table)
+                    .values((
+                        projections::name.eq(name),
+                        projections::checkpoint.eq(start),
+                    ))
+                    .execute(c)?;
+            }
+            Ok(projections::table
+                .find(name)
+                .select(projections::checkpoint)
+                .first(c)?)
+        })
+    }
+
     /// Moves projection `name` to `checkpoint`.
     ///
     /// # Errors
     /// Database failure.
-    fn set_checkpoint(&mut self, name: &str, checkpoint: &str) -> Result<(), StoreError>;
+    pub fn set_checkpoint(&mut self, name: &str, checkpoint: &str) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::update(projections::table.find(name))
+                .set(projections::checkpoint.eq(checkpoint))
+                .execute(c)?;
+            Ok(())
+        })
+    }
+
     /// Forgets every result and rating (before a rebuild).
     ///
     /// # Errors
     /// Database failure.
-    fn clear_platform(&mut self) -> Result<(), StoreError>;
+    pub fn clear_platform(&mut self) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::delete(player_results::table).execute(c)?;
+            diesel::delete(ratings::table).execute(c)?;
+            diesel::delete(projections::table).execute(c)?;
+            Ok(())
+        })
+    }
+
     /// Records a result; an existing one for the same game and account is kept.
     ///
     /// # Errors
     /// Database failure.
-    fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError>;
+    pub fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError> {
+        on!(self, |c| {
+            let exists = player_results::table
+                .find((&row.game_id, &row.account_id))
+                .count()
+                .get_result::<i64>(c)?;
+            if exists == 0 {
+                diesel::insert_into(player_results::table)
+                    .values(row.clone())
+                    .execute(c)?;
+            }
+            Ok(())
+        })
+    }
+
     /// A rating.
     ///
     /// # Errors
     /// Database failure.
-    fn rating(&mut self, account: &str, ruleset: &str) -> Result<Option<RatingRow>, StoreError>;
+    pub fn rating(
+        &mut self,
+        account: &str,
+        ruleset: &str,
+    ) -> Result<Option<RatingRow>, StoreError> {
+        on!(self, |c| {
+            Ok(ratings::table
+                .find((account, ruleset))
+                .select(RatingRow::as_select())
+                .first(c)
+                .optional()?)
+        })
+    }
+
     /// Writes a rating.
     ///
     /// # Errors
     /// Database failure.
-    fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError>;
+    pub fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError> {
+        on!(self, |c| {
+            let updated = diesel::update(ratings::table.find((&row.account_id, &row.ruleset)))
+                .set(row.clone())
+                .execute(c)?;
+            if updated == 0 {
+                diesel::insert_into(ratings::table)
+                    .values(row.clone())
+                    .execute(c)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Every rating of an account.
     ///
     /// # Errors
     /// Database failure.
-    fn ratings_of(&mut self, account: &str) -> Result<Vec<RatingRow>, StoreError>;
+    pub fn ratings_of(&mut self, account: &str) -> Result<Vec<RatingRow>, StoreError> {
+        on!(self, |c| {
+            Ok(ratings::table
+                .filter(ratings::account_id.eq(account))
+                .order(ratings::ruleset.asc())
+                .select(RatingRow::as_select())
+                .load(c)?)
+        })
+    }
+
     /// Ratings of a ruleset, best first, after `offset`, at most `limit`.
     ///
     /// # Errors
     /// Database failure.
-    fn leaderboard(
+    pub fn leaderboard(
         &mut self,
         ruleset: &str,
         offset: i64,
         limit: i64,
-    ) -> Result<Vec<BoardRow>, StoreError>;
+    ) -> Result<Vec<BoardRow>, StoreError> {
+        on!(self, |c| {
+            let rows: Vec<(RatingRow, String)> = ratings::table
+                .inner_join(accounts::table.on(accounts::id.eq(ratings::account_id)))
+                .filter(ratings::ruleset.eq(ruleset))
+                .order((ratings::score.desc(), ratings::account_id.asc()))
+                .offset(offset)
+                .limit(limit)
+                .select((RatingRow::as_select(), accounts::name))
+                .load(c)?;
+            Ok(rows
+                .into_iter()
+                .map(|(rating, name)| BoardRow { rating, name })
+                .collect())
+        })
+    }
+
     /// An account's results, newest first, public games only unless `all`, before
     /// `(finished_at, game_id)`.
     ///
     /// # Errors
     /// Database failure.
-    fn results_of(
+    pub fn results_of(
         &mut self,
         account: &str,
         all: bool,
         before: Option<(NaiveDateTime, String)>,
         limit: i64,
-    ) -> Result<Vec<ResultRow>, StoreError>;
+    ) -> Result<Vec<ResultRow>, StoreError> {
+        on!(self, |c| {
+            let mut query = player_results::table
+                .filter(player_results::account_id.eq(account))
+                .order((
+                    player_results::finished_at.desc(),
+                    player_results::game_id.desc(),
+                ))
+                .limit(limit)
+                .select(ResultRow::as_select())
+                .into_boxed();
+            if !all {
+                query = query.filter(player_results::public.eq(true));
+            }
+            if let Some((at, game)) = before {
+                query = query.filter(
+                    player_results::finished_at
+                        .lt(at)
+                        .or(player_results::finished_at
+                            .eq(at)
+                            .and(player_results::game_id.lt(game))),
+                );
+            }
+            Ok(query.load(c)?)
+        })
+    }
+
     /// Figures of an account's finished games per ruleset, public games only unless `all`.
     ///
     /// # Errors
     /// Database failure.
-    fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError>;
+    pub fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError> {
+        on!(self, |c| {
+            let mut query = player_results::table
+                .filter(player_results::account_id.eq(account))
+                .select((
+                    player_results::ruleset,
+                    player_results::won,
+                    player_results::total,
+                    player_results::rounds,
+                    player_results::resigned,
+                ))
+                .into_boxed();
+            if !all {
+                query = query.filter(player_results::public.eq(true));
+            }
+            let rows: Vec<(String, bool, i32, i32, bool)> = query.load(c)?;
+            let mut stats: Vec<StatsRow> = Vec::new();
+            for (ruleset, won, total, rounds, resigned) in rows {
+                let at = match stats.iter().position(|s| s.ruleset == ruleset) {
+                    Some(i) => i,
+                    None => {
+                        stats.push(StatsRow {
+                            ruleset: ruleset.clone(),
+                            ..StatsRow::default()
+                        });
+                        stats.len() - 1
+                    }
+                };
+                let s = &mut stats[at];
+                s.games += 1;
+                s.wins += i64::from(won);
+                s.total += i64::from(total);
+                s.rounds += i64::from(rounds);
+                s.resigned += i64::from(resigned);
+            }
+            stats.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));
+            Ok(stats)
+        })
+    }
 }
-
-macro_rules! impl_platform_tx {
-    ($conn:ty) => {
-        impl PlatformTx for $conn {
-            fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError> {
-                // An update takes the row lock (PostgreSQL) until the transaction ends, so
-                // replicas take turns; SQLite's write transactions are serialised anyway.
-                let updated = diesel::update(projections::table.find(name))
-                    .set(projections::checkpoint.eq(projections::checkpoint))
-                    .execute(self)?;
-                if updated == 0 {
-                    diesel::insert_into(projections::table)
-                        .values((
-                            projections::name.eq(name),
-                            projections::checkpoint.eq(start),
-                        ))
-                        .execute(self)?;
-                }
-                Ok(projections::table
-                    .find(name)
-                    .select(projections::checkpoint)
-                    .first(self)?)
-            }
-
-            fn set_checkpoint(&mut self, name: &str, checkpoint: &str) -> Result<(), StoreError> {
-                diesel::update(projections::table.find(name))
-                    .set(projections::checkpoint.eq(checkpoint))
-                    .execute(self)?;
-                Ok(())
-            }
-
-            fn clear_platform(&mut self) -> Result<(), StoreError> {
-                diesel::delete(player_results::table).execute(self)?;
-                diesel::delete(ratings::table).execute(self)?;
-                diesel::delete(projections::table).execute(self)?;
-                Ok(())
-            }
-
-            fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError> {
-                let exists = player_results::table
-                    .find((&row.game_id, &row.account_id))
-                    .count()
-                    .get_result::<i64>(self)?;
-                if exists == 0 {
-                    diesel::insert_into(player_results::table)
-                        .values(row.clone())
-                        .execute(self)?;
-                }
-                Ok(())
-            }
-
-            fn rating(
-                &mut self,
-                account: &str,
-                ruleset: &str,
-            ) -> Result<Option<RatingRow>, StoreError> {
-                Ok(ratings::table
-                    .find((account, ruleset))
-                    .select(RatingRow::as_select())
-                    .first(self)
-                    .optional()?)
-            }
-
-            fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError> {
-                let updated = diesel::update(ratings::table.find((&row.account_id, &row.ruleset)))
-                    .set(row.clone())
-                    .execute(self)?;
-                if updated == 0 {
-                    diesel::insert_into(ratings::table)
-                        .values(row.clone())
-                        .execute(self)?;
-                }
-                Ok(())
-            }
-
-            fn ratings_of(&mut self, account: &str) -> Result<Vec<RatingRow>, StoreError> {
-                Ok(ratings::table
-                    .filter(ratings::account_id.eq(account))
-                    .order(ratings::ruleset.asc())
-                    .select(RatingRow::as_select())
-                    .load(self)?)
-            }
-
-            fn leaderboard(
-                &mut self,
-                ruleset: &str,
-                offset: i64,
-                limit: i64,
-            ) -> Result<Vec<BoardRow>, StoreError> {
-                let rows: Vec<(RatingRow, String)> = ratings::table
-                    .inner_join(accounts::table.on(accounts::id.eq(ratings::account_id)))
-                    .filter(ratings::ruleset.eq(ruleset))
-                    .order((ratings::score.desc(), ratings::account_id.asc()))
-                    .offset(offset)
-                    .limit(limit)
-                    .select((RatingRow::as_select(), accounts::name))
-                    .load(self)?;
-                Ok(rows
-                    .into_iter()
-                    .map(|(rating, name)| BoardRow { rating, name })
-                    .collect())
-            }
-
-            fn results_of(
-                &mut self,
-                account: &str,
-                all: bool,
-                before: Option<(NaiveDateTime, String)>,
-                limit: i64,
-            ) -> Result<Vec<ResultRow>, StoreError> {
-                let mut query = player_results::table
-                    .filter(player_results::account_id.eq(account))
-                    .order((
-                        player_results::finished_at.desc(),
-                        player_results::game_id.desc(),
-                    ))
-                    .limit(limit)
-                    .select(ResultRow::as_select())
-                    .into_boxed();
-                if !all {
-                    query = query.filter(player_results::public.eq(true));
-                }
-                if let Some((at, game)) = before {
-                    query = query.filter(
-                        player_results::finished_at
-                            .lt(at)
-                            .or(player_results::finished_at
-                                .eq(at)
-                                .and(player_results::game_id.lt(game))),
-                    );
-                }
-                Ok(query.load(self)?)
-            }
-
-            fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError> {
-                let mut query = player_results::table
-                    .filter(player_results::account_id.eq(account))
-                    .select((
-                        player_results::ruleset,
-                        player_results::won,
-                        player_results::total,
-                        player_results::rounds,
-                        player_results::resigned,
-                    ))
-                    .into_boxed();
-                if !all {
-                    query = query.filter(player_results::public.eq(true));
-                }
-                let rows: Vec<(String, bool, i32, i32, bool)> = query.load(self)?;
-                let mut stats: Vec<StatsRow> = Vec::new();
-                for (ruleset, won, total, rounds, resigned) in rows {
-                    let at = match stats.iter().position(|s| s.ruleset == ruleset) {
-                        Some(i) => i,
-                        None => {
-                            stats.push(StatsRow {
-                                ruleset: ruleset.clone(),
-                                ..StatsRow::default()
-                            });
-                            stats.len() - 1
-                        }
-                    };
-                    let s = &mut stats[at];
-                    s.games += 1;
-                    s.wins += i64::from(won);
-                    s.total += i64::from(total);
-                    s.rounds += i64::from(rounds);
-                    s.resigned += i64::from(resigned);
-                }
-                stats.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));
-                Ok(stats)
-            }
-        }
-    };
-}
-
-impl_platform_tx!(PgConnection);
-impl_platform_tx!(SqliteConnection);

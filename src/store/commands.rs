@@ -1,0 +1,345 @@
+//! What the command path needs beside the games: the group-commit batch's reads (accounts,
+//! games, the people concerned and the rate count in one round trip on PostgreSQL),
+//! idempotency keys and their stored answers, and named locks.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use diesel::result::Error as DieselError;
+
+use super::StoreError;
+use super::accounts::AccountRow;
+use super::games::GameRow;
+use super::json::JsonValue;
+use super::schema::{accounts, games, idempotency_keys};
+use super::tx::{Tx, conflict_or, on};
+
+/// A stored answer to a command with an idempotency key.
+#[derive(Debug, Clone)]
+pub struct IdempotentRow {
+    /// HTTP status of the first answer.
+    pub status: i32,
+    /// The first answer's body.
+    pub response: serde_json::Value,
+    /// SHA-256 of the request it answered (`None` for keys stored before it was kept).
+    pub request_hash: Option<String>,
+    /// When it was stored.
+    pub created_at: NaiveDateTime,
+}
+
+/// What a group-commit batch asks before it decides ([`Tx::batch_reads`]).
+#[derive(Debug, Clone, Copy)]
+pub struct BatchQuery<'a> {
+    /// The senders' accounts whose tokens are to be checked.
+    pub accounts: &'a [&'a str],
+    /// The games.
+    pub games: &'a [&'a str],
+    /// Whether a mail address makes someone listen (mail is on).
+    pub mail: bool,
+    /// The commands to count against their senders' limit, where the backend counts in
+    /// the same statement: each command's counter key, account, and the token version
+    /// it must hold (`None`: checked already). Only those whose token holds are counted.
+    pub count: &'a [(String, &'a str, Option<i32>)],
+    /// The counting window's start and length (seconds).
+    pub window: (i64, i64),
+}
+
+/// A rate counter after hits were added: this window's hits and the previous window's.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct KeyCounts {
+    /// The counter's key.
+    pub key: String,
+    /// Hits in the window, the added ones included.
+    pub current: i32,
+    /// Hits in the window before.
+    pub previous: i32,
+}
+
+/// What a group-commit batch reads before it decides ([`Tx::batch_reads`]).
+#[derive(Debug)]
+pub struct BatchReads {
+    /// The senders' accounts that exist (on PostgreSQL without `password_hash`, which
+    /// the token check does not need).
+    pub accounts: Vec<AccountRow>,
+    /// The games' index rows that exist.
+    pub games: Vec<GameRow>,
+    /// The people concerned: everyone seated at these games (by their stored seats) and
+    /// the senders. `None` where the backend does not read them ahead (SQLite, where a
+    /// read costs no round trip); the batch then reads what it needs after deciding.
+    pub people: Option<Vec<PersonRow>>,
+    /// The counters of the counted commands' keys after counting them (those with a
+    /// command whose token holds); `None` where the backend does not count in the
+    /// statement (SQLite keeps its counters in the process).
+    pub counts: Option<Vec<KeyCounts>>,
+}
+
+/// A person concerned by a batch: the name its views show, and whether anything listens
+/// for its news (a webhook, or a mail address when mail is on).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct PersonRow {
+    /// Account id.
+    pub id: String,
+    /// Account name.
+    pub name: String,
+    /// Has a webhook, or a mail address (when asked with `mail`).
+    pub listens: bool,
+}
+
+impl Tx<'_> {
+    /// What a group-commit batch reads before it decides: the senders' accounts and the
+    /// games' index rows (those that exist, in no particular order), and, where the
+    /// backend does so in the same round trip (PostgreSQL), the people concerned and the
+    /// command count (see [`BatchReads`]).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+        on!(self, |c| ReadTogether::batch_reads(c, query))
+    }
+
+    /// The stored first response to a command with this idempotency key.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn idempotent_response(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+    ) -> Result<Option<IdempotentRow>, StoreError> {
+        on!(self, |c| {
+            let row: Option<(i32, JsonValue, Option<String>, NaiveDateTime)> =
+                idempotency_keys::table
+                    .find((game, account, key))
+                    .select((
+                        idempotency_keys::status,
+                        idempotency_keys::response,
+                        idempotency_keys::request_hash,
+                        idempotency_keys::created_at,
+                    ))
+                    .first(c)
+                    .optional()?;
+            Ok(row.map(
+                |(status, response, request_hash, created_at)| IdempotentRow {
+                    status,
+                    response: response.0,
+                    request_hash,
+                    created_at,
+                },
+            ))
+        })
+    }
+
+    /// Forgets one idempotency key (an expired one, before the key is used anew).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn forget_idempotency_key(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::delete(idempotency_keys::table.find((game, account, key))).execute(c)?;
+            Ok(())
+        })
+    }
+
+    /// Forgets the idempotency keys stored before `before`.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn prune_idempotency_keys(&mut self, before: NaiveDateTime) -> Result<usize, StoreError> {
+        on!(self, |c| {
+            Ok(diesel::delete(
+                idempotency_keys::table.filter(idempotency_keys::created_at.lt(before)),
+            )
+            .execute(c)?)
+        })
+    }
+
+    /// Stores the first response to a command with this key.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the key was stored concurrently, database failure.
+    pub fn save_idempotent_response(
+        &mut self,
+        game: &str,
+        account: &str,
+        key: &str,
+        request_hash: &str,
+        status: i32,
+        response: &serde_json::Value,
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::insert_into(idempotency_keys::table)
+                .values((
+                    idempotency_keys::game_id.eq(game),
+                    idempotency_keys::account_id.eq(account),
+                    idempotency_keys::key.eq(key),
+                    idempotency_keys::request_hash.eq(request_hash),
+                    idempotency_keys::status.eq(status),
+                    idempotency_keys::response.eq(JsonValue(response.clone())),
+                    idempotency_keys::created_at.eq(self.now),
+                ))
+                .execute(c)
+                .map_err(conflict_or)?;
+            Ok(())
+        })
+    }
+
+    /// Serialises the transactions that name `key` until this one ends (PostgreSQL: an
+    /// advisory lock; SQLite's write transactions are serialised anyway).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn lock_named(&mut self, key: &str) -> Result<(), StoreError> {
+        on!(self, |c| Locks::lock(c, key))
+    }
+}
+
+/// The group commit's reads before deciding ([`Tx::batch_reads`]). On PostgreSQL every
+/// statement is a round trip, which the batch's leader makes while the next batch waits,
+/// so they are one statement there; SQLite runs in the process and keeps the plain loads.
+trait ReadTogether {
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError>;
+}
+
+#[derive(diesel::QueryableByName)]
+struct BatchJson {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    accounts: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    games: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    counts: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    people: String,
+}
+
+impl ReadTogether for diesel::pg::PgConnection {
+    /// One statement; each part a JSON array (the rows differ in shape).
+    /// - `acc`: the accounts without their password hashes (not needed to check a token,
+    ///   so kept out of the server's memory).
+    /// - `hits`: a command counts when its token holds, by the test of
+    ///   `accounts::admit` (the account exists, is not deleted, and has the token's
+    ///   version); the batch admits by that same test on the same rows. The counters are
+    ///   written in key order, so that two transactions counting the same accounts wait
+    ///   for each other instead of deadlocking.
+    /// - `listens`: what `webhooks_of_accounts` and `mail_recipients` would find: a
+    ///   webhook of the account, or a mail address when mail is on.
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+        use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
+        let keys: Vec<&str> = query.count.iter().map(|(k, _, _)| k.as_str()).collect();
+        let senders: Vec<&str> = query.count.iter().map(|(_, a, _)| *a).collect();
+        let versions: Vec<Option<i32>> = query.count.iter().map(|(_, _, v)| *v).collect();
+        let row: BatchJson = super::prepared::prepared(
+            "WITH acc AS ( \
+                 SELECT id, name, NULL::text AS password_hash, guest, roles, created_at, \
+                        token_version, deleted_at, registered_at \
+                   FROM accounts WHERE id = ANY($1::text[])), \
+             g AS ( \
+                 SELECT id, ruleset, name, status, host_account, version, created_at, \
+                        updated_at, public, invite_code, free_seats \
+                   FROM games WHERE id = ANY($2::text[])), \
+             hits AS ( \
+                 SELECT c.key, count(*)::int4 AS add \
+                   FROM unnest($3::text[], $4::text[], $5::int4[]) AS c(key, account, version) \
+                   LEFT JOIN acc ON acc.id = c.account \
+                  WHERE c.version IS NULL \
+                     OR (acc.deleted_at IS NULL AND acc.token_version = c.version) \
+                  GROUP BY c.key), \
+             up AS ( \
+                 INSERT INTO rate_counters (key, window_start, count) \
+                 SELECT key, $6::bigint, add FROM hits ORDER BY key \
+                 ON CONFLICT (key, window_start) \
+                 DO UPDATE SET count = rate_counters.count + EXCLUDED.count \
+                 RETURNING key, window_start, count), \
+             people AS ( \
+                 SELECT s.account_id AS id FROM game_seats s JOIN g ON s.game_id = g.id \
+                  WHERE s.account_id IS NOT NULL \
+                 UNION SELECT id FROM acc) \
+             SELECT (SELECT COALESCE(json_agg(acc), '[]') FROM acc)::text AS accounts, \
+                    (SELECT COALESCE(json_agg(g), '[]') FROM g)::text AS games, \
+                    (SELECT COALESCE(json_agg(json_build_object( \
+                         'key', up.key, 'current', up.count, \
+                         'previous', COALESCE(r.count, 0))), '[]') \
+                       FROM up LEFT JOIN rate_counters r \
+                         ON r.key = up.key AND r.window_start = up.window_start - $7::bigint \
+                    )::text AS counts, \
+                    (SELECT COALESCE(json_agg(json_build_object( \
+                         'id', a.id, 'name', a.name, 'listens', \
+                         EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = a.id) \
+                         OR ($8::bool AND EXISTS (SELECT 1 FROM mail_settings m \
+                              WHERE m.account_id = a.id AND m.address IS NOT NULL)))), '[]') \
+                       FROM people p JOIN accounts a ON a.id = p.id)::text AS people",
+        )
+        .bind::<Array<Text>, _>(query.accounts)
+        .bind::<Array<Text>, _>(query.games)
+        .bind::<Array<Text>, _>(&keys)
+        .bind::<Array<Text>, _>(&senders)
+        .bind::<Array<Nullable<Integer>>, _>(&versions)
+        .bind::<BigInt, _>(query.window.0)
+        .bind::<BigInt, _>(query.window.1)
+        .bind::<Bool, _>(query.mail)
+        .get_result(self)?;
+        // A part that does not parse is a row diesel could not have read either. The error
+        // names the kind and place only: serde's message may quote a value (a private
+        // game's invite code), and this error is logged.
+        let parse = |e: serde_json::Error| {
+            StoreError::Query(DieselError::DeserializationError(
+                format!(
+                    "the batch's reads did not parse ({:?} error at column {})",
+                    e.classify(),
+                    e.column()
+                )
+                .into(),
+            ))
+        };
+        Ok(BatchReads {
+            accounts: serde_json::from_str(&row.accounts).map_err(parse)?,
+            games: serde_json::from_str(&row.games).map_err(parse)?,
+            people: Some(serde_json::from_str(&row.people).map_err(parse)?),
+            counts: Some(serde_json::from_str(&row.counts).map_err(parse)?),
+        })
+    }
+}
+
+impl ReadTogether for diesel::sqlite::SqliteConnection {
+    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+        Ok(BatchReads {
+            accounts: accounts::table
+                .filter(accounts::id.eq_any(query.accounts))
+                .select(AccountRow::as_select())
+                .load(self)?,
+            games: games::table
+                .filter(games::id.eq_any(query.games))
+                .select(GameRow::as_select())
+                .load(self)?,
+            people: None,
+            counts: None,
+        })
+    }
+}
+
+/// Serialises transactions by name, where the backend needs it.
+trait Locks {
+    fn lock(&mut self, key: &str) -> Result<(), StoreError>;
+}
+
+impl Locks for diesel::pg::PgConnection {
+    /// A transaction-scoped advisory lock on the key's hash: released at commit.
+    fn lock(&mut self, key: &str) -> Result<(), StoreError> {
+        diesel::sql_query("SELECT pg_advisory_xact_lock(hashtext($1))")
+            .bind::<diesel::sql_types::Text, _>(key)
+            .execute(self)?;
+        Ok(())
+    }
+}
+
+impl Locks for diesel::sqlite::SqliteConnection {
+    /// Write transactions start with `BEGIN IMMEDIATE`: one at a time already.
+    fn lock(&mut self, _key: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
