@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use chrono::NaiveDateTime;
+use chrono::{DateTime, NaiveDateTime, Utc};
 
 use crate::auth::{self, Claims, HashError, Hasher, Tokens};
 use crate::limits::{LimitError, Limits};
@@ -53,6 +53,39 @@ pub enum AccountError {
     /// Hashing or signing failed.
     #[error("{0}")]
     Crypto(String),
+}
+
+/// An account as the services hand it out: who it is, never its credentials or how it is
+/// stored.
+#[derive(Debug, Clone)]
+pub struct Account {
+    /// Id.
+    pub id: String,
+    /// The name people see and log in with.
+    pub name: String,
+    /// A password-less quick-play account.
+    pub guest: bool,
+    /// Roles such as `analyst`.
+    pub roles: Vec<String>,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<AccountRow> for Account {
+    fn from(row: AccountRow) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            guest: row.guest,
+            roles: row
+                .roles
+                .split(',')
+                .filter(|r| !r.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            created_at: row.created_at.and_utc(),
+        }
+    }
 }
 
 /// A freshly issued bearer token.
@@ -217,28 +250,28 @@ impl Accounts {
         name: String,
         password: &str,
         address: &str,
-    ) -> Result<AccountRow, AccountError> {
+    ) -> Result<Account, AccountError> {
         valid_name(&name)?;
         valid_password(password)?;
         self.limits.account(address)?;
         let row = new_row(name, Some(self.hash(password)?), self.clock.naive());
         self.store
             .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
-        Ok(row)
+        Ok(row.into())
     }
 
     /// Creates a password-less guest account for a client at `address` and a token for it.
     ///
     /// # Errors
     /// Invalid name, too many guests from the address, storage failure.
-    pub fn guest(&self, name: String, address: &str) -> Result<(AccountRow, Issued), AccountError> {
+    pub fn guest(&self, name: String, address: &str) -> Result<(Account, Issued), AccountError> {
         valid_name(&name)?;
         self.limits.guest(address)?;
         let row = new_row(name, None, self.clock.naive());
         self.store
             .write(|tx| tx.insert_account(&row).map_err(name_taken_or))?;
         let issued = self.issue(&row)?;
-        Ok((row, issued))
+        Ok((row.into(), issued))
     }
 
     /// Issues a token for a name and password, from a client at `address`. Failures are
@@ -272,8 +305,8 @@ impl Accounts {
     ///
     /// # Errors
     /// An unknown account, storage failure.
-    pub fn resolve(&self, claims: &Claims) -> Result<AccountRow, AccountError> {
-        admit(self.find(&claims.sub)?, claims.ver)
+    pub fn resolve(&self, claims: &Claims) -> Result<Account, AccountError> {
+        admit(self.row(&claims.sub)?, claims.ver).map(Account::from)
     }
 
     /// Turns the guest account `id` into a registered one, keeping its id and so its games,
@@ -288,8 +321,8 @@ impl Accounts {
         id: &str,
         name: Option<String>,
         password: &str,
-    ) -> Result<(AccountRow, Issued), AccountError> {
-        let current = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+    ) -> Result<(Account, Issued), AccountError> {
+        let current = self.row(id)?.ok_or(AccountError::UnknownAccount)?;
         if !current.guest {
             return Err(AccountError::AlreadyRegistered);
         }
@@ -307,9 +340,9 @@ impl Accounts {
         if !changed {
             return Err(AccountError::AlreadyRegistered);
         }
-        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let row = self.row(id)?.ok_or(AccountError::UnknownAccount)?;
         let issued = self.issue(&row)?;
-        Ok((row, issued))
+        Ok((row.into(), issued))
     }
 
     /// Changes a registered account's password after checking the current one. Every token
@@ -324,7 +357,7 @@ impl Accounts {
         new: &str,
         address: &str,
     ) -> Result<Issued, AccountError> {
-        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let row = self.row(id)?.ok_or(AccountError::UnknownAccount)?;
         let Some(stored) = row.password_hash.as_deref() else {
             return Err(AccountError::NotRegistered);
         };
@@ -337,7 +370,7 @@ impl Accounts {
         let hash = self.hash(new)?;
         self.store
             .write(|tx| tx.set_password(id, &hash).map_err(AccountError::from))?;
-        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let row = self.row(id)?.ok_or(AccountError::UnknownAccount)?;
         self.issue(&row)
     }
 
@@ -366,7 +399,7 @@ impl Accounts {
         password: Option<&str>,
         address: &str,
     ) -> Result<(), AccountError> {
-        let row = self.find(id)?.ok_or(AccountError::UnknownAccount)?;
+        let row = self.row(id)?.ok_or(AccountError::UnknownAccount)?;
         if let Some(stored) = row.password_hash.as_deref() {
             let right = match password {
                 Some(p) if !over_long(p) => {
@@ -427,7 +460,11 @@ impl Accounts {
     ///
     /// # Errors
     /// Storage failure.
-    pub fn find(&self, id: &str) -> Result<Option<AccountRow>, AccountError> {
+    pub fn find(&self, id: &str) -> Result<Option<Account>, AccountError> {
+        Ok(self.row(id)?.map(Account::from))
+    }
+
+    fn row(&self, id: &str) -> Result<Option<AccountRow>, AccountError> {
         self.store
             .read(|tx| tx.account_by_id(id).map_err(AccountError::from))
     }

@@ -10,6 +10,7 @@ pub mod auth;
 pub mod cache;
 pub mod clock;
 pub mod config;
+pub mod contention;
 pub mod fairness;
 pub mod games;
 pub mod group;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use rules::pad::{NewPad, Pad, PadCommand, PadError, PadEvent, PadView};
 
+use crate::contention::Contention;
 use crate::store::{NewPadEvent, PadRow, Store, StoreError, StoredPadEvent, Tx};
 
 /// Schema version of every pad event payload written by this build.
@@ -27,15 +28,9 @@ pub enum PadServiceError {
     /// The pad refuses the command.
     #[error(transparent)]
     Pad(#[from] PadError),
-    /// `If-Match` named another version.
-    #[error("the score pad is at version {current}")]
-    VersionConflict {
-        /// The pad's version now.
-        current: i32,
-    },
-    /// Concurrent writers kept winning; the client may retry.
-    #[error("the score pad is busy; try again")]
-    Busy,
+    /// Another write came first (`If-Match` named another version, or retries ran out).
+    #[error(transparent)]
+    Contention(#[from] Contention),
     /// Over a rate limit (pads per hour, commands per minute).
     #[error(transparent)]
     Limit(#[from] crate::limits::LimitError),
@@ -221,7 +216,7 @@ impl Pads {
                         let current = store
                             .read(|tx| load(tx, id, caller).map(|(_, _, v)| v))
                             .unwrap_or(expected);
-                        return Err(PadServiceError::VersionConflict { current });
+                        return Err(Contention::VersionConflict { current }.into());
                     }
                     tracing::debug!(pad = id, attempt, "lost a race; deciding again");
                     let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
@@ -230,7 +225,7 @@ impl Pads {
                 other => return other,
             }
         }
-        Err(PadServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 }
 
@@ -245,7 +240,7 @@ fn attempt_command(
     if let Some(expected) = if_match
         && expected != version
     {
-        return Err(PadServiceError::VersionConflict { current: version });
+        return Err(Contention::VersionConflict { current: version }.into());
     }
     let events = pad.decide(command)?;
     events.iter().for_each(|e| pad.apply(e));

@@ -16,14 +16,14 @@
 //!
 //! Knows no HTTP. Blocking: call from `web::block` or a thread of its own.
 
-use chrono::NaiveDateTime;
+use chrono::{DateTime, NaiveDateTime, Utc};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use rules::Game;
 
 use crate::games::{ServiceError, decode};
-use crate::store::{BoardRow, FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
+use crate::store::{FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
 
 /// A rating counts as provisional until this many rated games.
 pub const PROVISIONAL_GAMES: i32 = 10;
@@ -198,12 +198,82 @@ fn project_game(
     Ok(())
 }
 
+/// A rating in one ruleset (Weng-Lin).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rating {
+    /// Ruleset name.
+    pub ruleset: String,
+    /// The estimate of skill (mean).
+    pub mu: f64,
+    /// Its uncertainty (standard deviation).
+    pub sigma: f64,
+    /// `mu − 3 × sigma`: the conservative estimate boards sort by.
+    pub conservative: f64,
+    /// Rated games.
+    pub games: i32,
+}
+
+impl From<RatingRow> for Rating {
+    fn from(row: RatingRow) -> Self {
+        Self {
+            ruleset: row.ruleset,
+            mu: row.rating,
+            sigma: row.uncertainty,
+            conservative: row.score,
+            games: row.games,
+        }
+    }
+}
+
+/// A line of a leaderboard.
+#[derive(Debug, Clone)]
+pub struct BoardLine {
+    /// 1 = best.
+    pub rank: i64,
+    /// The rated account.
+    pub account_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its rating.
+    pub rating: Rating,
+}
+
 /// A page of the leaderboard.
 pub struct Board {
-    /// Lines with their rank (1-based).
-    pub lines: Vec<(i64, BoardRow)>,
+    /// Lines, best first.
+    pub lines: Vec<BoardLine>,
     /// The next page's cursor.
     pub next_cursor: Option<String>,
+}
+
+/// A player's figures in one ruleset, over the finished games a viewer may know of.
+#[derive(Debug, Clone)]
+pub struct RulesetStats {
+    /// Ruleset name.
+    pub ruleset: String,
+    /// Finished games.
+    pub games: i64,
+    /// Games won.
+    pub wins: i64,
+    /// Penalty points over all of them.
+    pub penalty: i64,
+    /// Rounds played over all of them.
+    pub rounds: i64,
+    /// Games the player resigned.
+    pub resigned: i64,
+}
+
+impl From<StatsRow> for RulesetStats {
+    fn from(row: StatsRow) -> Self {
+        Self {
+            ruleset: row.ruleset,
+            games: row.games,
+            wins: row.wins,
+            penalty: row.total,
+            rounds: row.rounds,
+            resigned: row.resigned,
+        }
+    }
 }
 
 /// A player's profile.
@@ -215,17 +285,65 @@ pub struct Profile {
     /// A guest account.
     pub guest: bool,
     /// When the account was made.
-    pub member_since: NaiveDateTime,
+    pub member_since: DateTime<Utc>,
     /// Figures per ruleset of the finished games the viewer may know of.
-    pub stats: Vec<StatsRow>,
+    pub stats: Vec<RulesetStats>,
     /// Ratings per ruleset.
-    pub ratings: Vec<RatingRow>,
+    pub ratings: Vec<Rating>,
+}
+
+/// A finished game as one of its players played it.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// The game.
+    pub game_id: String,
+    /// Ruleset name.
+    pub ruleset: String,
+    /// When it ended.
+    pub finished_at: DateTime<Utc>,
+    /// The player's seat.
+    pub seat: i32,
+    /// Their place (1 = best; ties share a place).
+    pub place: i32,
+    /// Players in the game.
+    pub players: i32,
+    /// Their final total.
+    pub total: i32,
+    /// They won.
+    pub won: bool,
+    /// They resigned.
+    pub resigned: bool,
+    /// The game is public.
+    pub public: bool,
+    /// The game counted for ratings.
+    pub rated: bool,
+    /// Their conservative rating after the game, when it was rated.
+    pub rating_after: Option<f64>,
+}
+
+impl From<ResultRow> for Played {
+    fn from(row: ResultRow) -> Self {
+        Self {
+            game_id: row.game_id,
+            ruleset: row.ruleset,
+            finished_at: row.finished_at.and_utc(),
+            seat: row.seat,
+            place: row.place,
+            players: row.players,
+            total: row.total,
+            won: row.won,
+            resigned: row.resigned,
+            public: row.public,
+            rated: row.rated,
+            rating_after: row.rating_after,
+        }
+    }
 }
 
 /// A page of a player's finished games.
 pub struct History {
     /// Results, newest first.
-    pub results: Vec<ResultRow>,
+    pub results: Vec<Played>,
     /// The next page's cursor.
     pub next_cursor: Option<String>,
 }
@@ -344,10 +462,15 @@ impl Ratings {
             .store
             .read(|tx| tx.leaderboard(ruleset, offset, limit))?;
         let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
-        let lines: Vec<(i64, BoardRow)> = rows
+        let lines = rows
             .into_iter()
             .zip(offset + 1..)
-            .map(|(row, rank)| (rank, row))
+            .map(|(row, rank)| BoardLine {
+                rank,
+                account_id: row.rating.account_id.clone(),
+                name: row.name,
+                rating: row.rating.into(),
+            })
             .collect();
         Ok(Board {
             next_cursor: full.then(|| encode_cursor(&(offset + limit).to_string())),
@@ -366,12 +489,16 @@ impl Ratings {
                 .account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
             Ok(Profile {
-                stats: tx.stats_of(player, player == viewer)?,
-                ratings: tx.ratings_of(player)?,
+                stats: (tx.stats_of(player, player == viewer)?.into_iter())
+                    .map(RulesetStats::from)
+                    .collect(),
+                ratings: (tx.ratings_of(player)?.into_iter())
+                    .map(Rating::from)
+                    .collect(),
                 id: account.id,
                 name: account.name,
                 guest: account.guest,
-                member_since: account.created_at,
+                member_since: account.created_at.and_utc(),
             })
         })
     }
@@ -411,7 +538,7 @@ impl Ratings {
                 ))
             });
             Ok(History {
-                results,
+                results: results.into_iter().map(Played::from).collect(),
                 next_cursor,
             })
         })

@@ -107,7 +107,7 @@ impl Service {
                 Err(ServiceError::Store(StoreError::Conflict)) => {
                     if let Some(expected) = req.if_match {
                         let current = self.current_version(req.game).unwrap_or(expected);
-                        return Err(ServiceError::VersionConflict { current });
+                        return Err(Contention::VersionConflict { current }.into());
                     }
                     tracing::debug!(game = req.game, attempt, "lost a race; deciding again");
                     let jitter = rand::random_range(1..=4u64) * u64::from(attempt + 1);
@@ -116,7 +116,7 @@ impl Service {
                 other => return other,
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 
     /// How the group commit's batches went so far (all lanes).
@@ -155,7 +155,7 @@ impl Service {
             Job::of(req, count),
             req.announced,
             |jobs, pass| self.run_batch(jobs, pass),
-            || Err(ServiceError::Busy),
+            || Err(Contention::Busy.into()),
         )?;
         Ok(match done {
             Batched::Done(outcome) => outcome,
@@ -235,7 +235,7 @@ impl Service {
         if let Some(expected) = req.if_match
             && expected != version
         {
-            return Err(ServiceError::VersionConflict { current: version });
+            return Err(Contention::VersionConflict { current: version }.into());
         }
         let mut game = game.clone();
         let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());

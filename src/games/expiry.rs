@@ -68,7 +68,7 @@ impl Service {
                 Err(e) => return Err(e),
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 
     pub(super) fn expire_attempt(

@@ -234,7 +234,7 @@ impl Service {
                 Err(e) => return Err(e),
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 
     /// The game a private game's invite code belongs to.
@@ -377,7 +377,7 @@ impl Service {
                 Err(e) => return Err(e),
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 
     /// Frees the seats a rematch kept when nobody came for them in time.
@@ -420,7 +420,7 @@ impl Service {
                 Err(e) => return Err(e),
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 
     /// Games whose rematch reservations are due at `now`.
@@ -490,7 +490,7 @@ impl Service {
                     };
                     return match self.attempt(tx, &join, &mut committed)? {
                         CommandOutcome::Applied(body) => Ok((*body, false)),
-                        CommandOutcome::Replayed(_) => Err(ServiceError::Busy),
+                        CommandOutcome::Replayed(_) => Err(Contention::Busy.into()),
                     };
                 }
                 let open = tx.open_lobbies(req.account)?;
@@ -520,7 +520,7 @@ impl Service {
             match result {
                 Err(
                     ServiceError::Store(StoreError::Conflict)
-                    | ServiceError::VersionConflict { .. },
+                    | ServiceError::Contention(Contention::VersionConflict { .. }),
                 ) => {}
                 Ok(answer) => {
                     if let Some((version, game)) = committed {
@@ -532,7 +532,7 @@ impl Service {
                 Err(e) => return Err(e),
             }
         }
-        Err(ServiceError::Busy)
+        Err(Contention::Busy.into())
     }
 }
 

@@ -21,6 +21,7 @@ use rules::{
     SeatDeadline, Setup, Status,
 };
 
+use crate::contention::Contention;
 use crate::fairness::{self, SeededDealer};
 
 use std::collections::HashMap;
@@ -42,15 +43,9 @@ pub enum ServiceError {
     /// The rules refuse the command.
     #[error(transparent)]
     Rule(#[from] rules::RuleError),
-    /// `If-Match` named another version.
-    #[error("the game is at version {current}")]
-    VersionConflict {
-        /// The game's version now.
-        current: i32,
-    },
-    /// Concurrent writers kept winning; the client may retry.
-    #[error("the game is busy; try again")]
-    Busy,
+    /// Another write came first (`If-Match` named another version, or retries ran out).
+    #[error(transparent)]
+    Contention(#[from] Contention),
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use super::caller::Caller;
 use super::errors::{ApiError, NotSignedIn, Problem};
 use super::{AppState, Body, blocking};
-use crate::store::AccountRow;
+use crate::accounts;
 
 /// Registration of an account.
 #[derive(Deserialize, ToSchema)]
@@ -58,19 +58,14 @@ pub struct Account {
     pub created_at: String,
 }
 
-impl From<AccountRow> for Account {
-    fn from(a: AccountRow) -> Self {
+impl From<accounts::Account> for Account {
+    fn from(a: accounts::Account) -> Self {
         Self {
             id: a.id,
             name: a.name,
             guest: a.guest,
-            roles: a
-                .roles
-                .split(',')
-                .filter(|r| !r.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            created_at: a.created_at.and_utc().to_rfc3339(),
+            roles: a.roles,
+            created_at: a.created_at.to_rfc3339(),
         }
     }
 }

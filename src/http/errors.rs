@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 
 use super::l10n::{GermanProblem, Lang};
+use crate::contention::Contention;
 use crate::games::ServiceError;
 use crate::store::StoreError;
 
@@ -121,15 +122,9 @@ pub enum ApiError {
         /// The problem's `detail` in English (`l10n::german` words it for German callers).
         detail: String,
     },
-    /// `If-Match` named another version.
-    #[error("the game is at version {current}")]
-    VersionConflict {
-        /// Current version.
-        current: i32,
-    },
-    /// Retries exhausted.
-    #[error("the game is busy; try again")]
-    Busy,
+    /// Another write came first: `409 version_conflict` or `503 busy`.
+    #[error(transparent)]
+    Contention(Contention),
     /// A rule refuses the command.
     #[error(transparent)]
     Rule(rules::RuleError),
@@ -206,8 +201,8 @@ impl ApiError {
             | Self::RateLimited { code, .. } => code,
             Self::NotFound(_) => "not_found",
             Self::NameTaken => "name_taken",
-            Self::VersionConflict { .. } => "version_conflict",
-            Self::Busy => "busy",
+            Self::Contention(Contention::VersionConflict { .. }) => "version_conflict",
+            Self::Contention(Contention::Busy) => "busy",
             Self::Rule(e) => e.code(),
             Self::Pad(e) => e.code(),
             Self::Validation(_) => "validation_failed",
@@ -231,12 +226,13 @@ impl ResponseError for ApiError {
                 StatusCode::FORBIDDEN
             }
             Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::NameTaken | Self::VersionConflict { .. } | Self::Conflict { .. } => {
-                StatusCode::CONFLICT
-            }
-            Self::Busy | Self::Unavailable | Self::MailUnavailable | Self::Overloaded => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            Self::NameTaken
+            | Self::Contention(Contention::VersionConflict { .. })
+            | Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::Contention(Contention::Busy)
+            | Self::Unavailable
+            | Self::MailUnavailable
+            | Self::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
             Self::Rule(_) | Self::Pad(_) | Self::Validation(_) | Self::Unprocessable { .. } => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -256,7 +252,7 @@ impl ResponseError for ApiError {
             tracing::error!(error = ?e, "internal error");
         }
         let current_version = match self {
-            Self::VersionConflict { current } => Some(*current),
+            Self::Contention(Contention::VersionConflict { current }) => Some(*current),
             _ => None,
         };
         let body = problem_body(
@@ -395,8 +391,7 @@ impl From<ServiceError> for ApiError {
         match e {
             ServiceError::GameNotFound => Self::NotFound("game"),
             ServiceError::Rule(rule) => Self::Rule(rule),
-            ServiceError::VersionConflict { current } => Self::VersionConflict { current },
-            ServiceError::Busy => Self::Busy,
+            ServiceError::Contention(c) => Self::Contention(c),
             ServiceError::Store(store) => store.into(),
             ServiceError::Limited(limit) => limit.into(),
             ServiceError::Account(account) => account.into(),
@@ -423,8 +418,7 @@ impl From<crate::pads::PadServiceError> for ApiError {
         match e {
             P::NotFound => Self::NotFound("score pad"),
             P::Pad(refusal) => Self::Pad(refusal),
-            P::VersionConflict { current } => Self::VersionConflict { current },
-            P::Busy => Self::Busy,
+            P::Contention(c) => Self::Contention(c),
             P::Limit(limit) => limit.into(),
             P::Store(store) => store.into(),
             other @ (P::Corrupt { .. } | P::Encode(_)) => Self::Internal(anyhow::Error::new(other)),

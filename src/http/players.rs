@@ -12,7 +12,7 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, blocking};
 use crate::ratings::PROVISIONAL_GAMES;
-use crate::store::RatingRow;
+use crate::ratings::Rating;
 
 /// Paging of a list.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -49,12 +49,12 @@ pub struct RatingBody {
     pub provisional: bool,
 }
 
-impl From<&RatingRow> for RatingBody {
-    fn from(r: &RatingRow) -> Self {
+impl From<&Rating> for RatingBody {
+    fn from(r: &Rating) -> Self {
         Self {
-            rating: r.score,
-            mu: r.rating,
-            sigma: r.uncertainty,
+            rating: r.conservative,
+            mu: r.mu,
+            sigma: r.sigma,
             games: r.games,
             provisional: r.games < PROVISIONAL_GAMES,
         }
@@ -196,11 +196,11 @@ pub async fn leaderboard(
     let items = board
         .lines
         .into_iter()
-        .map(|(rank, line)| BoardLine {
-            rank,
+        .map(|line| BoardLine {
+            rank: line.rank,
             rating: RatingBody::from(&line.rating),
             player: PlayerRef {
-                id: line.rating.account_id,
+                id: line.account_id,
                 name: line.name,
             },
         })
@@ -238,7 +238,7 @@ pub async fn player(
             ruleset: s.ruleset.clone(),
             games: s.games,
             wins: s.wins,
-            average_penalty_per_round: ratio(s.total, s.rounds),
+            average_penalty_per_round: ratio(s.penalty, s.rounds),
             finished_share: ratio(s.games - s.resigned, s.games),
             rating: profile
                 .ratings
@@ -265,7 +265,7 @@ pub async fn player(
         id: profile.id,
         name: profile.name,
         guest: profile.guest,
-        member_since: profile.member_since.and_utc().to_rfc3339(),
+        member_since: profile.member_since.to_rfc3339(),
         rulesets,
     }))
 }
@@ -303,7 +303,7 @@ pub async fn player_games(
         .map(|r| PlayedGame {
             game_id: r.game_id,
             ruleset: r.ruleset,
-            finished_at: r.finished_at.and_utc().to_rfc3339(),
+            finished_at: r.finished_at.to_rfc3339(),
             seat: r.seat,
             place: r.place,
             players: r.players,

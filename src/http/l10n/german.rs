@@ -5,6 +5,7 @@
 use rules::RuleError;
 use rules::pad::PadError;
 
+use crate::contention::Contention;
 use crate::http::errors::ApiError;
 
 /// The German detail for `error`.
@@ -27,10 +28,10 @@ pub fn detail(error: &ApiError) -> String {
             "mail_disabled" => "Dieser Server verschickt keine E-Mails.".into(),
             _ => format!("Das geht im jetzigen Zustand nicht: {detail}"),
         },
-        ApiError::VersionConflict { current } => {
+        ApiError::Contention(Contention::VersionConflict { current }) => {
             format!("Das Spiel steht inzwischen bei Version {current}.")
         }
-        ApiError::Busy => {
+        ApiError::Contention(Contention::Busy) => {
             "Am Spiel wird gerade viel gespielt; versuch es gleich noch einmal.".into()
         }
         ApiError::Rule(rule) => rule_detail(rule),
