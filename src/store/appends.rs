@@ -1,4 +1,4 @@
-//! The write path of a game, per backend: the compare-and-set append (one statement for a
+//! The write path of a game: the compare-and-set append (one statement for a
 //! whole group-commit batch on PostgreSQL, three small ones per game on SQLite), reading
 //! several games' new events at once, and rewriting a game's seats.
 
@@ -8,12 +8,136 @@ use diesel::prelude::*;
 use super::StoreError;
 use super::games::{Append, GameIndex, NewEvent, SeatRow, StoredEvent};
 use super::json::JsonValue;
-use super::schema::{game_seats, games};
-use super::tx::{Tx, conflict_or};
+use super::schema::{events, game_seats, games};
+use super::tx::{Conn, Tx, conflict_or, on};
 
 diesel::define_sql_function! {
     /// PostgreSQL: the feed key of the current transaction (migration `000040_feed_xid`).
     fn feed_tx() -> diesel::sql_types::BigInt;
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = events)]
+struct EventInsert<'a> {
+    event_id: String,
+    game_id: &'a str,
+    seq: i32,
+    event_type: &'a str,
+    schema_version: i32,
+    audience: &'a str,
+    data: JsonValue,
+    recorded_at: NaiveDateTime,
+}
+
+impl Tx<'_> {
+    /// Appends events at `expected + 1 …` if the game is still at version `expected`, and
+    /// rewrites its index. [`StoreError::Conflict`] when another write came first; nothing
+    /// is written then.
+    ///
+    /// # Errors
+    /// Conflict, database failure.
+    pub fn append(
+        &mut self,
+        game: &str,
+        expected: i32,
+        index: &GameIndex,
+        events: &[NewEvent],
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            let made = Appends::append_rows(
+                c,
+                &[Append {
+                    game,
+                    expected,
+                    index,
+                    events,
+                }],
+                self.now,
+            )?;
+            if made == [true] {
+                Ok(())
+            } else {
+                Err(StoreError::Conflict)
+            }
+        })
+    }
+
+    /// [`Tx::append`] for several games at once (each at most once), in one statement on
+    /// PostgreSQL: whether each append was made, in order. An append whose game moved on
+    /// writes nothing, and the others are made all the same.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn append_many(&mut self, appends: &[Append<'_>]) -> Result<Vec<bool>, StoreError> {
+        on!(self, |c| {
+            if appends.is_empty() {
+                return Ok(Vec::new());
+            }
+            Appends::append_rows(c, appends, self.now)
+        })
+    }
+
+    /// The events of each game `(id, after)` after `after`, ordered by game and seq (one
+    /// statement on PostgreSQL).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn events_after_many(
+        &mut self,
+        after: &[(&str, i32)],
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        if after.is_empty() {
+            return Ok(Vec::new());
+        }
+        if let Conn::Pg(c) = &mut self.conn {
+            return events_after_pg(c, after);
+        }
+        // SQLite is in process: a statement per game costs no round trip.
+        let mut all = Vec::new();
+        for (game, version) in after {
+            all.extend(self.load_events_after(game, *version)?);
+        }
+        Ok(all)
+    }
+
+    /// Inserts a game's events at `expected + 1 …` (shared by `create_game` and SQLite's
+    /// append).
+    pub(super) fn insert_events(
+        &mut self,
+        game: &str,
+        expected: i32,
+        events: &[NewEvent],
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            let at = self.now;
+            let rows: Vec<EventInsert<'_>> = events
+                .iter()
+                .zip(expected + 1..)
+                .map(|(e, seq)| EventInsert {
+                    event_id: uuid::Uuid::now_v7().to_string(),
+                    game_id: game,
+                    seq,
+                    event_type: &e.event_type,
+                    schema_version: e.schema_version,
+                    audience: &e.audience,
+                    data: JsonValue(e.data.clone()),
+                    recorded_at: at,
+                })
+                .collect();
+            // Positions from the sequence (PostgreSQL) or AUTOINCREMENT (SQLite), in
+            // the order of the rows; PostgreSQL's tx_id is the column's default.
+            diesel::insert_into(events::table)
+                .values(rows)
+                .execute(c)
+                .map_err(conflict_or)?;
+            Ok(())
+        })
+    }
+
+    /// Rewrites a game's seats in the index.
+    pub(super) fn write_seats(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
+        on!(self, |c| Seats::write(c, game, index))
+    }
 }
 
 /// The append's writes, per backend: for each game the compare-and-set on its index row
@@ -21,7 +145,7 @@ diesel::define_sql_function! {
 /// writer holds the row lock until commit, after which the update matches nothing), its
 /// events, its seats that changed. Returns whether each append was made; an append whose
 /// compare-and-set failed wrote nothing.
-pub(super) trait Appends {
+trait Appends {
     fn append_rows(
         &mut self,
         appends: &[Append<'_>],
@@ -220,7 +344,7 @@ impl Appends for diesel::sqlite::SqliteConnection {
 
 /// The events of several games after a version each, in one statement for any number of
 /// games (arrays, so it stays prepared), ordered by game and seq.
-pub(super) fn events_after_pg(
+fn events_after_pg(
     conn: &mut diesel::pg::PgConnection,
     after: &[(&str, i32)],
 ) -> Result<Vec<StoredEvent>, StoreError> {
@@ -240,7 +364,7 @@ pub(super) fn events_after_pg(
 }
 
 /// Writes a game's seat rows, per backend.
-pub(super) trait Seats {
+trait Seats {
     fn write(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError>;
 }
 

@@ -6,10 +6,9 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::StoreError;
-use super::appends::{Appends, Seats, events_after_pg};
 use super::json::JsonValue;
 use super::schema::{events, game_seats, games};
-use super::tx::{Conn, Tx, conflict_or, on};
+use super::tx::{Tx, conflict_or, on};
 
 /// A game's index row.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, serde::Deserialize)]
@@ -130,19 +129,6 @@ pub struct StoredEvent {
     /// The feed's order key before `position` (PostgreSQL: the appending transaction; 0 on
     /// SQLite and for events older than the column).
     pub tx_id: i64,
-}
-
-#[derive(Insertable)]
-#[diesel(table_name = events)]
-struct EventInsert<'a> {
-    event_id: String,
-    game_id: &'a str,
-    seq: i32,
-    event_type: &'a str,
-    schema_version: i32,
-    audience: &'a str,
-    data: JsonValue,
-    recorded_at: NaiveDateTime,
 }
 
 /// Filters of a game list.
@@ -301,76 +287,6 @@ impl Tx<'_> {
         })
     }
 
-    /// Appends events at `expected + 1 …` if the game is still at version `expected`, and
-    /// rewrites its index. [`StoreError::Conflict`] when another write came first; nothing
-    /// is written then.
-    ///
-    /// # Errors
-    /// Conflict, database failure.
-    pub fn append(
-        &mut self,
-        game: &str,
-        expected: i32,
-        index: &GameIndex,
-        events: &[NewEvent],
-    ) -> Result<(), StoreError> {
-        on!(self, |c| {
-            let made = Appends::append_rows(
-                c,
-                &[Append {
-                    game,
-                    expected,
-                    index,
-                    events,
-                }],
-                self.now,
-            )?;
-            if made == [true] {
-                Ok(())
-            } else {
-                Err(StoreError::Conflict)
-            }
-        })
-    }
-
-    /// [`Tx::append`] for several games at once (each at most once), in one statement on
-    /// PostgreSQL: whether each append was made, in order. An append whose game moved on
-    /// writes nothing, and the others are made all the same.
-    ///
-    /// # Errors
-    /// Database failure.
-    pub fn append_many(&mut self, appends: &[Append<'_>]) -> Result<Vec<bool>, StoreError> {
-        on!(self, |c| {
-            if appends.is_empty() {
-                return Ok(Vec::new());
-            }
-            Appends::append_rows(c, appends, self.now)
-        })
-    }
-
-    /// The events of each game `(id, after)` after `after`, ordered by game and seq (one
-    /// statement on PostgreSQL).
-    ///
-    /// # Errors
-    /// Database failure.
-    pub fn events_after_many(
-        &mut self,
-        after: &[(&str, i32)],
-    ) -> Result<Vec<StoredEvent>, StoreError> {
-        if after.is_empty() {
-            return Ok(Vec::new());
-        }
-        if let Conn::Pg(c) = &mut self.conn {
-            return events_after_pg(c, after);
-        }
-        // SQLite is in process: a statement per game costs no round trip.
-        let mut all = Vec::new();
-        for (game, version) in after {
-            all.extend(self.load_events_after(game, *version)?);
-        }
-        Ok(all)
-    }
-
     /// Games in which some seat's move deadline is at or before `now`.
     ///
     /// # Errors
@@ -519,44 +435,5 @@ impl Tx<'_> {
                 .count()
                 .get_result(c)?)
         })
-    }
-
-    /// Inserts a game's events at `expected + 1 …` (shared by `create_game` and SQLite's
-    /// append).
-    pub(super) fn insert_events(
-        &mut self,
-        game: &str,
-        expected: i32,
-        events: &[NewEvent],
-    ) -> Result<(), StoreError> {
-        on!(self, |c| {
-            let at = self.now;
-            let rows: Vec<EventInsert<'_>> = events
-                .iter()
-                .zip(expected + 1..)
-                .map(|(e, seq)| EventInsert {
-                    event_id: uuid::Uuid::now_v7().to_string(),
-                    game_id: game,
-                    seq,
-                    event_type: &e.event_type,
-                    schema_version: e.schema_version,
-                    audience: &e.audience,
-                    data: JsonValue(e.data.clone()),
-                    recorded_at: at,
-                })
-                .collect();
-            // Positions from the sequence (PostgreSQL) or AUTOINCREMENT (SQLite), in
-            // the order of the rows; PostgreSQL's tx_id is the column's default.
-            diesel::insert_into(events::table)
-                .values(rows)
-                .execute(c)
-                .map_err(conflict_or)?;
-            Ok(())
-        })
-    }
-
-    /// Rewrites a game's seats in the index.
-    pub(super) fn write_seats(&mut self, game: &str, index: &GameIndex) -> Result<(), StoreError> {
-        on!(self, |c| Seats::write(c, game, index))
     }
 }

@@ -9,12 +9,12 @@
 
 use crate::card::{Card, CardSet, MAX_CARD};
 use crate::error::RuleError;
-use crate::game::Turn;
 use crate::model::{Deal, Dealer, Event};
 use crate::options::Setup;
 use crate::options::{DealOption, Layout};
 use crate::rows::RowBoard;
 use crate::take_or_pass::{NOS_PILE, TakeOrPassBoard};
+use crate::turn::Turn;
 
 impl Turn<'_, '_, RowBoard> {
     /// Deals the next round: the open draft, the prepared first deal, or a shuffled deck.

@@ -24,14 +24,16 @@ pub mod nos_cards;
 pub mod options;
 pub mod pad;
 pub mod pad_bounds;
+pub mod progress;
 pub mod rows;
 pub mod take_or_pass;
 pub mod text;
+mod turn;
 pub mod upcast;
 pub mod view;
 
 pub use asks::PersonAsk;
-pub use board::{Board, Progress};
+pub use board::Board;
 pub use card::{Card, CardSet, ScoreTable};
 pub use deal::deal_from_order;
 pub use error::RuleError;
@@ -44,6 +46,7 @@ pub use options::{
     ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, OptionsInput, OptionsView,
     PlacementOption, Preset, Ruleset, Setup,
 };
+pub use progress::Progress;
 pub use rows::RowBoard;
 pub use take_or_pass::TakeOrPassBoard;
 pub use view::{GameView, SHUFFLE_ALGORITHM};

@@ -4,8 +4,9 @@
 //! handing over to the family's `Family::deal`.
 
 use crate::error::RuleError;
-use crate::game::{Family, Game, Turn};
+use crate::game::Game;
 use crate::model::{Actor, Awaiting, BotStrategy, Command, Dealer, Event, Seat, Status};
+use crate::turn::{Family, Turn};
 
 impl Game {
     /// Who must act in the lobby: the host, to start, once every seat is filled.

@@ -14,9 +14,9 @@
 
 use crate::card::{Card, CardSet};
 use crate::error::RuleError;
-use crate::game::{Family, Turn};
 use crate::model::{Actor, Awaiting, Command, Dealer, Event, SeatCard, Side};
 use crate::options::{DealOption, Layout, MAX_ROWS, MAX_SEATS, MAX_X_SEATS, PlacementOption};
+use crate::turn::{Family, Turn};
 
 /// The table of a row game: rows, hands, selections, the revealed cards waiting to be
 /// placed, taken cards, X rows and stacks, the draft pool.

@@ -7,10 +7,10 @@
 
 use crate::card::{Card, CardSet};
 use crate::error::RuleError;
-use crate::game::{Family, Turn};
 use crate::model::{Actor, Awaiting, Command, Dealer, Event, NosGameEnd};
 use crate::nos_cards::card_points;
 use crate::options::{Layout, MAX_SEATS};
+use crate::turn::{Family, Turn};
 
 /// Cards in a nimm-oder-schieb draw pile.
 pub const NOS_PILE: usize = 24;

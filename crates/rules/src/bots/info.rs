@@ -18,12 +18,13 @@
 //! scrambles the hidden parts of games and checks that the information set and the expert's
 //! choices stay the same.
 
-use crate::board::{Board, Progress};
+use crate::board::Board;
 use crate::card::{Card, CardSet, MAX_CARD};
 use crate::game::Game;
 use crate::model::Status;
 use crate::options::Setup;
 use crate::options::{ChipsOption, DealOption, Layout, MAX_SEATS, MAX_X_SEATS};
+use crate::progress::Progress;
 use crate::take_or_pass::NOS_PILE;
 
 use super::Random;
