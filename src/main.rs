@@ -332,7 +332,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
             // the client gets problem+json.
             .wrap(
                 actix_web::middleware::ErrorHandlers::new()
-                    .default_handler(http::errors::bare_error_to_problem),
+                    .default_handler(http::problem::bare_error_to_problem),
             )
             // The security headers on every answer, problems included (`http::headers`).
             .wrap(actix_web::middleware::from_fn(http::headers::security))

@@ -84,6 +84,15 @@ impl FromRequest for Lang {
     }
 }
 
+/// Whether a response with these headers is problem+json.
+#[must_use]
+pub fn is_problem(headers: &header::HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("application/problem+json"))
+}
+
 /// The German body of a problem response, attached by the code that rendered the English
 /// one; [`localize`] swaps it in when German was asked for.
 #[derive(Debug, Clone)]
@@ -131,7 +140,7 @@ pub async fn localize(
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
     let lang = Lang::of(&req);
     let mut res = next.call(req).await?.map_into_boxed_body();
-    if super::errors::is_problem(res.headers()) {
+    if is_problem(res.headers()) {
         let german = res.response().extensions().get::<GermanProblem>().cloned();
         if let (Lang::De, Some(GermanProblem(body))) = (lang, german) {
             res = res.map_body(|_, _| BoxBody::new(body));

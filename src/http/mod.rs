@@ -13,6 +13,7 @@ pub mod l10n;
 pub mod mail;
 pub mod ops;
 pub mod players;
+pub mod problem;
 pub mod problem_types;
 pub mod rulesets;
 pub mod schema;
