@@ -300,6 +300,16 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         .with_clock(clock);
     let store_for_worker = service.store().clone();
     let shutdown_rx_worker = shutdown_rx.clone();
+    let streams = stammtisch::games::live::Hub::new(stammtisch::games::live::Wiring {
+        service: service.clone(),
+        accounts: accounts.clone(),
+        limits: limits.clone(),
+        shutdown: shutdown_rx.clone(),
+        poll: config.stream_poll,
+        keep_alive: config.stream_keep_alive,
+        check_every: config.stream_revocation_check,
+        render: http::stream::render_event,
+    });
     let state = web::Data::new(AppState {
         service,
         accounts,
@@ -311,9 +321,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         body_timeout: config.body_timeout,
         metrics: http::ops::Metrics::default(),
         shutdown: shutdown_rx,
-        stream_poll: config.stream_poll,
-        stream_keep_alive: config.stream_keep_alive,
-        streams: http::stream::Hub::new(config.stream_revocation_check),
+        streams,
         webhooks,
         mail,
     });
