@@ -17,6 +17,7 @@ pub mod http;
 pub mod limits;
 pub mod mail;
 pub mod notify;
+pub mod outbox;
 pub mod pads;
 pub mod ratings;
 pub mod store;

@@ -293,7 +293,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         service = service.with_mail(mail.digest_interval);
     }
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
-    let mut worker = stammtisch::webhooks::WorkerConfig::from_config(&config);
+    let mut worker = config.outbox_worker();
     worker.clock = clock.clone();
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
         .map_err(|e| anyhow::anyhow!(e))?
@@ -380,7 +380,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     ) {
         mail.public_url = format!("http://{addr}");
     }
-    stammtisch::webhooks::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
+    stammtisch::outbox::worker::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
     std::io::stdout().flush()?;
     tracing::info!(?backend, "stammtisch is serving");
     let server = server.disable_signals().run();
