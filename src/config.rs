@@ -5,7 +5,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::webhooks::Targets;
+use crate::webhooks::targets::Targets;
 
 /// Which browser origins may call the API from another origin (CORS).
 #[derive(Debug, Clone, PartialEq, Eq)]
