@@ -5,7 +5,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::webhooks::Targets;
+use crate::webhooks::targets::Targets;
 
 /// Which browser origins may call the API from another origin (CORS).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub struct Config {
     /// 4, `WEBHOOK_PER_ACCOUNT` 4, `WEBHOOK_PER_TARGET` 2) and when it pauses a failing URL
     /// (`WEBHOOK_BREAKER_FAILURES` 3 in a row, for `WEBHOOK_BREAKER_PAUSE_MS` 30000,
     /// doubling); `0` switches a per-account or per-target limit or the breaker off.
-    pub delivery_limits: crate::webhooks::DeliveryLimits,
+    pub delivery_limits: crate::outbox::DeliveryLimits,
     /// Rate limits (`0` switches one off): `LIMIT_GUESTS_PER_HOUR` (per client address,
     /// default 30), `LIMIT_GAMES_PER_HOUR` (60), `LIMIT_OPEN_LOBBIES` (10),
     /// `LIMIT_COMMANDS_PER_MINUTE` (600), `LIMIT_STREAMS` (20 open at once),
@@ -336,8 +336,8 @@ fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
     })
 }
 
-fn delivery_limits() -> Result<crate::webhooks::DeliveryLimits, ConfigError> {
-    let d = crate::webhooks::DeliveryLimits::default();
+fn delivery_limits() -> Result<crate::outbox::DeliveryLimits, ConfigError> {
+    let d = crate::outbox::DeliveryLimits::default();
     let at_least_one = |name: &'static str, default: usize| match parsed(name, default)? {
         0 => Err(ConfigError {
             name,
@@ -346,7 +346,7 @@ fn delivery_limits() -> Result<crate::webhooks::DeliveryLimits, ConfigError> {
         }),
         n => Ok(n),
     };
-    Ok(crate::webhooks::DeliveryLimits {
+    Ok(crate::outbox::DeliveryLimits {
         concurrency: at_least_one("WEBHOOK_CONCURRENCY", d.concurrency)?,
         mail_concurrency: at_least_one("MAIL_CONCURRENCY", d.mail_concurrency)?,
         per_target: parsed("WEBHOOK_PER_TARGET", d.per_target)?,
@@ -448,6 +448,22 @@ impl Config {
             command_batch_linger: linger()?,
             test_clock: parsed("STAMMTISCH_TEST_CLOCK", false)?,
         })
+    }
+
+    /// The outbox worker's settings: the webhook backoff, timeout and address policy, the
+    /// delivery limits and the mail server; it looks at the outbox every 200 ms and reads
+    /// the system clock.
+    #[must_use]
+    pub fn outbox_worker(&self) -> crate::outbox::worker::WorkerConfig {
+        crate::outbox::worker::WorkerConfig {
+            backoff: self.webhook_backoff,
+            timeout: self.webhook_timeout,
+            targets: self.webhook_targets,
+            poll: Duration::from_millis(200),
+            limits: self.delivery_limits,
+            mail: self.mail.clone(),
+            clock: crate::clock::Clock::system(),
+        }
     }
 }
 

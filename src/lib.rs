@@ -1,7 +1,8 @@
 //! Stammtisch: a game server for the 6 nimmt! family and Nimm oder schieb.
 //!
-//! Layers: [`http`] (handlers, errors, OpenAPI) → [`service`] (load → decide → append) →
-//! [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure `rules` crate.
+//! Layers: [`http`] (handlers, errors, OpenAPI) → [`games`] (load → decide → append, live
+//! streams) → [`store`] (event store on SQLite or PostgreSQL). The rules live in the pure
+//! `rules` crate.
 
 pub mod accounts;
 pub mod address;
@@ -18,6 +19,7 @@ pub mod http;
 pub mod limits;
 pub mod mail;
 pub mod notify;
+pub mod outbox;
 pub mod pads;
 pub mod ratings;
 pub mod store;

@@ -3,11 +3,11 @@
 //! it is told: "your turn", "a move deadline is less than N hours away", "a game ended", or
 //! one daily digest of the games awaiting it instead of the turn and deadline mails.
 //!
-//! Reminders go through the durable outbox of the webhooks (`webhook_deliveries`, channel
-//! `mail`): [`enqueue`] writes them in the transaction that appends the game change that
-//! causes them, so they exist exactly when their cause was committed, and the webhook worker
-//! ([`crate::webhooks::spawn_worker`]) sends them with the same leases, retries, backoff and
-//! give-up. A reminder is dropped instead of sent when it is no longer true at the time it
+//! Reminders go through the durable outbox ([`crate::outbox`], `webhook_deliveries`,
+//! channel `mail`): [`enqueue`] writes them in the transaction that appends the game change
+//! that causes them, so they exist exactly when their cause was committed, and the outbox's
+//! worker sends them on a lane of their own with the same leases, retries, backoff and
+//! give-up as webhooks. A reminder is dropped instead of sent when it is no longer true at the time it
 //! is due: the move was made, the address or the choice went, the inbox is empty. A deadline
 //! reminder is written at once with its due time in the future (`deadline − N hours`).
 //!
@@ -29,12 +29,12 @@ use sha2::{Digest, Sha256};
 
 use rules::Game;
 
+use crate::outbox::{Announcements, GAME_FINISHED, YOUR_TURN, announced_actions};
 use crate::store::json::JsonValue;
 use crate::store::{
     CHANNEL_MAIL, DeliveryRow, ListQuery, MailSettingsRow, MailVerificationRow, PENDING, Store,
     StoreError, Tx,
 };
-use crate::webhooks::{GAME_FINISHED, YOUR_TURN};
 
 /// Reminder kind: a move deadline is less than the chosen hours away.
 pub const DEADLINE_SOON: &str = "deadline_soon";
@@ -468,7 +468,7 @@ fn mail_row(
 /// transaction that appends it (`version`: the game's version after it), for the people
 /// with a verified address:
 ///
-/// - a new ask ([`crate::webhooks::new_asks`]): `your_turn` now, and `deadline_soon` due
+/// - a new ask ([`crate::outbox::new_asks`]): `your_turn` now, and `deadline_soon` due
 ///   `deadline_hours` before the seat's deadline (older pending ones of the game are
 ///   dropped); for a digest account instead a `digest` due after the digest interval,
 ///   unless one is pending already;
@@ -481,7 +481,7 @@ pub fn enqueue(
     game_id: &str,
     version: i32,
     after: &Game,
-    news: &crate::webhooks::Announcements<'_>,
+    news: &Announcements<'_>,
     digest_interval: Duration,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
@@ -648,7 +648,7 @@ pub fn render(
     let p = &d.payload.0;
     let link = format!("{public_url}/#/games/{}", d.game_id);
     let title = game_title(p);
-    let actions = crate::webhooks::announced_actions(p)
+    let actions = announced_actions(p)
         .map(|a| a.join(" or "))
         .unwrap_or_default();
     let deadline = text(p, "deadline_at")

@@ -294,13 +294,23 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         service = service.with_mail(mail.digest_interval);
     }
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
-    let mut worker = stammtisch::webhooks::WorkerConfig::from_config(&config);
+    let mut worker = config.outbox_worker();
     worker.clock = clock.clone();
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
         .map_err(|e| anyhow::anyhow!(e))?
         .with_clock(clock);
     let store_for_worker = service.store().clone();
     let shutdown_rx_worker = shutdown_rx.clone();
+    let streams = stammtisch::games::live::Hub::new(stammtisch::games::live::Wiring {
+        service: service.clone(),
+        accounts: accounts.clone(),
+        limits: limits.clone(),
+        shutdown: shutdown_rx.clone(),
+        poll: config.stream_poll,
+        keep_alive: config.stream_keep_alive,
+        check_every: config.stream_revocation_check,
+        render: http::stream::render_event,
+    });
     let state = web::Data::new(AppState {
         service,
         accounts,
@@ -312,9 +322,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         body_timeout: config.body_timeout,
         metrics: http::ops::Metrics::default(),
         shutdown: shutdown_rx,
-        stream_poll: config.stream_poll,
-        stream_keep_alive: config.stream_keep_alive,
-        streams: http::stream::Hub::new(config.stream_revocation_check),
+        streams,
         webhooks,
         mail,
     });
@@ -373,7 +381,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     ) {
         mail.public_url = format!("http://{addr}");
     }
-    stammtisch::webhooks::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
+    stammtisch::outbox::worker::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
     std::io::stdout().flush()?;
     tracing::info!(?backend, "stammtisch is serving");
     let server = server.disable_signals().run();

@@ -73,7 +73,7 @@ impl Service {
         before: &Game,
         after: &Game,
     ) -> Result<(), StoreError> {
-        let news = crate::webhooks::Announcements::of(before, after);
+        let news = crate::outbox::Announcements::of(before, after);
         let now = self.clock.naive();
         crate::webhooks::enqueue(tx, game_id, version, after, &news, now)?;
         if let Some(digest) = self.mail_digest {

@@ -1,11 +1,14 @@
 //! Use cases: load a game from its events → decide → append, with bots acting in the same
 //! request, optimistic concurrency, bounded retries and durable idempotency.
 //!
-//! Blocking: call from `web::block`. Knows no HTTP; returns [`ServiceError`].
+//! Blocking: call from `web::block`. Knows no HTTP; returns [`ServiceError`]. The one async
+//! part is [`live`], the live-stream engine (the HTTP layer frames its output as
+//! server-sent events).
 
 mod access;
 mod commands;
 mod expiry;
+pub mod live;
 mod lobby;
 mod reads;
 

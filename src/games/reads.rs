@@ -209,7 +209,7 @@ impl Service {
     }
 
     /// A page of the game's events after `after` for live streams, for every seat at once
-    /// (one read serves all of a game's streams, `crate::http::stream`): the events of every
+    /// (one read serves all of a game's streams, [`live`]): the events of every
     /// audience but the server's, who may see which ([`Access`]), and `upto`, the seq up
     /// to which the page covers the game (events past the last row and up to `upto` are for
     /// the server only). The caller filters each event by its viewer's audience. With

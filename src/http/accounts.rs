@@ -273,7 +273,7 @@ pub async fn register_guest(
     let (row, issued) = blocking(move || {
         let registered = state.accounts.register_guest(&caller.id, name, &password)?;
         // The guest's tokens are revoked: so are the streams they opened.
-        state.streams.recheck(&state.accounts, &caller.id);
+        state.streams.recheck(&caller.id);
         Ok::<_, ApiError>(registered)
     })
     .await?;
@@ -320,7 +320,7 @@ pub async fn change_password(
             &new_password,
             &address,
         )?;
-        state.streams.recheck(&state.accounts, &caller.id);
+        state.streams.recheck(&caller.id);
         Ok::<_, ApiError>(issued)
     })
     .await?;
@@ -348,7 +348,7 @@ pub async fn logout_everywhere(
         state.accounts.logout_everywhere(&caller.id)?;
         // This replica's streams of the account end before the answer (others' within
         // `STREAM_REVOCATION_CHECK_MS`).
-        state.streams.recheck(&state.accounts, &caller.id);
+        state.streams.recheck(&caller.id);
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -386,7 +386,7 @@ pub async fn delete_me(
             .accounts
             .delete(&caller.id, password.as_deref(), &address)
             ?;
-        state.streams.recheck(&state.accounts, &caller.id);
+        state.streams.recheck(&caller.id);
         // The account is gone either way; a game that cannot be handed over is logged.
         if let Err(e) = state.service.hand_over_seats(&caller.id) {
             tracing::warn!(error = %crate::telemetry::Chain(&e), "could not hand a deleted account's seats to bots");

@@ -56,12 +56,9 @@ pub struct AppState {
     pub metrics: ops::Metrics,
     /// Turns true when the server shuts down (streams end).
     pub shutdown: tokio::sync::watch::Receiver<bool>,
-    /// A game's shared stream reader re-reads the table at least this often.
-    pub stream_poll: std::time::Duration,
-    /// Live streams send a comment after this much silence.
-    pub stream_keep_alive: std::time::Duration,
-    /// The shared readers of the games with live streams on this replica.
-    pub streams: stream::Hub,
+    /// The live-stream engine: the shared readers of the games with live streams on this
+    /// replica.
+    pub streams: crate::games::live::Hub,
     /// Webhook registrations.
     pub webhooks: crate::webhooks::Webhooks,
     /// E-mail addresses, their verification and reminder choices.

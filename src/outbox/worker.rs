@@ -1,0 +1,542 @@
+//! The outbox's worker: every replica runs one, with a sender lane per channel (webhooks,
+//! mail), each with its own capacity, so mail never waits for webhooks, nor webhooks for
+//! mail. A lane claims the due rows its [`Gate`] admits, drops those no longer true, leases
+//! the others and sends each on a thread of its own (a signed POST, [`crate::webhooks::sign`],
+//! to the addresses the webhook's host resolves to and its policy allows; a mail rendered
+//! when it is sent, [`crate::mail::render`]), then records the outcome: `delivered`,
+//! another attempt after a backoff, or `failed` after [`MAX_ATTEMPTS`].
+//!
+//! Blocking: runs on threads of its own.
+
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use chrono::{NaiveDateTime, TimeDelta};
+
+use super::gate::{Gate, LaneLimits};
+use super::{DeliveryLimits, MAX_ATTEMPTS, MAX_BACKOFF, YOUR_TURN, announced_actions};
+use crate::store::{
+    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, Store, StoreError,
+    Tx,
+};
+use crate::webhooks::{CheckedResolver, DELIVERY_HEADER, SIGNATURE_HEADER, Targets, sign};
+
+/// How the delivery worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// The wait after a first failed attempt; it doubles with each further failure, up to
+    /// [`MAX_BACKOFF`] (`WEBHOOK_BACKOFF_MS`).
+    pub backoff: Duration,
+    /// The limit of one POST, connect to last byte (`WEBHOOK_TIMEOUT_MS`).
+    pub timeout: Duration,
+    /// Which addresses a delivery may connect to (`WEBHOOK_ALLOW_LOOPBACK`).
+    pub targets: Targets,
+    /// How often the outbox is looked at when nothing ends meanwhile (200 ms).
+    pub poll: Duration,
+    /// How much is sent at once, per account and per URL, and when a URL is paused.
+    pub limits: DeliveryLimits,
+    /// E-mail reminders (`SMTP_URL` set), sent from the same outbox; `None`: mail rows
+    /// are dropped.
+    pub mail: Option<crate::mail::MailConfig>,
+    /// What due dates, leases, backoffs, pauses and signature timestamps are measured
+    /// against (the system clock unless the server runs with a test clock).
+    pub clock: crate::clock::Clock,
+}
+
+impl WorkerConfig {
+    /// How long a claimed delivery stays invisible to other workers: twice the POST
+    /// timeout, so a lease never ends while its POST can still be under way.
+    #[must_use]
+    pub fn lease(&self) -> Duration {
+        self.timeout.saturating_mul(2)
+    }
+
+    /// The wait before attempt `attempts + 1`, after `attempts` failed ones.
+    #[must_use]
+    pub fn backoff_after(&self, attempts: i32) -> Duration {
+        let doublings = u32::try_from(attempts.saturating_sub(1))
+            .unwrap_or(0)
+            .min(30);
+        self.backoff
+            .saturating_mul(1u32 << doublings)
+            .min(MAX_BACKOFF)
+    }
+}
+
+fn delta(d: Duration) -> TimeDelta {
+    TimeDelta::from_std(d).unwrap_or(TimeDelta::MAX)
+}
+
+/// Where a leased delivery goes.
+enum Target {
+    /// A webhook POST.
+    Hook {
+        /// The URL.
+        url: String,
+        /// The HMAC key.
+        secret: String,
+    },
+    /// A mail, rendered.
+    Mail(crate::mail::Outgoing),
+}
+
+/// A delivery a worker has leased, with where it goes.
+struct Claimed {
+    delivery: DeliveryRow,
+    target: Target,
+}
+
+impl Claimed {
+    /// The URL a webhook delivery goes to (`None`: a mail), the key of the per-target limit
+    /// and of the breaker.
+    fn url(&self) -> Option<&str> {
+        match &self.target {
+            Target::Hook { url, .. } => Some(url),
+            Target::Mail(_) => None,
+        }
+    }
+}
+
+/// Whether the game still asks the delivery's account for the actions its `your_turn`
+/// payload announces: the seat is awaited with the same actions, and the game has not gone
+/// back to before the notification.
+fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<bool, StoreError> {
+    let announced = announced_actions(&d.payload.0).map(|a| a.join(","));
+    let Some(ask) = tx.seat_ask(&d.game_id, &d.account_id)? else {
+        return Ok(false);
+    };
+    Ok(ask.awaiting
+        && ask.action.is_some()
+        && ask.action == announced
+        && ask.version >= d.game_version)
+}
+
+/// Runs `f` with the outbox filter of a lane on `channel` whose gate is `gate`: the
+/// channel's due rows but those of accounts and URLs that have no room in the gate.
+fn with_due<T>(gate: &Gate, channel: &str, f: impl FnOnce(&Due<'_>) -> T) -> T {
+    let skip_accounts = gate.full_accounts();
+    let skip_urls = gate.full_targets();
+    f(&Due {
+        channel,
+        skip_accounts: &skip_accounts,
+        skip_urls: &skip_urls,
+    })
+}
+
+/// What one claim did: the deliveries leased to be sent now, and how many other due rows
+/// it settled (dropped, or postponed while their URL is paused).
+struct Claim {
+    leased: Vec<Claimed>,
+    settled: usize,
+}
+
+/// Takes the due deliveries of `channel` that `gate` admits now (as many as the lane has
+/// room for, at most `per_account` of an account and `per_target` to a URL in flight): drops
+/// the `your_turn` ones the game no longer asks for, postpones those whose URL is paused
+/// (without counting an attempt), counts an attempt for the others and leases them; those
+/// the gate does not admit stay due. PostgreSQL skips rows another replica holds (`FOR
+/// UPDATE SKIP LOCKED`), so no delivery is sent twice at the same time. `gate` is this
+/// claim's copy of the lane's gate; the leased deliveries are started in it.
+///
+/// Mails (channel `mail`) are rendered here ([`crate::mail::render`]); one no longer
+/// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
+/// every mail while mail is off.
+fn claim(
+    full: &mut Tx<'_>,
+    config: &WorkerConfig,
+    channel: &str,
+    gate: &mut Gate,
+) -> Result<Claim, StoreError> {
+    let now = config.clock.naive();
+    let mut done = Claim {
+        leased: Vec::new(),
+        settled: 0,
+    };
+    let free = gate.free();
+    if free == 0 {
+        return Ok(done);
+    }
+    // Rows the gate turns away in this claim (an account or URL filled by the rows before)
+    // still take room in the window; the next claim skips them in the query.
+    let window = i64::try_from(free.saturating_mul(4).clamp(16, 256)).unwrap_or(256);
+    let due = with_due(gate, channel, |due| full.due_deliveries(due, now, window))?;
+    if due.is_empty() {
+        return Ok(done);
+    }
+    let hook_ids: Vec<&str> = due.iter().filter_map(|d| d.webhook_id.as_deref()).collect();
+    let hooks = full.webhooks_by_id(&hook_ids)?;
+    let lease_until = now + delta(config.lease());
+    for mut delivery in due {
+        if gate.free() == 0 {
+            break;
+        }
+        let asks_move = delivery.kind == YOUR_TURN || delivery.kind == crate::mail::DEADLINE_SOON;
+        if asks_move && !still_asked(full, &delivery)? {
+            full.finish_delivery(
+                &delivery.id,
+                DROPPED,
+                Some("the game no longer asks for this move"),
+                now,
+            )?;
+            tracing::debug!(
+                delivery = delivery.id,
+                "dropped a notification for a move no longer asked"
+            );
+            done.settled += 1;
+            continue;
+        }
+        let hook = if delivery.channel == CHANNEL_MAIL {
+            None
+        } else {
+            // The foreign key deletes deliveries with their webhook, so this always finds one.
+            let Some(hook) = hooks
+                .iter()
+                .find(|h| Some(h.id.as_str()) == delivery.webhook_id.as_deref())
+            else {
+                continue;
+            };
+            Some(hook)
+        };
+        let url = hook.map(|h| h.url.as_str());
+        if let Some(until) = url.and_then(|url| gate.paused_until(url, now)) {
+            full.postpone_delivery(&delivery.id, until)?;
+            tracing::debug!(
+                delivery = delivery.id,
+                %until,
+                "postponed a delivery while its target is paused"
+            );
+            done.settled += 1;
+            continue;
+        }
+        if !gate.admits(url, &delivery.account_id, now) {
+            continue;
+        }
+        let target = if let Some(hook) = hook {
+            Target::Hook {
+                url: hook.url.clone(),
+                secret: hook.secret.clone(),
+            }
+        } else {
+            let rendered = match &config.mail {
+                Some(mail) => crate::mail::render(full, &delivery, &mail.public_url)?,
+                None => None,
+            };
+            let Some(mail) = rendered else {
+                full.finish_delivery(
+                    &delivery.id,
+                    DROPPED,
+                    Some("no longer wanted (address, choice or inbox changed, or mail is off)"),
+                    now,
+                )?;
+                done.settled += 1;
+                continue;
+            };
+            Target::Mail(mail)
+        };
+        full.lease_delivery(&delivery.id, lease_until)?;
+        delivery.attempts += 1;
+        gate.start(url, &delivery.account_id);
+        done.leased.push(Claimed { delivery, target });
+    }
+    Ok(done)
+}
+
+/// Sends one delivery (a POST or a mail); `Err` describes a failed attempt.
+fn send(
+    agent: &ureq::Agent,
+    mailer: Option<&crate::mail::Mailer>,
+    clock: &crate::clock::Clock,
+    c: &Claimed,
+) -> Result<(), String> {
+    let (url, secret) = match &c.target {
+        Target::Hook { url, secret } => (url, secret),
+        Target::Mail(mail) => {
+            return match mailer {
+                Some(mailer) => mailer.send(mail),
+                None => Err("mail is not configured".into()),
+            };
+        }
+    };
+    let body = serde_json::to_string(&c.delivery.payload.0).map_err(|e| e.to_string())?;
+    let timestamp = clock.timestamp();
+    let signature = sign(secret, timestamp, body.as_bytes());
+    let response = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header(DELIVERY_HEADER, &c.delivery.id)
+        .header(SIGNATURE_HEADER, format!("t={timestamp},v1={signature}"))
+        .send(body.as_str())
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("the receiver answered {status}"))
+    }
+}
+
+/// Records the outcome of an attempt.
+fn record(
+    store: &Store,
+    config: &WorkerConfig,
+    c: &Claimed,
+    outcome: Result<(), String>,
+) -> Result<(), StoreError> {
+    let now = config.clock.naive();
+    let id = c.delivery.id.as_str();
+    store.write(|tx| match outcome {
+        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
+        Err(error) => {
+            let error: String = error.chars().take(500).collect();
+            if c.delivery.attempts >= MAX_ATTEMPTS {
+                tracing::warn!(delivery = id, error, "giving up a webhook delivery");
+                tx.finish_delivery(id, FAILED, Some(&error), now)
+            } else {
+                let wait = config.backoff_after(c.delivery.attempts);
+                tracing::info!(
+                    delivery = id,
+                    error,
+                    ?wait,
+                    "webhook delivery failed; will retry"
+                );
+                tx.retry_delivery(id, now + delta(wait), &error)
+            }
+        }
+    })
+}
+
+/// The HTTP client of the worker: the configured timeout, no redirects, no proxy (so the
+/// address checked is the address connected to), non-2xx statuses as answers rather than
+/// errors, and the [`CheckedResolver`] of the configured targets.
+#[must_use]
+pub fn agent(config: &WorkerConfig) -> ureq::Agent {
+    let http = ureq::Agent::config_builder()
+        .timeout_global(Some(config.timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .user_agent(concat!("stammtisch-webhooks/", env!("CARGO_PKG_VERSION")))
+        .build();
+    ureq::Agent::with_parts(
+        http,
+        ureq::unversioned::transport::DefaultConnector::default(),
+        CheckedResolver::new(config.targets),
+    )
+}
+
+/// What every sender of a replica shares.
+struct Worker {
+    store: Store,
+    config: WorkerConfig,
+    agent: ureq::Agent,
+    mailer: Option<crate::mail::Mailer>,
+}
+
+/// The in-flight deliveries of a lane, and a count of the sends ended so far (it wakes the
+/// lane's claimer, so a freed slot is used at once rather than at the next poll).
+struct LaneState {
+    gate: Gate,
+    ended: u64,
+}
+
+/// One sender lane: the deliveries of one outbox channel, with sender capacity of its own,
+/// so mail never waits for webhooks, nor webhooks for mail. Its claimer thread claims what
+/// the lane's [`Gate`] admits and starts a thread per delivery; each send ends on its own
+/// and frees its slot, so a slow receiver holds back only what waits for its own slots.
+struct Lane {
+    channel: &'static str,
+    state: Mutex<LaneState>,
+    changed: Condvar,
+}
+
+impl Lane {
+    fn new(channel: &'static str, limits: LaneLimits) -> Arc<Self> {
+        Arc::new(Self {
+            channel,
+            state: Mutex::new(LaneState {
+                gate: Gate::new(limits),
+                ended: 0,
+            }),
+            changed: Condvar::new(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, LaneState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Claims until nothing more is due or admitted, waiting a poll interval (or until a
+    /// send ends) in between; until shutdown.
+    fn run(self: &Arc<Self>, worker: &Arc<Worker>, shutdown: &tokio::sync::watch::Receiver<bool>) {
+        while !*shutdown.borrow() {
+            let ended = self.lock().ended;
+            match self.dispatch(worker) {
+                Ok(progress) if progress > 0 => continue,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(channel = self.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
+                }
+            }
+            let state = self.lock();
+            if state.ended == ended {
+                let _ = self
+                    .changed
+                    .wait_timeout_while(state, worker.config.poll, |s| s.ended == ended);
+            }
+        }
+    }
+
+    /// One claim: starts a sender per leased delivery; returns how many due rows it leased
+    /// or settled.
+    fn dispatch(self: &Arc<Self>, worker: &Arc<Worker>) -> Result<usize, StoreError> {
+        let now = worker.config.clock.naive();
+        // A copy: the claim must not hold the lock (senders end meanwhile, which only frees
+        // room), and a claim that fails leaves the lane's gate untouched.
+        let mut gate = {
+            let state = self.lock();
+            if state.gate.free() == 0 {
+                return Ok(0);
+            }
+            state.gate.clone()
+        };
+        let any = with_due(&gate, self.channel, |due| {
+            worker.store.read(|tx| tx.any_due(due, now))
+        })?;
+        if !any {
+            return Ok(0);
+        }
+        let claim = worker
+            .store
+            .write(|tx| claim(tx, &worker.config, self.channel, &mut gate))?;
+        {
+            let mut state = self.lock();
+            for c in &claim.leased {
+                state.gate.start(c.url(), &c.delivery.account_id);
+            }
+        }
+        let progress = claim.settled + claim.leased.len();
+        for c in claim.leased {
+            self.spawn_send(worker, c);
+        }
+        Ok(progress)
+    }
+
+    /// Sends and records one delivery on a thread of its own.
+    fn spawn_send(self: &Arc<Self>, worker: &Arc<Worker>, c: Claimed) {
+        let slot = Slot {
+            lane: Arc::clone(self),
+            url: c.url().map(str::to_owned),
+            account: c.delivery.account_id.clone(),
+        };
+        let worker = Arc::clone(worker);
+        let spawned = std::thread::Builder::new()
+            .name(format!("{}-send", self.channel))
+            .spawn(move || {
+                let clock = &worker.config.clock;
+                let outcome = send(&worker.agent, worker.mailer.as_ref(), clock, &c);
+                // The breaker learns the outcome before it is recorded: once the outbox
+                // shows a failure, the pause it caused is in force.
+                slot.outcome(outcome.is_ok(), clock.naive());
+                if let Err(e) = record(&worker.store, &worker.config, &c, outcome) {
+                    tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a delivery");
+                }
+            });
+        // On failure the closure, and with it the slot, is dropped: the slot is freed and
+        // the lease ends in time, as after a crash.
+        if let Err(e) = spawned {
+            tracing::error!(error = %crate::telemetry::Chain(&e), "cannot start a delivery");
+        }
+    }
+}
+
+/// A started delivery's place in its lane, freed when its sender ends, whichever way.
+struct Slot {
+    lane: Arc<Lane>,
+    url: Option<String>,
+    account: String,
+}
+
+impl Slot {
+    /// Tells the lane's breaker how the attempt went, at `now`.
+    fn outcome(&self, ok: bool, now: NaiveDateTime) {
+        self.lane.lock().gate.outcome(self.url.as_deref(), ok, now);
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut state = self.lane.lock();
+        state.gate.release(self.url.as_deref(), &self.account);
+        state.ended = state.ended.wrapping_add(1);
+        drop(state);
+        self.lane.changed.notify_all();
+    }
+}
+
+/// Sends due deliveries on threads of their own, until shutdown: one claimer thread per
+/// lane (webhooks, mail) looks at the outbox every 200 ms and whenever a send ends, and
+/// starts a thread per delivery it leases. Every replica runs one of each; leases (and
+/// `SKIP LOCKED` on PostgreSQL) keep them from sending the same delivery at once.
+pub fn spawn_worker(
+    store: Store,
+    config: WorkerConfig,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let mailer = config
+        .mail
+        .as_ref()
+        .and_then(|m| match crate::mail::Mailer::new(m) {
+            Ok(mailer) => Some(mailer),
+            Err(e) => {
+                tracing::error!(error = e, "cannot send mail");
+                None
+            }
+        });
+    let lanes = [
+        (
+            "webhooks",
+            Lane::new(CHANNEL_WEBHOOK, config.limits.webhook_lane()),
+        ),
+        ("mail", Lane::new(CHANNEL_MAIL, config.limits.mail_lane())),
+    ];
+    let worker = Arc::new(Worker {
+        agent: agent(&config),
+        store,
+        config,
+        mailer,
+    });
+    for (name, lane) in lanes {
+        let worker = Arc::clone(&worker);
+        let shutdown = shutdown.clone();
+        let spawned = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || lane.run(&worker, &shutdown));
+        if let Err(e) = spawned {
+            tracing::error!(lane = name, error = %crate::telemetry::Chain(&e), "cannot start a delivery worker");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_the_base_up_to_ten_minutes() {
+        let config = WorkerConfig {
+            backoff: Duration::from_secs(1),
+            timeout: Duration::from_secs(10),
+            targets: Targets::default(),
+            poll: Duration::from_millis(200),
+            limits: DeliveryLimits::default(),
+            mail: None,
+            clock: crate::clock::Clock::system(),
+        };
+        let waits: Vec<u64> = (1..=12)
+            .map(|n| config.backoff_after(n).as_secs())
+            .collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600]);
+        assert_eq!(config.backoff_after(i32::MAX), MAX_BACKOFF);
+        assert_eq!(config.lease(), Duration::from_secs(20));
+    }
+}
