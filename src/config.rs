@@ -5,6 +5,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::store::SqliteSynchronous;
 use crate::webhooks::targets::Targets;
 
 /// Which browser origins may call the API from another origin (CORS).
@@ -157,28 +158,6 @@ pub struct Config {
     /// forward (`crate::clock`), so that anyone who can reach the server can move every
     /// deadline, expiry and token lifetime. Never set it on a server people use.
     pub test_clock: bool,
-}
-
-/// SQLite's `synchronous` pragma.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SqliteSynchronous {
-    /// Sync the WAL at every commit.
-    #[default]
-    Full,
-    /// Sync at checkpoints only.
-    Normal,
-}
-
-impl FromStr for SqliteSynchronous {
-    type Err = &'static str;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "full" => Ok(Self::Full),
-            "normal" => Ok(Self::Normal),
-            _ => Err("use full or normal"),
-        }
-    }
 }
 
 /// The shortest `JWT_SECRET` accepted, in bytes.

@@ -19,6 +19,7 @@ pub mod schema;
 pub mod tx;
 pub mod wakeups;
 
+use std::str::FromStr;
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
@@ -344,11 +345,33 @@ where
     }
 }
 
+/// SQLite's `synchronous` pragma.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SqliteSynchronous {
+    /// Sync the WAL at every commit.
+    #[default]
+    Full,
+    /// Sync at checkpoints only.
+    Normal,
+}
+
+impl FromStr for SqliteSynchronous {
+    type Err = &'static str;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "full" => Ok(Self::Full),
+            "normal" => Ok(Self::Normal),
+            _ => Err("use full or normal"),
+        }
+    }
+}
+
 /// How to open a store.
 #[derive(Debug, Clone, Copy)]
 pub struct StoreOptions {
     /// SQLite's `synchronous` pragma (ignored on PostgreSQL).
-    pub sqlite_synchronous: crate::config::SqliteSynchronous,
+    pub sqlite_synchronous: SqliteSynchronous,
     /// How long a request waits for a connection (`DATABASE_POOL_TIMEOUT_MS`).
     pub pool_timeout: Duration,
 }
@@ -356,7 +379,7 @@ pub struct StoreOptions {
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
-            sqlite_synchronous: crate::config::SqliteSynchronous::default(),
+            sqlite_synchronous: SqliteSynchronous::default(),
             pool_timeout: DEFAULT_POOL_TIMEOUT,
         }
     }
@@ -412,8 +435,8 @@ impl Store {
                     .test_on_check_out(false)
                     .connection_customizer(Box::new(SqlitePragmas {
                         synchronous: match options.sqlite_synchronous {
-                            crate::config::SqliteSynchronous::Full => "FULL",
-                            crate::config::SqliteSynchronous::Normal => "NORMAL",
+                            SqliteSynchronous::Full => "FULL",
+                            SqliteSynchronous::Normal => "NORMAL",
                         },
                     }))
                     .build(manager)?,

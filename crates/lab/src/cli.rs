@@ -8,7 +8,8 @@ use std::time::Instant;
 use rules::bots::ExpertConfig;
 use rules::{Options, Preset, Ruleset};
 
-use crate::study::{Lineup, Study, Variant};
+use crate::study::{Lineup, Study};
+use crate::variant::Variant;
 
 /// Plays all-bot games and writes a balance report.
 #[derive(clap::Args, Debug, Clone)]

@@ -16,6 +16,8 @@ pub mod report;
 pub mod study;
 pub mod summary;
 pub mod svg;
+pub mod variant;
 
 pub use cli::SimulateArgs;
-pub use study::{Lineup, Results, Study, Variant};
+pub use study::{Lineup, Results, Study};
+pub use variant::Variant;

@@ -8,35 +8,12 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use rules::bots::ExpertConfig;
-use rules::{BotStrategy, Options, Preset, Ruleset};
+use rules::{BotStrategy, Ruleset};
 use serde::Serialize;
 
 use crate::play::{LabDealer, derive, play_game};
 use crate::summary::{ConfigSummary, summarize};
-
-/// A named set of options.
-#[derive(Clone, Debug, Serialize)]
-pub struct Variant {
-    /// The name in the report, e.g. `standard`.
-    pub label: String,
-    /// The options.
-    pub options: Options,
-}
-
-impl Variant {
-    /// A 6-nimmt preset, with the default end.
-    #[must_use]
-    pub fn preset(preset: Preset) -> Self {
-        let label = serde_json::to_value(preset)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        Self {
-            label,
-            options: preset.options(),
-        }
-    }
-}
+use crate::variant::Variant;
 
 /// Strategies by seat: entries `name` or `name=count`; the one entry without a count fills
 /// the seats the others leave (`expert=1,heuristic`: one expert, the rest heuristic).

@@ -11,7 +11,7 @@ use rules::{BotStrategy, Options, Ruleset};
 use serde::Serialize;
 
 use crate::play::GameRecord;
-use crate::study::Variant;
+use crate::variant::Variant;
 
 /// A mean with the half-width of its 95 % confidence interval.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
