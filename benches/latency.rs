@@ -87,7 +87,7 @@ fn main() {
             let elapsed = start.elapsed();
             match outcome {
                 CommandOutcome::Applied(body) => (body.version, elapsed),
-                CommandOutcome::Replayed(_) => unreachable!("no idempotency keys here"),
+                CommandOutcome::Replayed { .. } => unreachable!("no idempotency keys here"),
             }
         };
         run("bert", Command::Join {});

@@ -16,6 +16,7 @@ pub mod fairness;
 pub mod games;
 pub mod group;
 pub mod http;
+pub mod ids;
 pub mod limits;
 pub mod mail;
 pub mod notify;

@@ -33,8 +33,14 @@ pub(super) fn lanes(
 pub enum CommandOutcome {
     /// Applied now.
     Applied(Box<GameBody>),
-    /// A repeated idempotency key: the first response, verbatim.
-    Replayed(Value),
+    /// A repeated idempotency key: the first response, verbatim, and the version it left
+    /// the game at.
+    Replayed {
+        /// The game's version after the first command.
+        version: i32,
+        /// The first response.
+        body: Value,
+    },
 }
 
 /// A command request.
@@ -275,7 +281,13 @@ impl Service {
             {
                 return Err(ServiceError::IdempotencyKeyReused);
             } else {
-                return Ok(CommandOutcome::Replayed(stored.response));
+                // Every stored answer has its version (the migration that added the column
+                // filled it in for the older ones).
+                let version = stored.version.unwrap_or_default();
+                return Ok(CommandOutcome::Replayed {
+                    version,
+                    body: stored.response,
+                });
             }
         }
         let (row, version, before) = self.load_row(tx, req.game)?;
@@ -287,7 +299,12 @@ impl Service {
         *committed = Some((new_version, game));
         if let Some(key) = req.idempotency_key {
             let json = serde_json::to_value(&response).map_err(ServiceError::Encode)?;
-            tx.save_idempotent_response(req.game, req.account, key, &request_hash, 200, &json)?;
+            let answer = IdempotentAnswer {
+                status: 200,
+                version: new_version,
+                response: &json,
+            };
+            tx.save_idempotent_response(req.game, req.account, key, &request_hash, answer)?;
         }
         Ok(CommandOutcome::Applied(Box::new(response)))
     }

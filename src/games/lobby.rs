@@ -490,7 +490,7 @@ impl Service {
                     };
                     return match self.attempt(tx, &join, &mut committed)? {
                         CommandOutcome::Applied(body) => Ok((*body, false)),
-                        CommandOutcome::Replayed(_) => Err(Contention::Busy.into()),
+                        CommandOutcome::Replayed { .. } => Err(Contention::Busy.into()),
                     };
                 }
                 let open = tx.open_lobbies(req.account)?;

@@ -30,8 +30,8 @@ use crate::fairness::{self, SeededDealer};
 use std::collections::HashMap;
 
 use crate::store::{
-    Append, BatchReads, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, PersonRow,
-    SeatRow, Store, StoreError, StoredEvent, Tx,
+    Append, BatchReads, GameIndex, GameRow, GameSummaryRow, IdempotentAnswer, ListQuery, NewEvent,
+    PersonRow, SeatRow, Store, StoreError, StoredEvent, Tx,
 };
 
 /// How long an idempotency key answers with its first response.

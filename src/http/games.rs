@@ -124,7 +124,7 @@ pub struct EventPage {
 }
 
 /// Parses a game id from a path (not a UUID: 404).
-pub(crate) fn game_id(raw: &str) -> Result<String, ApiError> {
+pub(crate) fn game_id(raw: &str) -> Result<crate::ids::GameId, ApiError> {
     super::parse_id(raw, "game")
 }
 
@@ -355,39 +355,33 @@ pub async fn post_command(
     req: HttpRequest,
     body: Result<Body<super::StrictObject>, actix_web::Error>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    // The account is checked first, as `Caller` does for every other handler: a revoked
-    // token hears 401 whatever else is wrong with the request. A well-formed command's
-    // account is checked with the command itself (in its group-commit batch: one read for
-    // the batch, no hand-off or connection of its own); a malformed one's here,
-    // before its 400 or 422.
-    let body = match body {
-        Ok(body) => body,
+    // The account is checked once, as `Caller` does for every other handler, so that a
+    // revoked token hears 401 whatever else is wrong with the request: a well-formed
+    // command's account with the command itself (in its group-commit batch: one read for
+    // the batch, no hand-off or connection of its own), a malformed one's here, before its
+    // 400 or 422. Parsing is cheap and needs no thread of its own.
+    let parsed = body.and_then(|body| {
+        let (id, expected, key) = (
+            game_id(&path)?,
+            if_match(req.headers())?,
+            idempotency_key(req.headers())?,
+        );
+        let (command, invite_code) = command_of(body.0.0)?;
+        Ok::<_, actix_web::Error>((id, expected, key, command, invite_code))
+    });
+    let (id, expected, key, command, invite_code) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let st = state.clone();
             blocking(move || claimed.resolve(&st)).await?;
             return Err(e);
         }
     };
-    let id = game_id(&path);
     // Announced before the hand-off to a blocking thread, so that a group-commit batch
     // being formed may wait for it (`crate::group`).
-    let announced = id.as_ref().ok().and_then(|id| state.service.announce(id));
-    let expected = if_match(req.headers());
-    let key = idempotency_key(req.headers());
+    let announced = state.service.announce(&id);
     let st = state.clone();
     let outcome = blocking(move || {
-        let parsed = (|| {
-            let (id, expected, key) = (id?, expected?, key?);
-            let (command, invite_code) = command_of(body.0.0)?;
-            Ok::<_, ApiError>((id, expected, key, command, invite_code))
-        })();
-        let (id, expected, key, command, invite_code) = match parsed {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                claimed.resolve(&st)?;
-                return Err(e);
-            }
-        };
         st.service
             .execute(&CommandRequest {
                 game: &id,
@@ -413,16 +407,10 @@ pub async fn post_command(
             Metrics::inc(&state.metrics.commands_applied);
             Ok(game_response(actix_web::http::StatusCode::OK, &body))
         }
-        CommandOutcome::Replayed(json) => {
-            let version = json
-                .get("version")
-                .and_then(serde_json::Value::as_i64)
-                .unwrap_or_default();
-            Ok(HttpResponse::Ok()
-                .insert_header((header::ETAG, format!("\"{version}\"")))
-                .insert_header(("Idempotent-Replayed", "true"))
-                .json(json))
-        }
+        CommandOutcome::Replayed { version, body } => Ok(HttpResponse::Ok()
+            .insert_header(etag(version))
+            .insert_header(("Idempotent-Replayed", "true"))
+            .json(body)),
     }
 }
 
@@ -488,7 +476,7 @@ pub async fn join_by_invite(
                 .json(&*body))
         }
         // No Idempotency-Key is sent here, so nothing is replayed.
-        CommandOutcome::Replayed(json) => Ok(HttpResponse::Ok().json(json)),
+        CommandOutcome::Replayed { body, .. } => Ok(HttpResponse::Ok().json(body)),
     }
 }
 

@@ -359,10 +359,11 @@ pub(crate) fn client_address(req: &actix_web::HttpRequest) -> String {
 }
 
 /// Parses a resource id from a path; anything but a UUID is "not found".
-pub(crate) fn parse_id(raw: &str, what: &'static str) -> Result<String, errors::ApiError> {
-    uuid::Uuid::parse_str(raw)
-        .map(|u| u.to_string())
-        .map_err(|_| errors::ApiError::NotFound(what))
+pub(crate) fn parse_id<K>(
+    raw: &str,
+    what: &'static str,
+) -> Result<crate::ids::Id<K>, errors::ApiError> {
+    crate::ids::Id::parse(raw).ok_or(errors::ApiError::NotFound(what))
 }
 
 /// The `ETag` header for a version: `"<version>"`.

@@ -229,7 +229,7 @@ pub async fn player(
     caller: Caller,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = super::parse_id(&path, "player")?;
+    let id: crate::ids::AccountId = super::parse_id(&path, "player")?;
     let profile = blocking(move || state.ratings.profile(&id, &caller.id)).await?;
     let mut rulesets: Vec<RulesetRecord> = profile
         .stats
@@ -288,7 +288,7 @@ pub async fn player_games(
     path: web::Path<String>,
     params: web::Query<PageParams>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = super::parse_id(&path, "player")?;
+    let id: crate::ids::AccountId = super::parse_id(&path, "player")?;
     let limit = super::page_limit(params.limit)?;
     let cursor = params.into_inner().cursor;
     let history = blocking(move || {

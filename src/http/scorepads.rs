@@ -45,7 +45,7 @@ pub struct RecordRound {
     pub scores: Vec<i32>,
 }
 
-fn pad_id(raw: &str) -> Result<String, ApiError> {
+fn pad_id(raw: &str) -> Result<crate::ids::PadId, ApiError> {
     super::parse_id(raw, "score pad")
 }
 

@@ -147,7 +147,9 @@ pub async fn stream_events(
     blocking(move || st.service.events(&gid, &reader, after, 1).map(|_| ())).await?;
     let (limits, holder) = (state.limits.clone(), account.clone());
     let lease = blocking(move || limits.open_stream(&holder)).await?;
-    let live = state.streams.open(id, account, token_version, after, lease);
+    let live = state
+        .streams
+        .open(id.into(), account, token_version, after, lease);
     let body = futures_util::stream::unfold(live, |mut live| async move {
         live.next()
             .await

@@ -24,6 +24,23 @@ pub struct IdempotentRow {
     pub request_hash: Option<String>,
     /// When it was stored.
     pub created_at: NaiveDateTime,
+    /// The version the command left the game at (always set: the column's migration
+    /// filled it in for answers stored before).
+    pub version: Option<i32>,
+}
+
+/// An idempotency key's stored answer as read: status, response, request hash, time, version.
+type AnswerColumns = (i32, JsonValue, Option<String>, NaiveDateTime, Option<i32>);
+
+/// The first answer to a command with an idempotency key, to store.
+#[derive(Debug, Clone, Copy)]
+pub struct IdempotentAnswer<'a> {
+    /// Its HTTP status.
+    pub status: i32,
+    /// The version the command left the game at.
+    pub version: i32,
+    /// Its body.
+    pub response: &'a serde_json::Value,
 }
 
 /// What a group-commit batch asks before it decides ([`Tx::batch_reads`]).
@@ -107,23 +124,24 @@ impl Tx<'_> {
         key: &str,
     ) -> Result<Option<IdempotentRow>, StoreError> {
         on!(self, |c| {
-            let row: Option<(i32, JsonValue, Option<String>, NaiveDateTime)> =
-                idempotency_keys::table
-                    .find((game, account, key))
-                    .select((
-                        idempotency_keys::status,
-                        idempotency_keys::response,
-                        idempotency_keys::request_hash,
-                        idempotency_keys::created_at,
-                    ))
-                    .first(c)
-                    .optional()?;
+            let row: Option<AnswerColumns> = idempotency_keys::table
+                .find((game, account, key))
+                .select((
+                    idempotency_keys::status,
+                    idempotency_keys::response,
+                    idempotency_keys::request_hash,
+                    idempotency_keys::created_at,
+                    idempotency_keys::version,
+                ))
+                .first(c)
+                .optional()?;
             Ok(row.map(
-                |(status, response, request_hash, created_at)| IdempotentRow {
+                |(status, response, request_hash, created_at, version)| IdempotentRow {
                     status,
                     response: response.0,
                     request_hash,
                     created_at,
+                    version,
                 },
             ))
         })
@@ -168,8 +186,7 @@ impl Tx<'_> {
         account: &str,
         key: &str,
         request_hash: &str,
-        status: i32,
-        response: &serde_json::Value,
+        answer: IdempotentAnswer<'_>,
     ) -> Result<(), StoreError> {
         on!(self, |c| {
             diesel::insert_into(idempotency_keys::table)
@@ -178,9 +195,10 @@ impl Tx<'_> {
                     idempotency_keys::account_id.eq(account),
                     idempotency_keys::key.eq(key),
                     idempotency_keys::request_hash.eq(request_hash),
-                    idempotency_keys::status.eq(status),
-                    idempotency_keys::response.eq(JsonValue(response.clone())),
+                    idempotency_keys::status.eq(answer.status),
+                    idempotency_keys::response.eq(JsonValue(answer.response.clone())),
                     idempotency_keys::created_at.eq(self.now),
+                    idempotency_keys::version.eq(answer.version),
                 ))
                 .execute(c)
                 .map_err(conflict_or)?;

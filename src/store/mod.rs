@@ -37,7 +37,7 @@ use crate::clock::Clock;
 
 pub use accounts::{AccountRow, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use analytics::{FeedCursor, FeedLag};
-pub use commands::{BatchQuery, BatchReads, IdempotentRow, KeyCounts, PersonRow};
+pub use commands::{BatchQuery, BatchReads, IdempotentAnswer, IdempotentRow, KeyCounts, PersonRow};
 pub use games::{
     Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent,
 };

@@ -82,6 +82,7 @@ diesel::table! {
         response -> Jsonb,
         created_at -> Timestamp,
         request_hash -> Nullable<Text>,
+        version -> Nullable<Int4>,
     }
 }
 
