@@ -1,7 +1,12 @@
 //! The reference web client: the files of `clients/web/dist/`, embedded in the binary at
 //! build time (so a fresh `cargo run --release` serves it with no Node installed) and
 //! served at `/`. The client routes with the URL fragment, so no fallback route is needed.
-//! Files are revalidated by their SHA-256 `ETag` on every load (`Cache-Control: no-cache`).
+//!
+//! The page names its script and stylesheet with their content hash (`app.js?v=<hash>`):
+//! asked for under the hash it has, a file may be kept for a year (`Cache-Control:
+//! immutable`); anything else (the page, an old or missing hash) is revalidated by its
+//! SHA-256 `ETag` on every load (`no-cache`). Text files go out gzipped to a client that
+//! accepts it, compressed once per process.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse};
@@ -30,7 +35,14 @@ pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
         };
         return actix_web::ResponseError::error_response(&error);
     };
-    let etag = format!("\"{}\"", hex::encode(file.metadata.sha256_hash()));
+    let path = req.path().trim_start_matches('/');
+    let hash = hex::encode(file.metadata.sha256_hash());
+    let gzip = accepts_gzip(&req).then(|| gzipped(path)).flatten();
+    // A strong ETag names one representation: the gzipped one has its own.
+    let etag = match gzip {
+        Some(_) => format!("\"{hash}.gz\""),
+        None => format!("\"{hash}\""),
+    };
     let fresh = req
         .headers()
         .get(header::IF_NONE_MATCH)
@@ -44,13 +56,90 @@ pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
     // `X-Content-Type-Options: nosniff` comes with every answer (`super::headers`).
     response
         .insert_header((header::ETAG, etag))
-        .insert_header((header::CACHE_CONTROL, "no-cache"));
+        .insert_header((header::CACHE_CONTROL, cache_control(&req, &hash)));
+    if compressible(file.metadata.mimetype()) {
+        response.insert_header((header::VARY, "Accept-Encoding"));
+    }
     if fresh {
         return response.finish();
     }
-    response
-        .content_type(file.metadata.mimetype())
-        .body(file.data.into_owned())
+    response.content_type(file.metadata.mimetype());
+    match gzip {
+        Some(bytes) => response
+            .insert_header((header::CONTENT_ENCODING, "gzip"))
+            .body(bytes),
+        None => response.body(file.data.into_owned()),
+    }
+}
+
+/// How long a file may be kept: a year, unchanged, when the URL names the file's content
+/// (`?v=` and the first 12 hex digits of its SHA-256, as `clients/web/build.mjs` writes
+/// them); otherwise it is revalidated on every load.
+fn cache_control(req: &HttpRequest, hash: &str) -> &'static str {
+    let named = req
+        .query_string()
+        .split('&')
+        .any(|pair| pair.strip_prefix("v=").is_some_and(|v| hash.get(..12) == Some(v)));
+    if named {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    }
+}
+
+/// Whether the request accepts gzip (`Accept-Encoding`, not with `q=0`).
+fn accepts_gzip(req: &HttpRequest) -> bool {
+    req.headers()
+        .get_all(header::ACCEPT_ENCODING)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let coding = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
+}
+
+/// Text is worth compressing; images and fonts are compressed already.
+fn compressible(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime.ends_with("javascript")
+        || mime.ends_with("json")
+        || mime.ends_with("+xml")
+}
+
+/// The gzipped bytes of an embedded text file, compressed at the first request for any
+/// file and kept for the process; `None` for a file not worth it.
+fn gzipped(path: &str) -> Option<Vec<u8>> {
+    static GZIPPED: std::sync::OnceLock<std::collections::HashMap<String, Vec<u8>>> =
+        std::sync::OnceLock::new();
+    GZIPPED
+        .get_or_init(|| {
+            Assets::iter()
+                .filter_map(|name| {
+                    let file = Assets::get(&name)?;
+                    if !compressible(file.metadata.mimetype()) {
+                        return None;
+                    }
+                    let bytes = gzip(&file.data)?;
+                    (bytes.len() < file.data.len()).then(|| (name.into_owned(), bytes))
+                })
+                .collect()
+        })
+        .get(path)
+        .cloned()
+}
+
+fn gzip(data: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(data).ok()?;
+    encoder.finish().ok()
 }
 
 /// Whether the build embedded a client (`clients/web/dist/index.html`).
