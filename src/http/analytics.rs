@@ -51,7 +51,7 @@ pub struct FeedItem {
     /// commit order, which on PostgreSQL is not always position order (an append that
     /// commits late is delivered after what committed before it, never skipped).
     pub position: i64,
-    /// Game.
+    /// Id of the game the event belongs to.
     pub game_id: String,
     /// Position in the game's stream.
     pub seq: i32,

@@ -11,7 +11,7 @@ use super::errors::{ApiError, Problem};
 use super::{AppState, Body, blocking};
 use crate::webhooks::{CreatedWebhook, WebhookBody};
 
-/// A new webhook.
+/// The body of `POST /v1/webhooks`: where to send the caller's notifications.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
