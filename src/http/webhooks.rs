@@ -37,7 +37,7 @@ pub struct WebhookPage {
 /// game the caller sits in ends, the server POSTs a JSON notification there, signed with
 /// the `secret` of this response (shown only here): header `Stammtisch-Signature:
 /// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
-/// `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
+/// `Stammtisch-Delivery` (stable across retries). See docs/webhooks-and-mail.md, "Webhooks".
 #[utoipa::path(
     operation_id = "create_webhook",
     tag = "webhooks",

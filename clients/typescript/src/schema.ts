@@ -83,7 +83,7 @@ export interface paths {
          * Every game's public events in one global order (a game's name in `game_created` only
          *     while the game is public, `null` otherwise). A reader that follows `after` never
          *     misses an event that commits late: the feed shows only what no running transaction can
-         *     still precede (see README, "The analysts' feed"). With
+         *     still precede (see docs/architecture.md, "The analysts' feed"). With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
          */
         get: operations["analytics_feed"];
@@ -669,7 +669,7 @@ export interface paths {
          *     game the caller sits in ends, the server POSTs a JSON notification there, signed with
          *     the `secret` of this response (shown only here): header `Stammtisch-Signature:
          *     t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
-         *     `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
+         *     `Stammtisch-Delivery` (stable across retries). See docs/webhooks-and-mail.md, "Webhooks".
          */
         post: operations["create_webhook"];
         delete?: never;
