@@ -59,7 +59,7 @@ pub enum AccountError {
 /// stored.
 #[derive(Debug, Clone)]
 pub struct Account {
-    /// Id.
+    /// The account's id (a UUID v7).
     pub id: String,
     /// The name people see and log in with.
     pub name: String,
@@ -91,7 +91,7 @@ impl From<AccountRow> for Account {
 /// A freshly issued bearer token.
 #[derive(Debug, Clone)]
 pub struct Issued {
-    /// The JWT.
+    /// The signed JWT (HS256).
     pub token: String,
     /// Seconds until it expires.
     pub expires_in: u64,

@@ -55,7 +55,7 @@ pub enum PadServiceError {
 /// A score pad as its owner sees it.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PadBody {
-    /// Pad id.
+    /// The score pad's id (a UUID), as in `/v1/scorepads/{id}`.
     pub id: String,
     /// Number of events in the pad's stream (also the `ETag`).
     pub version: i32,

@@ -77,7 +77,7 @@ impl From<diesel::result::Error> for WebhookError {
 /// A webhook as its owner sees it (the secret is shown only at registration).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct WebhookBody {
-    /// Id.
+    /// The webhook's id (a UUID), as in `DELETE /v1/webhooks/{id}`.
     pub id: String,
     /// Where notifications are POSTed.
     pub url: String,
@@ -89,7 +89,7 @@ pub struct WebhookBody {
 /// A webhook just registered, with its secret (shown this once only).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct CreatedWebhook {
-    /// Id.
+    /// The webhook's id (a UUID), as in `DELETE /v1/webhooks/{id}`.
     pub id: String,
     /// Where notifications are POSTed.
     pub url: String,

@@ -88,7 +88,7 @@ pub enum ServiceError {
 /// A game as one caller sees it: the rules' view plus its identity and version.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct GameBody {
-    /// Game id.
+    /// The game's id (a UUID), as in `/v1/games/{id}`.
     pub id: String,
     /// Number of events in the game's stream (also the `ETag`).
     pub version: i32,
@@ -97,7 +97,7 @@ pub struct GameBody {
     /// The code that lets others join this private game (shown to its players only).
     #[schema(required = true)]
     pub invite_code: Option<String>,
-    /// The view.
+    /// The game as the caller may see it: seats, table, the caller's hand, scores.
     #[serde(flatten)]
     pub view: GameView,
 }

@@ -273,18 +273,18 @@ pub(super) fn ticket_hash(ticket: &str) -> String {
 /// A game in a list.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct GameSummary {
-    /// Id.
+    /// The game's id (a UUID), as in `/v1/games/{id}`.
     pub id: String,
-    /// Ruleset.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub ruleset: String,
-    /// Name.
+    /// The name the creator gave; `null` when none was given.
     #[schema(required = true)]
     pub name: Option<String>,
     /// `lobby`, `active`, `finished`.
     pub status: String,
-    /// Version.
+    /// Number of events in the game's stream (the game's `ETag`).
     pub version: i32,
-    /// Seats.
+    /// Number of seats, bots and free seats included.
     pub players: usize,
     /// Seats taken by people (bots not counted).
     pub people: usize,

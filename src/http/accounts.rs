@@ -30,7 +30,7 @@ pub struct NewGuest {
     pub name: String,
 }
 
-/// Login.
+/// An account's name and password, exchanged for a token at `POST /v1/tokens`.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
@@ -42,12 +42,12 @@ pub struct Credentials {
     pub password: String,
 }
 
-/// An account.
+/// An account as its owner sees it.
 #[derive(Serialize, ToSchema)]
 pub struct Account {
-    /// Id.
+    /// The account's id (a UUID); games, events and `/v1/players/{id}` name people by it.
     pub id: String,
-    /// Name.
+    /// The name the account logs in with and others see (3–32 of `A–Z a–z 0–9 _ -`).
     pub name: String,
     /// A password-less quick-play account.
     pub guest: bool,
@@ -70,10 +70,10 @@ impl From<accounts::Account> for Account {
     }
 }
 
-/// A bearer token.
+/// An access token for the `Authorization: Bearer` header.
 #[derive(Serialize, ToSchema)]
 pub struct Token {
-    /// The JWT.
+    /// The signed JWT to send as `Authorization: Bearer <access_token>`.
     pub access_token: String,
     /// Always `Bearer`.
     pub token_type: &'static str,
@@ -96,7 +96,7 @@ impl From<crate::accounts::Issued> for Token {
 pub struct GuestToken {
     /// The new account.
     pub account: Account,
-    /// The JWT.
+    /// The signed JWT to send as `Authorization: Bearer <access_token>`.
     pub access_token: String,
     /// Always `Bearer`.
     pub token_type: &'static str,
@@ -219,9 +219,9 @@ pub struct Registration {
 /// An account with a fresh token for it.
 #[derive(Serialize, ToSchema)]
 pub struct AccountToken {
-    /// The account.
+    /// The account, now registered (its id unchanged).
     pub account: Account,
-    /// The JWT.
+    /// The signed JWT to send as `Authorization: Bearer <access_token>`.
     pub access_token: String,
     /// Always `Bearer`.
     pub token_type: &'static str,

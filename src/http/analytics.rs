@@ -51,7 +51,7 @@ pub struct FeedItem {
     /// commit order, which on PostgreSQL is not always position order (an append that
     /// commits late is delivered after what committed before it, never skipped).
     pub position: i64,
-    /// Game.
+    /// Id of the game the event belongs to.
     pub game_id: String,
     /// Position in the game's stream.
     pub seq: i32,
@@ -125,7 +125,7 @@ fn item(e: ReadEvent) -> FeedItem {
 /// Every game's public events in one global order (a game's name in `game_created` only
 /// while the game is public, `null` otherwise). A reader that follows `after` never
 /// misses an event that commits late: the feed shows only what no running transaction can
-/// still precede (see README, "The analysts' feed"). With
+/// still precede (see docs/architecture.md, "The analysts' feed"). With
 /// `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
 #[utoipa::path(
     operation_id = "analytics_feed",

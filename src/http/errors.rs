@@ -20,7 +20,7 @@ pub struct Problem {
     /// Short summary of the problem type: one per `type` (and `code`) and language,
     /// whatever happened this time (that is the `detail`).
     pub title: String,
-    /// HTTP status.
+    /// The response's HTTP status code (e.g. `422`), repeated in the body.
     pub status: u16,
     /// What went wrong this time.
     pub detail: String,

@@ -16,7 +16,7 @@ use crate::games::{
     QuickRequest, ServiceError,
 };
 
-/// A new game.
+/// The body of `POST /v1/games`: the game to create.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
@@ -67,7 +67,7 @@ pub struct ListParams {
     /// `lobby`, `active` or `finished`.
     #[param(value_type = Option<Status>)]
     pub status: Option<String>,
-    /// Ruleset name.
+    /// Only games of this ruleset.
     #[param(value_type = Option<Ruleset>)]
     pub ruleset: Option<String>,
     /// Only games the caller sits in.

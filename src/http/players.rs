@@ -28,9 +28,9 @@ pub struct PageParams {
 /// A player as lists name them.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PlayerRef {
-    /// Account id.
+    /// The player's account id, as in `/v1/players/{id}`.
     pub id: String,
-    /// Name.
+    /// The player's current account name (`deleted player` once deleted).
     pub name: String,
 }
 
@@ -43,7 +43,8 @@ pub struct RatingBody {
     pub mu: f64,
     /// Its uncertainty.
     pub sigma: f64,
-    /// Rated games.
+    /// Number of rated games in this ruleset (public, no prepared deal, at least two registered
+    /// people at the table).
     pub games: i32,
     /// Fewer than 10 rated games: the rating still moves a lot.
     pub provisional: bool,
@@ -66,9 +67,9 @@ impl From<&Rating> for RatingBody {
 pub struct BoardLine {
     /// 1 = best.
     pub rank: i64,
-    /// The player.
+    /// Who holds this rating.
     pub player: PlayerRef,
-    /// Their rating.
+    /// Their rating in this ruleset.
     #[serde(flatten)]
     pub rating: RatingBody,
 }
@@ -76,7 +77,7 @@ pub struct BoardLine {
 /// A page of a leaderboard.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Leaderboard {
-    /// Ruleset.
+    /// The ruleset ranked, from the path.
     pub ruleset: Ruleset,
     /// Lines, best first.
     pub items: Vec<BoardLine>,
@@ -88,9 +89,10 @@ pub struct Leaderboard {
 /// Figures of a player in one ruleset.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RulesetRecord {
-    /// Ruleset.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub ruleset: String,
-    /// Finished games.
+    /// Finished games the player sat in: the public ones, and all of them on the player's own
+    /// profile.
     pub games: i64,
     /// Won (shared wins included).
     pub wins: i64,
@@ -108,9 +110,9 @@ pub struct RulesetRecord {
 /// A player's profile.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PlayerProfile {
-    /// Account id.
+    /// The player's account id.
     pub id: String,
-    /// Name.
+    /// The player's current account name (`deleted player` once deleted).
     pub name: String,
     /// A guest account (guests are not rated).
     pub guest: bool,
@@ -124,9 +126,9 @@ pub struct PlayerProfile {
 /// A finished game in a player's history.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PlayedGame {
-    /// Game id.
+    /// The game's id, as in `/v1/games/{id}`.
     pub game_id: String,
-    /// Ruleset.
+    /// `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub ruleset: String,
     /// When it finished (UTC, RFC 3339).
     #[schema(format = DateTime)]
@@ -137,11 +139,11 @@ pub struct PlayedGame {
     pub place: i32,
     /// Seats of the game.
     pub players: i32,
-    /// Their total.
+    /// Their final total: bullheads in the row games, card points minus chips in nimm-oder-schieb.
     pub total: i32,
     /// Among the winners.
     pub won: bool,
-    /// They resigned.
+    /// They resigned and a bot finished the game for them (they place last).
     pub resigned: bool,
     /// The game was public.
     pub public: bool,
@@ -155,7 +157,7 @@ pub struct PlayedGame {
 /// A page of a player's history.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PlayedGamePage {
-    /// Newest first.
+    /// The finished games, newest first.
     pub items: Vec<PlayedGame>,
     /// Pass as `cursor` for the next page; `null` at the end.
     #[schema(required = true)]

@@ -17,11 +17,11 @@ use super::l10n::Lang;
 /// option values and card values never do.
 #[derive(Serialize, ToSchema)]
 pub struct RulesetInfo {
-    /// API name.
+    /// The name the API uses: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub name: &'static str,
     /// The game's name as players know it, e.g. `6 nimmt!`, `Nimm oder schieb`.
     pub title: &'static str,
-    /// Seats.
+    /// How many players a game may seat.
     pub players: PlayerRange,
     /// Row games: hand cards dealt per player and round.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,16 +153,16 @@ pub struct RowShape {
 /// Fewest and most players.
 #[derive(Serialize, ToSchema)]
 pub struct PlayerRange {
-    /// Fewest.
+    /// Fewest players, e.g. 2 for `6-nimmt`.
     pub min: u8,
-    /// Most.
+    /// Most players, e.g. 10 for `6-nimmt`.
     pub max: u8,
 }
 
 /// The list of rulesets.
 #[derive(Serialize, ToSchema)]
 pub struct RulesetList {
-    /// Rulesets.
+    /// Every ruleset the server offers.
     pub items: Vec<RulesetInfo>,
 }
 

@@ -11,7 +11,7 @@ use super::errors::{ApiError, Problem};
 use super::{AppState, Body, blocking};
 use crate::webhooks::{CreatedWebhook, WebhookBody};
 
-/// A new webhook.
+/// The body of `POST /v1/webhooks`: where to send the caller's notifications.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhook {
@@ -37,7 +37,7 @@ pub struct WebhookPage {
 /// game the caller sits in ends, the server POSTs a JSON notification there, signed with
 /// the `secret` of this response (shown only here): header `Stammtisch-Signature:
 /// t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
-/// `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
+/// `Stammtisch-Delivery` (stable across retries). See docs/webhooks-and-mail.md, "Webhooks".
 #[utoipa::path(
     operation_id = "create_webhook",
     tag = "webhooks",

@@ -83,7 +83,7 @@ export interface paths {
          * Every game's public events in one global order (a game's name in `game_created` only
          *     while the game is public, `null` otherwise). A reader that follows `after` never
          *     misses an event that commits late: the feed shows only what no running transaction can
-         *     still precede (see README, "The analysts' feed"). With
+         *     still precede (see docs/architecture.md, "The analysts' feed"). With
          *     `Accept: application/x-ndjson` the rest of the feed streams as one JSON object a line.
          */
         get: operations["analytics_feed"];
@@ -669,7 +669,7 @@ export interface paths {
          *     game the caller sits in ends, the server POSTs a JSON notification there, signed with
          *     the `secret` of this response (shown only here): header `Stammtisch-Signature:
          *     t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, with the delivery id in
-         *     `Stammtisch-Delivery` (stable across retries). See the README's "Webhooks" section.
+         *     `Stammtisch-Delivery` (stable across retries). See docs/webhooks-and-mail.md, "Webhooks".
          */
         post: operations["create_webhook"];
         delete?: never;
@@ -699,7 +699,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An account. */
+        /** @description An account as its owner sees it. */
         Account: {
             /**
              * Format: date-time
@@ -708,18 +708,18 @@ export interface components {
             created_at: string;
             /** @description A password-less quick-play account. */
             guest: boolean;
-            /** @description Id. */
+            /** @description The account's id (a UUID); games, events and `/v1/players/{id}` name people by it. */
             id: string;
-            /** @description Name. */
+            /** @description The name the account logs in with and others see (3–32 of `A–Z a–z 0–9 _ -`). */
             name: string;
             /** @description Roles such as `analyst`. */
             roles: string[];
         };
         /** @description An account with a fresh token for it. */
         AccountToken: {
-            /** @description The JWT. */
+            /** @description The signed JWT to send as `Authorization: Bearer <access_token>`. */
             access_token: string;
-            /** @description The account. */
+            /** @description The account, now registered (its id unchanged). */
             account: components["schemas"]["Account"];
             /**
              * Format: int64
@@ -776,17 +776,20 @@ export interface components {
         };
         /** @description What `awaiting` reports: a seat and the command it must send. */
         Awaiting: {
-            /** @description Command name. */
+            /**
+             * @description The command it must send: `start`, `play_card`, `take_row`, `keep_card`, `draft_card`,
+             *     `pass` or `take`.
+             */
             action: components["schemas"]["CommandName"];
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that must act.
              */
             seat: number;
         };
         /** @description A line of a leaderboard. */
         BoardLine: components["schemas"]["RatingBody"] & {
-            /** @description The player. */
+            /** @description Who holds this rating. */
             player: components["schemas"]["PlayerRef"];
             /**
              * Format: int64
@@ -815,14 +818,14 @@ export interface components {
              * @enum {string}
              */
             cause?: "deadline";
-            /** @description Display name. */
+            /** @description The bot's name, `Bot N` with N = seat + 1. */
             name: string;
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) the bot took: the lowest free one nobody keeps.
              */
             seat: number;
-            /** @description Strategy. */
+            /** @description How the bot chooses its moves. */
             strategy: components["schemas"]["BotStrategy"];
         };
         /**
@@ -887,7 +890,7 @@ export interface components {
          * @description A seat took a card from the open draft.
          */
         CardDraftedData: {
-            /** @description Card. */
+            /** @description The card taken from the draft into that seat's hand. */
             card: components["schemas"]["Card"];
             /**
              * @description Present when the server made the move for a seat whose deadline passed.
@@ -896,7 +899,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that took the card.
              */
             seat: number;
         };
@@ -942,7 +945,7 @@ export interface components {
             label: string;
             /** @description `A`, `2`–`10`, `J`, `Q` or `K`. */
             rank: string;
-            /** @description Its suit. */
+            /** @description `clubs` (values 3–13), `diamonds` (14–26) or `hearts` (27–35). */
             suit: components["schemas"]["Suit"];
             /**
              * Format: int32
@@ -977,7 +980,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that chose the card.
              */
             seat: number;
             /** @description The X row that went onto the X stack (empty when the card was appended). */
@@ -1037,7 +1040,7 @@ export interface components {
          * @description A revealed card was placed; `taken` are the cards its player took.
          */
         CardPlacedData: {
-            /** @description Card. */
+            /** @description The revealed card that was placed. */
             card: components["schemas"]["Card"];
             /**
              * @description Present when the server made the move for a seat whose deadline passed.
@@ -1048,12 +1051,12 @@ export interface components {
             chosen: boolean;
             /**
              * Format: int32
-             * @description Row index.
+             * @description The row it went to: 0-based index in `table.rows`.
              */
             row: number;
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that played the card.
              */
             seat: number;
             /** @description The end of the row the card went to (`left` only with `placement: both_ends`). */
@@ -1113,7 +1116,7 @@ export interface components {
          * @description The top card of the draw pile was turned up.
          */
         CardRevealedData: {
-            /** @description Its value. */
+            /** @description The open card's value, 3–35 (`GET /v1/rulesets` lists its suit and rank). */
             card: components["schemas"]["Card"];
             /**
              * @description Present when the server made the move for a seat whose deadline passed.
@@ -1173,7 +1176,7 @@ export interface components {
          * @description A seat selected or replaced its card (that seat only).
          */
         CardSelectedData: {
-            /** @description The card. */
+            /** @description The card it selected, hidden from everyone else until the reveal. */
             card: components["schemas"]["Card"];
             /**
              * @description Present when the server made the move for a seat whose deadline passed.
@@ -1182,7 +1185,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that selected.
              */
             seat: number;
         };
@@ -1312,7 +1315,7 @@ export interface components {
             chips: number;
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that took the card.
              */
             seat: number;
         };
@@ -1371,14 +1374,14 @@ export interface components {
              * @description Registration time (UTC, RFC 3339).
              */
             created_at: string;
-            /** @description Id. */
+            /** @description The webhook's id (a UUID), as in `DELETE /v1/webhooks/{id}`. */
             id: string;
             /** @description The HMAC-SHA256 key of `Stammtisch-Signature` (64 hex characters, used as text). */
             secret: string;
             /** @description Where notifications are POSTed. */
             url: string;
         };
-        /** @description A new game. */
+        /** @description The body of `POST /v1/games`: the game to create. */
         CreateGame: {
             deal?: components["schemas"]["Deal"] | null;
             /**
@@ -1420,7 +1423,7 @@ export interface components {
             /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: components["schemas"]["Ruleset"];
         };
-        /** @description A new webhook. */
+        /** @description The body of `POST /v1/webhooks`: where to send the caller's notifications. */
         CreateWebhook: {
             /**
              * @description An absolute `http://` or `https://` URL (at most 2048 characters, no credentials or
@@ -1430,7 +1433,7 @@ export interface components {
              */
             url: string;
         };
-        /** @description Login. */
+        /** @description An account's name and password, exchanged for a token at `POST /v1/tokens`. */
         Credentials: {
             /** @description Account name (longer names cannot exist and are refused before any work). */
             name: string;
@@ -1535,7 +1538,7 @@ export interface components {
              * @enum {string}
              */
             cause?: "deadline";
-            /** @description The deal. */
+            /** @description The first deal as the creator sent it (`deal` of `POST /v1/games`). */
             deal: components["schemas"]["Deal"];
         };
         /**
@@ -1589,7 +1592,7 @@ export interface components {
          * @description Take a card from the open draft (`deal: draft`).
          */
         DraftCardCommand: {
-            /** @description The card. */
+            /** @description The card to take: one in `table.draft_pool`. */
             card: components["schemas"]["Card"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -1625,7 +1628,7 @@ export interface components {
              * @description The seat that picks first.
              */
             first_seat: number;
-            /** @description The open cards. */
+            /** @description The round's whole deck, ascending; the cards left after the draft start the rows. */
             pool: components["schemas"]["Card"][];
             /**
              * Format: int32
@@ -1781,7 +1784,7 @@ export interface components {
              * @description Time of the append (UTC, RFC 3339).
              */
             at: string;
-            /** @description Game. */
+            /** @description Id of the game the event belongs to. */
             game_id: string;
             /**
              * Format: int64
@@ -1805,7 +1808,7 @@ export interface components {
         };
         /** @description A game as one caller sees it: the rules' view plus its identity and version. */
         GameBody: components["schemas"]["GameView"] & {
-            /** @description Game id. */
+            /** @description The game's id (a UUID), as in `/v1/games/{id}`. */
             id: string;
             /** @description The code that lets others join this private game (shown to its players only). */
             invite_code: string | null;
@@ -1873,7 +1876,7 @@ export interface components {
             commitment: string;
             /** @description Display name of the game. */
             name: string | null;
-            /** @description Options. */
+            /** @description The options in force: the preset applied, defaults filled in. */
             options: components["schemas"]["Options"];
             /**
              * Format: int32
@@ -1891,7 +1894,7 @@ export interface components {
              * @description Rules version the game is pinned to.
              */
             rules_version: number;
-            /** @description Ruleset. */
+            /** @description The game played: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: components["schemas"]["Ruleset"];
         };
         /**
@@ -1970,7 +1973,7 @@ export interface components {
         };
         /**
          * GameStartedArchivedEvent
-         * @description Play begins.
+         * @description Play began: the host sent `start`, or the last seat of a quick-play game was taken.
          */
         GameStartedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["GameStartedEvent"] & {
             /**
@@ -1981,12 +1984,12 @@ export interface components {
         };
         /**
          * GameStartedData
-         * @description Play begins.
+         * @description Play began: the host sent `start`, or the last seat of a quick-play game was taken.
          */
         GameStartedData: Record<string, unknown>;
         /**
          * GameStartedEvent
-         * @description Play begins.
+         * @description Play began: the host sent `start`, or the last seat of a quick-play game was taken.
          */
         GameStartedEvent: {
             data: components["schemas"]["GameStartedData"];
@@ -1998,7 +2001,7 @@ export interface components {
         };
         /**
          * GameStartedEventItem
-         * @description Play begins.
+         * @description Play began: the host sent `start`, or the last seat of a quick-play game was taken.
          */
         GameStartedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["GameStartedEvent"] & {
             /**
@@ -2011,7 +2014,7 @@ export interface components {
         GameStartedEventType: "game_started";
         /**
          * GameStartedFeedItem
-         * @description Play begins.
+         * @description Play began: the host sent `start`, or the last seat of a quick-play game was taken.
          */
         GameStartedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["GameStartedEvent"] & {
             /**
@@ -2037,17 +2040,17 @@ export interface components {
              * @description Seats nobody holds yet (lobbies).
              */
             free_seats: number;
-            /** @description Id. */
+            /** @description The game's id (a UUID), as in `/v1/games/{id}`. */
             id: string;
-            /** @description Name. */
+            /** @description The name the creator gave; `null` when none was given. */
             name: string | null;
             /** @description Seats taken by people (bots not counted). */
             people: number;
-            /** @description Seats. */
+            /** @description Number of seats, bots and free seats included. */
             players: number;
             /** @description Listed and open to spectators. */
             public: boolean;
-            /** @description Ruleset. */
+            /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: string;
             /** @description `lobby`, `active`, `finished`. */
             status: string;
@@ -2058,7 +2061,7 @@ export interface components {
             updated_at: string;
             /**
              * Format: int32
-             * @description Version.
+             * @description Number of events in the game's stream (the game's `ETag`).
              */
             version: number;
             /** @description What is asked of the caller now (`play_card`, `take_row`, `pass`, `take`, …). */
@@ -2091,7 +2094,7 @@ export interface components {
              * @description Seconds per move when the game has move deadlines.
              */
             move_deadline_seconds?: number;
-            /** @description Game name. */
+            /** @description The name the creator gave (a rematch keeps its original's); `null` when none was given. */
             name: string | null;
             /** @description Options in force: the fields the ruleset takes at creation, defaults filled in. */
             options: components["schemas"]["OptionsView"];
@@ -2116,7 +2119,7 @@ export interface components {
              * @description Rules version the game is pinned to.
              */
             rules_version: number;
-            /** @description Ruleset name. */
+            /** @description The game played: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: components["schemas"]["Ruleset"];
             /**
              * @description Score per round and seat (`scores[r][s]`): bullheads in the row games, card points
@@ -2137,7 +2140,7 @@ export interface components {
         };
         /** @description A guest account with its token. */
         GuestToken: {
-            /** @description The JWT. */
+            /** @description The signed JWT to send as `Authorization: Bearer <access_token>`. */
             access_token: string;
             /** @description The new account. */
             account: components["schemas"]["Account"];
@@ -2174,7 +2177,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) the hand was dealt to.
              */
             seat: number;
         };
@@ -2257,7 +2260,7 @@ export interface components {
          * @description Choose which of the cards just taken goes to one's X row (x-nimmt).
          */
         KeepCardCommand: {
-            /** @description The card. */
+            /** @description The card for the X row: one of those just taken (`table.pending_keep`). */
             card: components["schemas"]["Card"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2273,7 +2276,7 @@ export interface components {
             items: components["schemas"]["BoardLine"][];
             /** @description Pass as `cursor` for the next page; `null` at the end. */
             next_cursor: string | null;
-            /** @description Ruleset. */
+            /** @description The ruleset ranked, from the path. */
             ruleset: components["schemas"]["Ruleset"];
         };
         /**
@@ -2656,7 +2659,7 @@ export interface components {
              * @description Creation time (UTC, RFC 3339).
              */
             created_at: string;
-            /** @description Pad id. */
+            /** @description The score pad's id (a UUID), as in `/v1/scorepads/{id}`. */
             id: string;
             /**
              * Format: int32
@@ -2719,7 +2722,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that paid the chip.
              */
             seat: number;
         };
@@ -2786,7 +2789,7 @@ export interface components {
          * @description Select a hand card face down, or replace the selection before the reveal.
          */
         PlayCardCommand: {
-            /** @description The card. */
+            /** @description The card to select: one in the caller's hand. */
             card: components["schemas"]["Card"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2803,7 +2806,7 @@ export interface components {
              * @description When it finished (UTC, RFC 3339).
              */
             finished_at: string;
-            /** @description Game id. */
+            /** @description The game's id, as in `/v1/games/{id}`. */
             game_id: string;
             /**
              * Format: int32
@@ -2824,9 +2827,9 @@ export interface components {
              * @description Their rating after it, when rated.
              */
             rating_after: number | null;
-            /** @description They resigned. */
+            /** @description They resigned and a bot finished the game for them (they place last). */
             resigned: boolean;
-            /** @description Ruleset. */
+            /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: string;
             /**
              * Format: int32
@@ -2835,7 +2838,7 @@ export interface components {
             seat: number;
             /**
              * Format: int32
-             * @description Their total.
+             * @description Their final total: bullheads in the row games, card points minus chips in nimm-oder-schieb.
              */
             total: number;
             /** @description Among the winners. */
@@ -2843,7 +2846,7 @@ export interface components {
         };
         /** @description A page of a player's history. */
         PlayedGamePage: {
-            /** @description Newest first. */
+            /** @description The finished games, newest first. */
             items: components["schemas"]["PlayedGame"][];
             /** @description Pass as `cursor` for the next page; `null` at the end. */
             next_cursor: string | null;
@@ -2852,14 +2855,14 @@ export interface components {
         PlayerProfile: {
             /** @description A guest account (guests are not rated). */
             guest: boolean;
-            /** @description Account id. */
+            /** @description The player's account id. */
             id: string;
             /**
              * Format: date-time
              * @description When the account was made (UTC, RFC 3339).
              */
             member_since: string;
-            /** @description Name. */
+            /** @description The player's current account name (`deleted player` once deleted). */
             name: string;
             /** @description Per ruleset; from public games, and from all games for the player themself. */
             rulesets: components["schemas"]["RulesetRecord"][];
@@ -2868,20 +2871,20 @@ export interface components {
         PlayerRange: {
             /**
              * Format: int32
-             * @description Most.
+             * @description Most players, e.g. 10 for `6-nimmt`.
              */
             max: number;
             /**
              * Format: int32
-             * @description Fewest.
+             * @description Fewest players, e.g. 2 for `6-nimmt`.
              */
             min: number;
         };
         /** @description A player as lists name them. */
         PlayerRef: {
-            /** @description Account id. */
+            /** @description The player's account id, as in `/v1/players/{id}`. */
             id: string;
-            /** @description Name. */
+            /** @description The player's current account name (`deleted player` once deleted). */
             name: string;
         };
         /**
@@ -2913,7 +2916,7 @@ export interface components {
             detail: string;
             /**
              * Format: int32
-             * @description HTTP status.
+             * @description The response's HTTP status code (e.g. `422`), repeated in the body.
              */
             status: number;
             /**
@@ -2939,7 +2942,8 @@ export interface components {
         RatingBody: {
             /**
              * Format: int32
-             * @description Rated games.
+             * @description Number of rated games in this ruleset (public, no prepared deal, at least two registered
+             *     people at the table).
              */
             games: number;
             /**
@@ -2999,7 +3003,7 @@ export interface components {
              * @enum {string}
              */
             cause?: "deadline";
-            /** @description The new game. */
+            /** @description Id of the rematch game. */
             game: string;
         };
         /**
@@ -3062,7 +3066,7 @@ export interface components {
             account: string;
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) kept for `account`.
              */
             seat: number;
         };
@@ -3154,7 +3158,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Round.
+             * @description The round that ended, 1-based.
              */
             round: number;
             /** @description Bullheads each seat took this round. */
@@ -3317,14 +3321,14 @@ export interface components {
             cards?: components["schemas"]["CardFace"][];
             /** @description Row games: hand cards dealt per player and round. */
             hand_size?: number;
-            /** @description API name. */
+            /** @description The name the API uses: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             name: string;
             /**
              * @description Each option the ruleset takes at creation, with its allowed values and default, a
              *     `label` and, for options with named values, `value_labels` (value → label).
              */
             options: components["schemas"]["RulesetOptions"];
-            /** @description Seats. */
+            /** @description How many players a game may seat. */
             players: components["schemas"]["PlayerRange"];
             /** @description Preset name → its label (`Taktik`, …). */
             preset_labels: {
@@ -3345,7 +3349,7 @@ export interface components {
         };
         /** @description The list of rulesets. */
         RulesetList: {
-            /** @description Rulesets. */
+            /** @description Every ruleset the server offers. */
             items: components["schemas"]["RulesetInfo"][];
         };
         /** @description One option of a ruleset: what it may be, what it is when left out, and its labels. */
@@ -3399,11 +3403,12 @@ export interface components {
             finished_share: number | null;
             /**
              * Format: int64
-             * @description Finished games.
+             * @description Finished games the player sat in: the public ones, and all of them on the player's own
+             *     profile.
              */
             games: number;
             rating: components["schemas"]["RatingBody"] | null;
-            /** @description Ruleset. */
+            /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: string;
             /**
              * Format: int64
@@ -3423,11 +3428,11 @@ export interface components {
         };
         /** @description A seat and a card, e.g. a revealed selection. */
         SeatCard: {
-            /** @description The card. */
+            /** @description The card that seat selected. */
             card: components["schemas"]["Card"];
             /**
              * Format: int32
-             * @description The seat.
+             * @description The seat (0-based) the card belongs to.
              */
             seat: number;
         };
@@ -3442,7 +3447,7 @@ export interface components {
             at: string;
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that must act by `at`.
              */
             seat: number;
         };
@@ -3469,7 +3474,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) the person left; it is free again.
              */
             seat: number;
         };
@@ -3532,7 +3537,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) the host freed; never the host's own.
              */
             seat: number;
         };
@@ -3595,7 +3600,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) whose person resigned; a bot plays it from now on.
              */
             seat: number;
         };
@@ -3655,7 +3660,7 @@ export interface components {
          *     up. Schema 1 carried a `name`, which reading drops (see `upcast`).
          */
         SeatTakenData: {
-            /** @description Account id. */
+            /** @description Id of the account that sat down; the game view's `seats` show its current name. */
             account: string;
             /**
              * @description Present when the server made the move for a seat whose deadline passed.
@@ -3664,7 +3669,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat taken (0-based): one kept for the account, else the lowest free one.
              */
             seat: number;
         };
@@ -3746,7 +3751,7 @@ export interface components {
             round_bullheads?: number;
             /**
              * Format: int32
-             * @description Seat index.
+             * @description The seat's 0-based index, its position in `seats`.
              */
             seat: number;
             /** @description The seat has selected a card this turn (the card stays hidden). */
@@ -3785,7 +3790,7 @@ export interface components {
              * @enum {string}
              */
             cause?: "deadline";
-            /** @description Hex seed. */
+            /** @description The secret shuffle seed: 32 random bytes as 64 hex characters. */
             seed: string;
         };
         /**
@@ -3847,7 +3852,7 @@ export interface components {
             cause?: "deadline";
             /**
              * Format: int32
-             * @description Seat.
+             * @description The seat (0-based) that has selected a card.
              */
             seat: number;
         };
@@ -3894,15 +3899,15 @@ export interface components {
         Side: "left" | "right";
         /** @description A player's place in the standings. */
         Standing: {
-            /** @description Player name. */
+            /** @description The player's name as given when the pad was created. */
             name: string;
             /** @description 1 for the lowest total; equal totals share a place (1, 2, 2, 4). */
             place: number;
-            /** @description Player index. */
+            /** @description The player's 0-based index in `players`. */
             player: number;
             /**
              * Format: int64
-             * @description Total so far.
+             * @description Sum of the player's entries in the rounds recorded so far.
              */
             total: number;
         };
@@ -3980,7 +3985,7 @@ export interface components {
         TakeRowCommand: {
             /**
              * Format: int32
-             * @description The row.
+             * @description The row to take: its 0-based index in `table.rows`.
              */
             row: number;
             /**
@@ -3991,9 +3996,9 @@ export interface components {
         };
         /** @enum {string} */
         TakeRowCommandType: "take_row";
-        /** @description A bearer token. */
+        /** @description An access token for the `Authorization: Bearer` header. */
         Token: {
-            /** @description The JWT. */
+            /** @description The signed JWT to send as `Authorization: Bearer <access_token>`. */
             access_token: string;
             /**
              * Format: int64
@@ -4031,7 +4036,10 @@ export interface components {
              * @enum {string}
              */
             cause?: "deadline";
-            /** @description Public. */
+            /**
+             * @description `true`: listed and open to spectators; `false`: seen by its players only (others join
+             *     with the invite code).
+             */
             public: boolean;
         };
         /**
@@ -4080,7 +4088,7 @@ export interface components {
              * @description Registration time (UTC, RFC 3339).
              */
             created_at: string;
-            /** @description Id. */
+            /** @description The webhook's id (a UUID), as in `DELETE /v1/webhooks/{id}`. */
             id: string;
             /** @description Where notifications are POSTed. */
             url: string;
@@ -4488,7 +4496,7 @@ export interface operations {
                 limit?: number | null;
                 /** @description Only games the caller sits in. */
                 mine?: boolean | null;
-                /** @description Ruleset name. */
+                /** @description Only games of this ruleset. */
                 ruleset?: components["schemas"]["Ruleset"] | null;
                 /** @description `lobby`, `active` or `finished`. */
                 status?: components["schemas"]["Status"] | null;

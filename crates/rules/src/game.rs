@@ -32,7 +32,7 @@ pub struct Game {
     pub setup: Setup,
     /// The table's shape, derived from the setup.
     pub layout: Layout,
-    /// Game name.
+    /// The name the creator gave, if any.
     pub name: Option<String>,
     /// Rules version pinned at creation.
     pub rules_version: u32,
@@ -76,7 +76,7 @@ pub struct Game {
 pub struct NewGame<'a> {
     /// Ruleset, options, seats.
     pub setup: Setup,
-    /// Game name.
+    /// The name the creator gave, if any.
     pub name: Option<String>,
     /// Creator's account id.
     pub host_account: &'a str,

@@ -49,7 +49,7 @@ pub enum Occupant {
     Bot {
         /// How it plays.
         strategy: BotStrategy,
-        /// Display name.
+        /// The bot's name, `Bot N` with N = seat + 1.
         name: String,
     },
 }
@@ -132,9 +132,9 @@ impl Side {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatCard {
-    /// The seat.
+    /// The seat (0-based) the card belongs to.
     pub seat: u8,
-    /// The card.
+    /// The card that seat selected.
     pub card: Card,
 }
 
@@ -151,19 +151,19 @@ pub trait Dealer {
 pub enum Actor<'a> {
     /// A person, by account.
     Account {
-        /// Account id.
+        /// The sender's account id (opaque to the rules).
         id: &'a str,
         /// Display name. Not recorded in any event (events name accounts by id only).
         name: &'a str,
     },
     /// The server acting for a bot-controlled seat.
     Bot {
-        /// The seat.
+        /// The bot-controlled seat (0-based) the move is for.
         seat: u8,
     },
     /// The server acting for a seat whose move deadline passed (game moves only).
     Deadline {
-        /// The seat.
+        /// The seat (0-based) whose deadline passed.
         seat: u8,
     },
 }
@@ -172,9 +172,9 @@ pub enum Actor<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameCreation {
-    /// Ruleset.
+    /// The game played: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub ruleset: Ruleset,
-    /// Options.
+    /// The options in force: the preset applied, defaults filled in.
     pub options: Options,
     /// Number of seats.
     pub players: u8,
@@ -203,7 +203,7 @@ pub struct GameCreation {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Reservation {
-    /// Seat.
+    /// The seat (0-based) kept for `account`.
     pub seat: u8,
     /// The account it is kept for.
     pub account: String,
@@ -227,7 +227,7 @@ pub struct NosGameEnd {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatDeadline {
-    /// Seat.
+    /// The seat (0-based) that must act by `at`.
     pub seat: u8,
     /// The command asked of it.
     pub action: String,
@@ -293,22 +293,22 @@ pub enum Command {
     Start {},
     /// Select a hand card face down, or replace the selection before the reveal.
     PlayCard {
-        /// The card.
+        /// The card to select: one in the caller's hand.
         card: Card,
     },
     /// Take a row when one's card fits no row (0-based index).
     TakeRow {
-        /// The row.
+        /// The row to take: its 0-based index in `table.rows`.
         row: u8,
     },
     /// Take a card from the open draft (`deal: draft`).
     DraftCard {
-        /// The card.
+        /// The card to take: one in `table.draft_pool`.
         card: Card,
     },
     /// Choose which of the cards just taken goes to one's X row (x-nimmt).
     KeepCard {
-        /// The card.
+        /// The card for the X row: one of those just taken (`table.pending_keep`).
         card: Card,
     },
     /// Pay a chip onto the open card and pass it on (nimm-oder-schieb).
@@ -407,43 +407,43 @@ pub enum Event {
     },
     /// The secret shuffle seed (server only until the end).
     SeedRecorded {
-        /// Hex seed.
+        /// The secret shuffle seed: 32 random bytes as 64 hex characters.
         seed: String,
     },
     /// The prepared first deal (server only).
     DealPrepared {
-        /// The deal.
+        /// The first deal as the creator sent it (`deal` of `POST /v1/games`).
         deal: Box<Deal>,
     },
     /// A person took a seat. Names are not recorded (an account may change its name or be
     /// deleted; the log refers to people by account id only): views look the current name
     /// up. Schema 1 carried a `name`, which reading drops (see `upcast`).
     SeatTaken {
-        /// Seat.
+        /// The seat taken (0-based): one kept for the account, else the lowest free one.
         seat: u8,
-        /// Account id.
+        /// Id of the account that sat down; the game view's `seats` show its current name.
         account: String,
     },
     /// A person left the lobby.
     SeatLeft {
-        /// Seat.
+        /// The seat (0-based) the person left; it is free again.
         seat: u8,
     },
     /// The host seated a bot.
     BotAdded {
-        /// Seat.
+        /// The seat (0-based) the bot took: the lowest free one nobody keeps.
         seat: u8,
-        /// Strategy.
+        /// How the bot chooses its moves.
         strategy: BotStrategy,
-        /// Display name.
+        /// The bot's name, `Bot N` with N = seat + 1.
         name: String,
     },
     /// The host freed a seat.
     SeatRemoved {
-        /// Seat.
+        /// The seat (0-based) the host freed; never the host's own.
         seat: u8,
     },
-    /// Play begins.
+    /// Play began: the host sent `start`, or the last seat of a quick-play game was taken.
     GameStarted {},
     /// A round was dealt; its rows are open.
     RoundStarted {
@@ -454,21 +454,21 @@ pub enum Event {
     },
     /// A seat's hand (that seat only).
     HandDealt {
-        /// Seat.
+        /// The seat (0-based) the hand was dealt to.
         seat: u8,
         /// The cards, ascending.
         cards: Vec<Card>,
     },
     /// A seat selected or replaced its card (that seat only).
     CardSelected {
-        /// Seat.
+        /// The seat (0-based) that selected.
         seat: u8,
-        /// The card.
+        /// The card it selected, hidden from everyone else until the reveal.
         card: Card,
     },
     /// A seat has selected (public; says nothing of the card).
     SelectionMade {
-        /// Seat.
+        /// The seat (0-based) that has selected a card.
         seat: u8,
     },
     /// Every selection of the turn, revealed at once.
@@ -478,11 +478,11 @@ pub enum Event {
     },
     /// A revealed card was placed; `taken` are the cards its player took.
     CardPlaced {
-        /// Seat.
+        /// The seat (0-based) that played the card.
         seat: u8,
-        /// Card.
+        /// The revealed card that was placed.
         card: Card,
-        /// Row index.
+        /// The row it went to: 0-based index in `table.rows`.
         row: u8,
         /// Cards taken (empty when the card was simply added).
         taken: Vec<Card>,
@@ -496,16 +496,16 @@ pub enum Event {
     DraftStarted {
         /// Round, 1-based.
         round: u16,
-        /// The open cards.
+        /// The round's whole deck, ascending; the cards left after the draft start the rows.
         pool: Vec<Card>,
         /// The seat that picks first.
         first_seat: u8,
     },
     /// A seat took a card from the open draft.
     CardDrafted {
-        /// Seat.
+        /// The seat (0-based) that took the card.
         seat: u8,
-        /// Card.
+        /// The card taken from the draft into that seat's hand.
         card: Card,
     },
     /// A game of nimm-oder-schieb (of a match) began with fresh chips.
@@ -526,17 +526,17 @@ pub enum Event {
     },
     /// The top card of the draw pile was turned up.
     CardRevealed {
-        /// Its value.
+        /// The open card's value, 3–35 (`GET /v1/rulesets` lists its suit and rank).
         card: Card,
     },
     /// A seat paid a chip onto the open card and passed it on.
     Passed {
-        /// Seat.
+        /// The seat (0-based) that paid the chip.
         seat: u8,
     },
     /// A seat took the open card and the chips on it.
     CardTaken {
-        /// Seat.
+        /// The seat (0-based) that took the card.
         seat: u8,
         /// The card's value.
         card: Card,
@@ -548,7 +548,7 @@ pub enum Event {
     NosGameEnded(Box<NosGameEnd>),
     /// A seat chose the card for its X row from the cards it took (x-nimmt).
     CardKept {
-        /// Seat.
+        /// The seat (0-based) that chose the card.
         seat: u8,
         /// The card that went to the X row.
         card: Card,
@@ -559,7 +559,7 @@ pub enum Event {
     },
     /// The round is over.
     RoundEnded {
-        /// Round.
+        /// The round that ended, 1-based.
         round: u16,
         /// Bullheads each seat took this round.
         scores: Vec<u32>,
@@ -573,20 +573,21 @@ pub enum Event {
     },
     /// A person handed their seat to a bot.
     SeatResigned {
-        /// Seat.
+        /// The seat (0-based) whose person resigned; a bot plays it from now on.
         seat: u8,
     },
     /// The game became public (listed, open to spectators) or private (players and the
     /// invited only). Written at creation and whenever the host changes it.
     VisibilitySet {
-        /// Public.
+        /// `true`: listed and open to spectators; `false`: seen by its players only (others join
+        /// with the invite code).
         public: bool,
     },
     /// The seats kept for a rematch's people are free for anyone now.
     ReservationsReleased {},
     /// A rematch of this finished game was created.
     RematchCreated {
-        /// The new game.
+        /// Id of the rematch game.
         game: String,
     },
 }
@@ -696,8 +697,9 @@ impl Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Awaiting {
-    /// Seat.
+    /// The seat (0-based) that must act.
     pub seat: u8,
-    /// Command name.
+    /// The command it must send: `start`, `play_card`, `take_row`, `keep_card`, `draft_card`,
+    /// `pass` or `take`.
     pub action: &'static str,
 }

@@ -64,7 +64,7 @@ impl Suit {
 pub struct CardFace {
     /// The card's value, 3–35.
     pub value: u8,
-    /// Its suit.
+    /// `clubs` (values 3–13), `diamonds` (14–26) or `hearts` (27–35).
     pub suit: Suit,
     /// `A`, `2`–`10`, `J`, `Q` or `K`.
     pub rank: String,

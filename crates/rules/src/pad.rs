@@ -239,11 +239,11 @@ impl PadEvent {
 pub struct Standing {
     /// 1 for the lowest total; equal totals share a place (1, 2, 2, 4).
     pub place: usize,
-    /// Player index.
+    /// The player's 0-based index in `players`.
     pub player: usize,
-    /// Player name.
+    /// The player's name as given when the pad was created.
     pub name: String,
-    /// Total so far.
+    /// Sum of the player's entries in the rounds recorded so far.
     pub total: i64,
 }
 

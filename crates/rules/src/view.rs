@@ -19,13 +19,13 @@ pub const SHUFFLE_ALGORITHM: &str = "stammtisch-chacha20-fisher-yates-v1";
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GameView {
-    /// Ruleset name.
+    /// The game played: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`.
     pub ruleset: Ruleset,
     /// Options in force: the fields the ruleset takes at creation, defaults filled in.
     pub options: OptionsView,
     /// Number of seats.
     pub players: u8,
-    /// Game name.
+    /// The name the creator gave (a rematch keeps its original's); `null` when none was given.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub name: Option<String>,
     /// `lobby`, `active` or `finished`.
@@ -80,7 +80,7 @@ pub struct GameView {
 #[derive(Clone, Debug, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatView {
-    /// Seat index.
+    /// The seat's 0-based index, its position in `seats`.
     pub seat: u8,
     /// Display name: a bot's, or a person's current account name (`deleted player` once
     /// the account is deleted; the server fills it in); `null` for a free seat.

@@ -4,31 +4,18 @@
 
 use stammtisch_rules::options::ChipsOption;
 use stammtisch_rules::{
-    Actor, Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer,
-    DeckOption, EndCondition, Event, Game, NewGame, Options, PlacementOption, RuleError, Ruleset,
-    SeatCard, Setup, Side, Status,
+    Audience, Awaiting, BotStrategy, Card, CardSet, Command, Deal, DealOption, Dealer, DeckOption,
+    EndCondition, Event, Game, NewGame, Options, PlacementOption, RuleError, Ruleset, SeatCard,
+    Setup, Side, Status,
 };
 
+mod common;
+
+use common::{HOST, NoShuffle, Table, acct, bot, c, cards, count, host, play};
+
 // ---------------------------------------------------------------------------------------------
-// Helpers
+// Helpers (the shared ones are in `common`)
 // ---------------------------------------------------------------------------------------------
-
-const HOST: &str = "acc-host";
-
-fn c(n: u8) -> Card {
-    Card::new(n).unwrap()
-}
-
-fn cards(ns: impl IntoIterator<Item = u8>) -> Vec<Card> {
-    ns.into_iter().map(c).collect()
-}
-
-/// A dealer that leaves the cards in ascending order.
-struct NoShuffle;
-
-impl Dealer for NoShuffle {
-    fn shuffle(&mut self, _round: u16, _cards: &mut [Card]) {}
-}
 
 /// A dealer that puts the cards into a scripted order for given rounds (checking that the
 /// script is a permutation of what it was handed) and leaves other rounds ascending.
@@ -76,187 +63,42 @@ fn options(deck: DeckOption, end: EndCondition) -> Options {
     }
 }
 
+/// A 6 nimmt! game of `players`.
 fn setup(players: u8, options: Options) -> Setup {
-    Setup {
-        ruleset: Ruleset::SixNimmt,
-        options,
-        players,
-    }
+    common::setup(Ruleset::SixNimmt, players, options)
 }
 
+/// The shared test game, named "Stammtisch".
 fn new_game(setup: Setup, deal: Option<Deal>) -> NewGame<'static> {
     NewGame {
-        setup,
         name: Some("Stammtisch".into()),
-        host_account: HOST,
-        host_name: "Host",
-        deal,
-        seed: "00ff".into(),
-        commitment: "c0ffee".into(),
+        ..common::new_game(setup, deal)
     }
 }
 
 /// A prepared deal: the given rows and hands, each hand filled up to ten cards with the
 /// highest cards of `deck` that appear nowhere else in the deal.
 fn deal_with(deck: CardSet, rows: [u8; 4], hands: &[&[u8]]) -> Deal {
-    let mut used: CardSet = rows
-        .iter()
-        .chain(hands.iter().copied().flatten())
-        .map(|n| c(*n))
-        .collect();
-    let mut spare = deck.to_vec();
-    spare.reverse();
-    let mut spare = spare.into_iter();
-    let hands = hands
-        .iter()
-        .map(|h| {
-            let mut hand = cards(h.iter().copied());
-            while hand.len() < 10 {
-                let filler = spare
-                    .find(|card| !used.contains(*card))
-                    .expect("deck too small for the deal");
-                used.insert(filler);
-                hand.push(filler);
-            }
-            hand
-        })
-        .collect();
-    Deal {
-        rows: rows.iter().map(|n| vec![c(*n)]).collect(),
-        hands,
-        draw_pile: Vec::new(),
-    }
+    common::deal_filled(deck, 10, &rows, hands)
 }
 
 fn full_deck() -> CardSet {
     CardSet::range(104)
 }
 
-fn host() -> Actor<'static> {
-    Actor::Account {
-        id: HOST,
-        name: "Host",
-    }
-}
-
-fn acct(id: &'static str) -> Actor<'static> {
-    Actor::Account { id, name: id }
-}
-
-fn bot(seat: u8) -> Actor<'static> {
-    Actor::Bot { seat }
-}
-
-fn play(card: u8) -> Command {
-    Command::PlayCard { card: c(card) }
-}
-
-/// A game and its event log, with every step checked for replayability.
-struct Table<D: Dealer> {
-    game: Game,
-    events: Vec<Event>,
-    dealer: D,
-}
-
-impl<D: Dealer> Table<D> {
-    fn create(new: NewGame<'_>, dealer: D) -> Self {
-        let events = Game::create(new).expect("game is created");
-        let game = Game::from_events(&events).expect("starts with game_created");
-        Self {
-            game,
-            events,
-            dealer,
-        }
-    }
-
-    fn try_cmd(&mut self, actor: Actor<'_>, command: &Command) -> Result<Vec<Event>, RuleError> {
-        let before = self.game.clone();
-        let result = self.game.decide(actor, command, &mut self.dealer);
-        match &result {
-            Ok(events) => {
-                for e in events {
-                    self.game.apply(e);
-                }
-                self.events.extend(events.iter().cloned());
-                let replayed = Game::from_events(&self.events).expect("replays");
-                assert_eq!(replayed, self.game, "replay differs after {command:?}");
-            }
-            Err(_) => assert_eq!(before, self.game, "a refused command changed the state"),
-        }
-        result
-    }
-
-    fn cmd(&mut self, actor: Actor<'_>, command: &Command) -> Vec<Event> {
-        self.try_cmd(actor, command)
-            .unwrap_or_else(|e| panic!("{command:?} by {actor:?} refused: {e}"))
-    }
-
-    fn err(&mut self, actor: Actor<'_>, command: &Command) -> RuleError {
-        match self.try_cmd(actor, command) {
-            Ok(events) => panic!("{command:?} by {actor:?} was accepted: {events:?}"),
-            Err(e) => e,
-        }
-    }
-
-    /// Seat 0 is the human host, the others bots. Plays one turn: `cards[s]` for seat `s`.
-    fn turn(&mut self, cards: &[u8]) -> Vec<Event> {
-        let mut events = Vec::new();
-        for (seat, card) in cards.iter().enumerate() {
-            let seat = u8::try_from(seat).unwrap();
-            let actor = if seat == 0 { host() } else { bot(seat) };
-            events.extend(self.cmd(actor, &play(*card)));
-        }
-        events
-    }
-
-    fn rows(&self) -> Vec<Vec<u8>> {
-        self.game
-            .rows()
-            .iter()
-            .map(|r| r.iter().map(|c| c.number()).collect())
-            .collect()
-    }
-}
-
 /// A started game: host at seat 0, bots at the other seats, with a prepared first deal.
 fn started<D: Dealer>(players: u8, opts: Options, deal: Deal, dealer: D) -> Table<D> {
-    let mut t = Table::create(new_game(setup(players, opts), Some(deal)), dealer);
-    for _ in 1..players {
-        t.cmd(
-            host(),
-            &Command::AddBot {
-                strategy: BotStrategy::Random,
-            },
-        );
-    }
-    t.cmd(host(), &Command::Start {});
-    assert_eq!(t.game.status(), Status::Active);
-    t
+    common::started(setup(players, opts), Some(deal), dealer, &[])
 }
 
+/// Placements as `(seat, card, row, taken, chosen)`; every game of this file places at
+/// the right end (`placement: right`).
 fn placed(events: &[Event]) -> Vec<(u8, u8, u8, Vec<u8>, bool)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::CardPlaced {
-                seat,
-                card,
-                row,
-                taken,
-                chosen,
-                side,
-            } => {
-                // Every game of this file places at the right end (`placement: right`).
-                assert_eq!(*side, Side::Right, "{card} placed at a left end");
-                Some((
-                    *seat,
-                    card.number(),
-                    *row,
-                    taken.iter().map(|c| c.number()).collect(),
-                    *chosen,
-                ))
-            }
-            _ => None,
+    common::placed(events)
+        .into_iter()
+        .map(|(seat, card, row, taken, chosen, side)| {
+            assert_eq!(side, Side::Right, "{card} placed at a left end");
+            (seat, card, row, taken, chosen)
         })
         .collect()
 }
@@ -274,10 +116,6 @@ fn round_bullheads(game: &Game, seat: u8) -> u32 {
         Some(sum)
     );
     sum
-}
-
-fn count(events: &[Event], type_name: &str) -> usize {
-    events.iter().filter(|e| e.type_name() == type_name).count()
 }
 
 fn standard() -> Options {
