@@ -76,10 +76,10 @@ pub async fn asset_or_not_found(req: HttpRequest) -> HttpResponse {
 /// (`?v=` and the first 12 hex digits of its SHA-256, as `clients/web/build.mjs` writes
 /// them); otherwise it is revalidated on every load.
 fn cache_control(req: &HttpRequest, hash: &str) -> &'static str {
-    let named = req
-        .query_string()
-        .split('&')
-        .any(|pair| pair.strip_prefix("v=").is_some_and(|v| hash.get(..12) == Some(v)));
+    let named = req.query_string().split('&').any(|pair| {
+        pair.strip_prefix("v=")
+            .is_some_and(|v| hash.get(..12) == Some(v))
+    });
     if named {
         "public, max-age=31536000, immutable"
     } else {

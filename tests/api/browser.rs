@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use reqwest::Method;
+use reqwest::header::HeaderMap;
 use serde_json::json;
 
 use crate::both;
@@ -506,4 +507,90 @@ fn the_page_its_files_and_api_answers_carry_a_strict_content_security_policy() {
     );
     assert_eq!(policy(docs.header("content-security-policy")), loose);
     assert_security_headers("the docs", &docs);
+}
+
+/// One GET of the web client's files, with the raw body (a gzipped one is no text).
+fn fetch(server: &TestServer, path: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, Vec<u8>) {
+    let mut req = reqwest::blocking::Client::new().get(format!("{}{path}", server.base));
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let r = req.send().unwrap();
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    (status, headers, r.bytes().unwrap().to_vec())
+}
+
+fn header(headers: &HeaderMap, name: &str) -> String {
+    headers
+        .get(name)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_client_goes_out_gzipped_and_files_named_by_their_hash_are_cached_for_good() {
+    let server = TestServer::start(Backend::Sqlite);
+    let (status, page_headers, page) = fetch(&server, "/", &[]);
+    assert_eq!(status, 200);
+    assert_eq!(header(&page_headers, "cache-control"), "no-cache");
+    let page = String::from_utf8(page).unwrap();
+    let mut total = (0, 0);
+    for file in ["app.js", "app.css"] {
+        // The page names each file with its content hash: `app.js?v=0123456789ab`.
+        let at = page
+            .find(&format!("{file}?v="))
+            .expect("the page names the file");
+        let url: String = page[at..].chars().take_while(|c| *c != '"').collect();
+        let (status, plain_headers, plain) = fetch(&server, &format!("/{url}"), &[]);
+        assert_eq!(status, 200, "{url}");
+        assert_eq!(header(&plain_headers, "content-encoding"), "", "{url}");
+        assert_eq!(
+            header(&plain_headers, "cache-control"),
+            "public, max-age=31536000, immutable",
+            "{url}"
+        );
+        let gzip = [("accept-encoding", "gzip, deflate, br")];
+        let (status, gz_headers, gz) = fetch(&server, &format!("/{url}"), &gzip);
+        assert_eq!(status, 200, "{url}");
+        assert_eq!(header(&gz_headers, "content-encoding"), "gzip", "{url}");
+        assert!(header(&gz_headers, "vary").contains("Accept-Encoding"));
+        assert_eq!(
+            header(&gz_headers, "cache-control"),
+            "public, max-age=31536000, immutable"
+        );
+        let mut unzipped = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut unzipped)
+            .unwrap();
+        assert_eq!(unzipped, plain, "{url}: the gzipped file is the file");
+        assert!(
+            gz.len() * 2 < plain.len(),
+            "{url}: {} of {}",
+            gz.len(),
+            plain.len()
+        );
+        assert_ne!(
+            header(&gz_headers, "etag"),
+            header(&plain_headers, "etag"),
+            "each representation has its own strong ETag"
+        );
+        // Revalidation per representation.
+        let etag = header(&gz_headers, "etag");
+        let again = [
+            ("accept-encoding", "gzip"),
+            ("if-none-match", etag.as_str()),
+        ];
+        assert_eq!(fetch(&server, &format!("/{url}"), &again).0, 304);
+        // A stale or missing hash is revalidated on every load; a refused gzip is plain.
+        for other in [format!("/{file}"), format!("/{file}?v=000000000000")] {
+            let (_, headers, _) = fetch(&server, &other, &[("accept-encoding", "gzip;q=0")]);
+            assert_eq!(header(&headers, "cache-control"), "no-cache", "{other}");
+            assert_eq!(header(&headers, "content-encoding"), "", "{other}");
+        }
+        total = (total.0 + plain.len(), total.1 + gz.len());
+    }
+    eprintln!(
+        "web client: app.js + app.css {} bytes, {} bytes gzipped",
+        total.0, total.1
+    );
 }
