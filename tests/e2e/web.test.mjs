@@ -222,6 +222,27 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("one click seats a person with bots of the chosen strength and starts; played to the end", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "dora");
+    await p.locator("#b-ruleset").selectOption("6-nimmt");
+    await p.locator("#b-players").selectOption("3");
+    await p.locator("#b-strategy").selectOption("expert");
+    await p.getByRole("button", { name: "Play against bots" }).click();
+    await p.waitForURL(/#\/games\//);
+    // No lobby to wait in: the game is under way with two expert bots.
+    await p.locator(".hand .card").first().waitFor();
+    assert.equal(await p.locator(".game-lobby").count(), 0, "the game started at once");
+    await assertLabelled(p);
+    await shoot(p, "05-one-click-bots");
+    await playToTheEnd([p]);
+    await shoot(p, "06-one-click-bots-finished");
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("X nimmt!: taking a row and choosing the card for the X row", async () => {
     const me = await person(browser, { viewport: DESKTOP });
     const p = me.page;

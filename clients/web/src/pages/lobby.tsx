@@ -3,6 +3,8 @@
 // ruleset with every option, joining by invite link.
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
+  botStrategyValues,
+  type BotStrategy,
   chipsOptionValues,
   dealOptionValues,
   deckOptionValues,
@@ -149,6 +151,7 @@ export function Lobby() {
       ) : null}
       <ErrorMessage error={error} onRetry={() => void load()} />
       <QuickPlay />
+      <PlayBots />
       <div class="lobby-grid">
         <div>
           <List id="inbox-h" title={t("inboxTitle")} items={inbox} empty={t("inboxEmpty")} now={now} />
@@ -236,6 +239,71 @@ function QuickPlay() {
         </Field>
         <button type="submit" class="primary" disabled={busy}>
           {t("playNow")}
+        </button>
+      </form>
+      <ErrorMessage error={error} />
+    </section>
+  );
+}
+
+/** One click to play against bots: a private table of the chosen game, every other seat a
+ *  bot of the chosen strength, started at once. */
+function PlayBots() {
+  const [infos, setInfos] = useState<RulesetInfo[] | null>(null);
+  const [ruleset, setRuleset] = useState<Ruleset>("6-nimmt");
+  const [players, setPlayers] = useState("4");
+  const [strategy, setStrategy] = useState<BotStrategy>("heuristic");
+  const [run, busy, error] = useAction();
+  useEffect(() => {
+    rulesets().then(setInfos, () => setInfos([]));
+  }, []);
+  const info = infos?.find((r) => r.name === ruleset) ?? null;
+  const sizes = info ? Array.from({ length: info.players.max - info.players.min + 1 }, (_, i) => String(info.players.min + i)) : [];
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void run(async () => {
+      const n = Number(players);
+      const g = await unwrap(api.POST("/v1/games", { body: { ruleset, players: n, public: false } }));
+      const path = { params: { path: { id: g.id } } };
+      for (let seat = 1; seat < n; seat++) {
+        await unwrap(api.POST("/v1/games/{id}/commands", { ...path, body: { type: "add_bot", strategy } }));
+      }
+      await unwrap(api.POST("/v1/games/{id}/commands", { ...path, body: { type: "start" } }));
+      go(href("games", g.id));
+    });
+  };
+  return (
+    <section class="panel bots" aria-labelledby="bots-h">
+      <h2 id="bots-h">{t("botsTitle")}</h2>
+      <p class="hint">{t("botsExplain")}</p>
+      <form onSubmit={submit} class="quick-form bots-form">
+        <Field id="b-ruleset" label={t("game")}>
+          <Select
+            id="b-ruleset"
+            value={ruleset}
+            onChange={(r) => {
+              setRuleset(r);
+              const i = infos?.find((x) => x.name === r);
+              if (i && (Number(players) < i.players.min || Number(players) > i.players.max)) {
+                setPlayers(String(Math.min(Math.max(4, i.players.min), i.players.max)));
+              }
+            }}
+            options={rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }))}
+          />
+        </Field>
+        <Field id="b-players" label={t("players")}>
+          <Select id="b-players" value={players} onChange={setPlayers} options={sizes.map((n) => ({ value: n, label: n }))} />
+        </Field>
+        <Field id="b-strategy" label={t("botStrength")}>
+          <Select
+            id="b-strategy"
+            value={strategy}
+            onChange={setStrategy}
+            options={botStrategyValues.map((s) => ({ value: s, label: t(`strategy_${s}` as Key) }))}
+          />
+        </Field>
+        <button type="submit" class="primary" disabled={busy || sizes.length === 0}>
+          {t("playBots")}
         </button>
       </form>
       <ErrorMessage error={error} />
