@@ -152,7 +152,8 @@ describe("the web client", () => {
     await a.locator("[data-connection=live]").waitFor();
     await b.locator("[data-connection=live]").waitFor();
     assert.equal(await b.locator("#hand-h").textContent(), "Deine Hand");
-    assert.match(await b.title(), /^6 nimmt! · Runde 1 – Stammtisch$/);
+    // The tab says it is his turn, to be seen from another tab.
+    assert.match(await b.title(), /^▶ Du bist dran · 6 nimmt! · Runde 1 – Stammtisch$/);
     await shoot(b, "04-table-6-nimmt");
     await assertLabelled(b);
 
@@ -278,8 +279,20 @@ describe("the web client", () => {
     await p.locator("button.take-row").first().waitFor();
     await shoot(p, "20-x-nimmt-take-row");
     await assertLabelled(p);
-    await p.getByRole("button", { name: /^Take row 3 \(3 bullheads\)$/ }).click();
+    // By keyboard: the prompt puts the focus on the cheapest row (all cost 3: the first);
+    // two Tabs reach row 3, Enter takes it, and the focus stays on the table.
+    const focused = () => p.evaluate(() => document.activeElement?.textContent ?? "");
+    await until(async () => (await focused()) === "Take row 1 (3 bullheads)", 10_000, "the focus on the cheapest row");
+    await p.keyboard.press("Tab");
+    await p.keyboard.press("Tab");
+    assert.equal(await focused(), "Take row 3 (3 bullheads)");
+    await p.keyboard.press("Enter");
     await p.locator(".seat[data-seat='0'] .x-row .card").first().waitFor();
+    await until(
+      () => p.evaluate(() => document.activeElement !== document.body && document.querySelector(".table-main")?.contains(document.activeElement)),
+      10_000,
+      "the focus kept on the table after the row was taken",
+    );
     // Turns 2 and 3: 12 completes row 1 (capacity 3) and takes 10 and 11: Dora must choose.
     await until(async () => (await p.locator(".hand-cards button[data-card='2']:enabled").count()) > 0, 15_000, "turn 2");
     await play(2);

@@ -67,11 +67,20 @@ function App() {
     if (!main) return;
     const update = () => {
       const h = main.querySelector("h1")?.textContent?.trim();
-      const title = h && h !== t("appName") ? `${h} – ${t("appName")}` : t("appName");
+      const page = h && h !== t("appName") ? `${h} – ${t("appName")}` : t("appName");
+      // A table waiting for this person says so in the tab, to be seen from another tab.
+      const turn = main.querySelector('[data-your-turn="true"]') !== null;
+      const title = turn ? `▶ ${t("yourTurnTitle")} · ${page}` : page;
       if (document.title !== title) document.title = title;
     };
     const watch = new MutationObserver(update);
-    watch.observe(main, { subtree: true, childList: true, characterData: true });
+    watch.observe(main, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+      attributeFilter: ["data-your-turn"],
+    });
     update();
     return () => watch.disconnect();
   }, []);

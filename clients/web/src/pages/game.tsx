@@ -253,6 +253,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
     <div class="table-layout">
       <div class="table-main">
         <Status st={st} v={v} />
+        <KeepFocus />
         {st.replaying ? (
           <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
             {t("skip")}
@@ -281,6 +282,32 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
   );
 }
 
+/** When the control that had the focus goes away (a played card leaves the hand, a taken
+ *  row's button disappears), the focus moves to what the table asks next: the cheapest row
+ *  to take, the first card that may be played, or the status line, instead of dropping to
+ *  the page's body. */
+function KeepFocus() {
+  const last = useRef<Element | null>(null);
+  useEffect(() => {
+    const table = document.querySelector(".table-main");
+    const track = (e: FocusEvent) => {
+      last.current = table && e.target instanceof Element && table.contains(e.target) ? e.target : null;
+    };
+    document.addEventListener("focusin", track);
+    return () => document.removeEventListener("focusin", track);
+  }, []);
+  useEffect(() => {
+    const lost = last.current !== null && !last.current.isConnected;
+    if (!lost || (document.activeElement && document.activeElement !== document.body)) return;
+    const next =
+      document.querySelector<HTMLElement>(".take-row[data-cheapest]:not(:disabled)") ??
+      document.querySelector<HTMLElement>(".hand-cards .card-button:not(:disabled)") ??
+      document.querySelector<HTMLElement>(".table-main .status");
+    next?.focus({ preventScroll: true });
+  });
+  return null;
+}
+
 function Status(props: { st: GameState; v: GameBody }) {
   const { v, st } = props;
   const [now, setNow] = useState(Date.now());
@@ -293,7 +320,7 @@ function Status(props: { st: GameState; v: GameBody }) {
     const names = joinNames(w.map((s) => seatName(v, s)));
     const iWon = v.you && w.includes(v.you.seat);
     return (
-      <div class="status finished" role="status">
+      <div class="status finished" role="status" tabIndex={-1}>
         <h2>{t("finishedTitle")}</h2>
         <p class="winners">
           <span aria-hidden="true">★ </span>
@@ -322,7 +349,7 @@ function Status(props: { st: GameState; v: GameBody }) {
   const myDeadline = me !== undefined ? v.seats[me]?.deadline_at : null;
   const left = mine.length > 0 ? deadlineText(myDeadline, now) : null;
   return (
-    <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" data-your-turn={mine.length > 0}>
+    <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" tabIndex={-1} data-your-turn={mine.length > 0}>
       <p>{text}</p>
       {left ? <p class="deadline">{left}</p> : null}
     </div>
@@ -336,6 +363,17 @@ function rowBulls(info: RulesetInfo | null, cards: number[]): number {
 function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean; highlight: number | null }) {
   const { v, info, act, busy } = props;
   const takeable = new Set(legalOf(v, "take_row").map((c) => (c as { row: number }).row));
+  // The cheapest row to take (the first of equals), where the prompt puts the focus.
+  let cheapest: number | null = null;
+  for (const i of [...takeable].sort((a, b) => a - b)) {
+    const cards = v.table.rows[i]?.cards ?? [];
+    if (cheapest === null || rowBulls(info, cards) < rowBulls(info, v.table.rows[cheapest]?.cards ?? [])) cheapest = i;
+  }
+  const cheapestButton = useRef<HTMLButtonElement>(null);
+  const prompt = [...takeable].join(",");
+  useEffect(() => {
+    if (prompt !== "" && !busy) cheapestButton.current?.focus();
+  }, [prompt, busy]);
   return (
     <section class="rows" aria-labelledby="rows-h">
       <h2 id="rows-h" class="visually-hidden">
@@ -368,7 +406,14 @@ function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: bo
                 <Bull />
               </span>
               {takeable.has(i) ? (
-                <button type="button" class="primary take-row" disabled={busy} onClick={() => act({ type: "take_row", row: i })}>
+                <button
+                  type="button"
+                  class="primary take-row"
+                  ref={i === cheapest ? cheapestButton : undefined}
+                  data-cheapest={i === cheapest ? "true" : undefined}
+                  disabled={busy}
+                  onClick={() => act({ type: "take_row", row: i })}
+                >
                   {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
                 </button>
               ) : null}
@@ -638,7 +683,7 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
       {rowGame && (s.taken ?? []).length > 0 ? (
         <details class="taken">
           <summary>
-            {t("taken")}: {(s.taken ?? []).length}
+            {t("cardsTaken")}: {(s.taken ?? []).length}
           </summary>
           <ul class="card-list small">
             {(s.taken ?? []).map((c) => (
@@ -693,7 +738,7 @@ function Log(props: { st: GameState }) {
   return (
     <section class="panel log" aria-labelledby="log-h">
       <h2 id="log-h">{t("log")}</h2>
-      <ol class="log-list" ref={list} aria-live="polite" aria-relevant="additions">
+      <ol class="log-list" ref={list} tabIndex={0} aria-labelledby="log-h" aria-live="polite" aria-relevant="additions">
         {log.length === 0 ? <li class="empty">{t("logEmpty")}</li> : null}
         {log.slice(-12).map((l) => (
           <li key={l.seq}>{l.text}</li>
