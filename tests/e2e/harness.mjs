@@ -11,6 +11,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
 export const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -313,6 +314,25 @@ export const isFinished = async (page) => (await page.locator(".game[data-status
  * Fails when a control on the page has no name a screen reader could read: every button and
  * link needs text or a label, every form field a <label> or an aria label.
  */
+const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * Runs axe-core on the page as it is now and fails on any serious or critical violation
+ * (WCAG 2.x A and AA rules). The script goes in through the DevTools protocol, which the
+ * page's Content-Security-Policy does not govern; the page itself loads nothing new.
+ */
+export async function assertAccessible(page, what = page.url()) {
+  await page.evaluate(`${axeSource}\n;0`);
+  const violations = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 5).join(", ")}`);
+  });
+  if (violations.length > 0) throw new Error(`axe-core on ${what}:\n  ${violations.join("\n  ")}`);
+}
+
 export async function assertLabelled(page) {
   const unnamed = await page.evaluate(() => {
     const visible = (el) => el.getClientRects().length > 0;
@@ -333,6 +353,7 @@ export async function assertLabelled(page) {
     return out;
   });
   if (unnamed.length > 0) throw new Error(`controls without an accessible name:\n  ${unnamed.join("\n  ")}`);
+  await assertAccessible(page);
 }
 
 /**

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
   apiClient,
+  assertAccessible,
   assertLabelled,
   freePort,
   DESKTOP,
@@ -227,7 +228,7 @@ describe("the web client", () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;
     await p.goto(server.base + "/");
-    await signInAsGuest(p, "dora");
+    await signInAsGuest(p, "gerd");
     await p.locator("#b-ruleset").selectOption("6-nimmt");
     await p.locator("#b-players").selectOption("3");
     await p.locator("#b-strategy").selectOption("expert");
@@ -240,6 +241,30 @@ describe("the web client", () => {
     await shoot(p, "05-one-click-bots");
     await playToTheEnd([p]);
     await shoot(p, "06-one-click-bots-finished");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("every page passes axe-core (no serious or critical violation) at phone and desktop size", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await p.setViewportSize(viewport);
+      await assertAccessible(p, `the sign-in page (${size})`);
+    }
+    await signInAsGuest(p, "erna");
+    const profile = await p.getByRole("link", { name: "My profile" }).getAttribute("href");
+    const pages = ["#/", "#/pads", "#/calculator", "#/leaderboard", profile, "#/account", "#/no-such-page"];
+    for (const hash of pages) {
+      await p.goto(server.base + "/" + hash);
+      await p.locator("main h1").waitFor();
+      await p.waitForTimeout(300);
+      for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+        await p.setViewportSize(viewport);
+        await assertAccessible(p, `${hash} (${size})`);
+      }
+    }
     me.assertClean();
     await me.context.close();
   });

@@ -276,7 +276,7 @@ function PlayBots() {
     <section class="panel bots" aria-labelledby="bots-h">
       <h2 id="bots-h">{t("botsTitle")}</h2>
       <p class="hint">{t("botsExplain")}</p>
-      <form onSubmit={submit} class="quick-form bots-form">
+      <form onSubmit={submit} class="bots-form">
         <Field id="b-ruleset" label={t("game")}>
           <Select
             id="b-ruleset"
