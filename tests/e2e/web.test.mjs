@@ -228,7 +228,7 @@ describe("the web client", () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;
     await p.goto(server.base + "/");
-    await signInAsGuest(p, "gerd");
+    await signInAsGuest(p, "quirin");
     await p.locator("#b-ruleset").selectOption("6-nimmt");
     await p.locator("#b-players").selectOption("3");
     await p.locator("#b-strategy").selectOption("expert");
