@@ -52,8 +52,8 @@ export interface Section {
 export interface RulesText {
   /** The game's (and variant's) name, as the index and the page's heading show it. */
   name: string;
-  /** One line: players and cards. */
-  lead: string;
+  /** One line: players and cards (a variant's page says what differs instead). */
+  lead: string | null;
   sections: Section[];
 }
 
@@ -65,58 +65,52 @@ const six: Record<Lang, Record<SixPart, Section>> = {
   en: {
     goal: {
       heading: "Goal",
-      paragraphs: [
-        "Take as few bullheads as possible. Every card shows 1 to 7 bullheads, and every card you take counts them against you.",
-      ],
+      paragraphs: ["Take as few bullheads as possible: every card you take counts its bullheads (1 to 7) against you."],
     },
     turn: {
       heading: "A turn",
       paragraphs: [
-        "Everyone picks one card from their hand, face down, at the same time. You may change your pick until the last player has picked. Then all cards are revealed and placed one at a time, lowest first.",
+        "Everyone picks a hand card face down at the same time (you may change it until the last player has picked). Then all are revealed and placed one by one, lowest first.",
       ],
     },
     place: {
       heading: "Placing and taking",
       paragraphs: [
-        "Four rows start with one card each. A card always goes to the right end of the row whose last card is the highest one below it. You never choose the row.",
-        "A row holds five cards: the sixth card takes the five, and it starts the row anew.",
-        "If a card is lower than the last card of every row, its player picks any row and takes it; the card starts that row. Your own card is never taken.",
+        "Four rows start with one card each. A card goes to the right end of the row whose last card is closest below it; nobody chooses.",
+        "A row holds five: the sixth card takes the five and starts the row anew. A card lower than every row's end takes a row of its player's choice and starts it anew. Your own card is never taken.",
       ],
     },
     end: {
       heading: "Scoring and the end",
       paragraphs: [
-        "Bullheads: 55 has 7; 11, 22, … 99 have 5; 10, 20, … 100 have 3; 5, 15, … 95 have 2; every other card has 1.",
-        "A round is 10 turns. Then everyone adds the bullheads they took to their total. The game ends after the round in which someone reaches 66 points (or the limit or number of rounds the table chose). The lowest total wins; equal lowest totals share the win.",
+        "Bullheads: 55 has 7; 11, 22 … 99 have 5; 10, 20 … 100 have 3; 5, 15 … 95 have 2; all others 1.",
+        "After 10 turns everyone adds the bullheads they took to their total. The game ends after the round in which someone reaches 66 points (or the chosen limit). The lowest total wins; a tie shares the win.",
       ],
     },
   },
   de: {
     goal: {
       heading: "Ziel",
-      paragraphs: [
-        "Nimm so wenige Hornochsen wie möglich. Jede Karte zeigt 1 bis 7 Hornochsen, und jede Karte, die du nimmst, zählt sie als Minuspunkte.",
-      ],
+      paragraphs: ["Nimm so wenige Hornochsen wie möglich: Jede Karte, die du nimmst, zählt ihre Hornochsen (1 bis 7) gegen dich."],
     },
     turn: {
       heading: "Ein Zug",
       paragraphs: [
-        "Alle wählen gleichzeitig und verdeckt eine Karte aus ihrer Hand. Du kannst deine Wahl ändern, bis der letzte Spieler gewählt hat. Dann werden alle Karten aufgedeckt und eine nach der anderen angelegt, die niedrigste zuerst.",
+        "Alle wählen gleichzeitig verdeckt eine Handkarte (ändern geht, bis der Letzte gewählt hat). Dann werden alle aufgedeckt und einzeln angelegt, die niedrigste zuerst.",
       ],
     },
     place: {
       heading: "Anlegen und Nehmen",
       paragraphs: [
-        "Vier Reihen beginnen mit je einer Karte. Eine Karte kommt immer rechts an die Reihe, deren letzte Karte am nächsten unter ihr liegt. Die Reihe kannst du dir nicht aussuchen.",
-        "Eine Reihe fasst fünf Karten: Die sechste Karte nimmt die fünf und beginnt die Reihe neu.",
-        "Ist eine Karte niedriger als die letzte Karte jeder Reihe, sucht sich ihr Spieler eine Reihe aus und nimmt sie; die Karte beginnt diese Reihe neu. Die eigene Karte nimmt man nie mit.",
+        "Vier Reihen beginnen mit je einer Karte. Eine Karte kommt rechts an die Reihe, deren letzte Karte am nächsten unter ihr liegt; aussuchen kann das niemand.",
+        "Eine Reihe fasst fünf: Die sechste Karte nimmt die fünf und beginnt die Reihe neu. Eine Karte, die niedriger ist als jedes Reihenende, nimmt eine Reihe nach Wahl ihres Spielers und beginnt sie neu. Die eigene Karte nimmt man nie mit.",
       ],
     },
     end: {
       heading: "Wertung und Spielende",
       paragraphs: [
-        "Hornochsen: die 55 hat 7; 11, 22, … 99 haben 5; 10, 20, … 100 haben 3; 5, 15, … 95 haben 2; alle anderen Karten haben 1.",
-        "Eine Runde hat 10 Züge. Danach zählt jeder die genommenen Hornochsen zu seiner Summe. Das Spiel endet nach der Runde, in der jemand 66 Punkte erreicht (oder die Grenze oder Rundenzahl, die der Tisch gewählt hat). Die niedrigste Summe gewinnt; bei Gleichstand teilen sich alle mit der niedrigsten Summe den Sieg.",
+        "Hornochsen: die 55 hat 7; 11, 22 … 99 haben 5; 10, 20 … 100 haben 3; 5, 15 … 95 haben 2; alle anderen 1.",
+        "Nach 10 Zügen zählt jeder seine genommenen Hornochsen zu seiner Summe. Das Spiel endet nach der Runde, in der jemand 66 Punkte erreicht (oder die gewählte Grenze). Die niedrigste Summe gewinnt; Gleichstand teilt den Sieg.",
       ],
     },
   },
@@ -126,17 +120,15 @@ const profiPlace: Record<Lang, Section> = {
   en: {
     heading: "Placing and taking",
     paragraphs: [
-      "Four rows start with one card each and always ascend from left to right. A card goes either to the right end of a row (after a lower last card) or to the left end (before a higher first card): whichever end is closest to it, the right end on a tie. You never choose.",
-      "A row holds five cards: the sixth card, at either end, takes the five and starts the row anew.",
-      "If a card fits at no end (it lies between the first and last card of every row), its player picks any row and takes it; the card starts that row. Your own card is never taken.",
+      "Four rows start with one card each and ascend from left to right. A card goes to the closest end: the right end after a lower last card, or the left end before a higher first card; the right end on a tie. Nobody chooses.",
+      "A row holds five: the sixth card, at either end, takes the five and starts the row anew. A card that fits at no end takes a row of its player's choice and starts it anew. Your own card is never taken.",
     ],
   },
   de: {
     heading: "Anlegen und Nehmen",
     paragraphs: [
-      "Vier Reihen beginnen mit je einer Karte und steigen immer von links nach rechts. Eine Karte kommt rechts an eine Reihe (nach einer niedrigeren letzten Karte) oder links (vor eine höhere erste Karte): an das Ende, das ihr am nächsten ist, bei Gleichstand rechts. Aussuchen kannst du es nicht.",
-      "Eine Reihe fasst fünf Karten: Die sechste Karte nimmt die fünf, an welchem Ende auch immer, und beginnt die Reihe neu.",
-      "Passt eine Karte an kein Ende (sie liegt bei jeder Reihe zwischen erster und letzter Karte), sucht sich ihr Spieler eine Reihe aus und nimmt sie; die Karte beginnt diese Reihe neu. Die eigene Karte nimmt man nie mit.",
+      "Vier Reihen beginnen mit je einer Karte und steigen von links nach rechts. Eine Karte kommt an das nächste Ende: rechts nach einer niedrigeren letzten Karte oder links vor eine höhere erste Karte; bei Gleichstand rechts. Aussuchen kann das niemand.",
+      "Eine Reihe fasst fünf: Die sechste Karte, an welchem Ende auch immer, nimmt die fünf und beginnt die Reihe neu. Eine Karte, die an kein Ende passt, nimmt eine Reihe nach Wahl ihres Spielers und beginnt sie neu. Die eigene Karte nimmt man nie mit.",
     ],
   },
 };
@@ -146,55 +138,39 @@ const variantWord: Record<Lang, { diff: string; taktik: string; logik: string; p
   de: { diff: "Was anders ist", taktik: "Taktik-Variante", logik: "Logik-Variante", profi: "Profi-Variante" },
 };
 
-const sixLead: Record<Lang, { full: string; tactical: string }> = {
-  en: {
-    full: "2 to 10 players, cards 1 to 104, 10 cards each per round.",
-    tactical: "2 to 10 players, cards 1 to 10 × players + 4, 10 cards each per round.",
-  },
-  de: {
-    full: "2 bis 10 Spieler, Karten 1 bis 104, je 10 Karten pro Runde.",
-    tactical: "2 bis 10 Spieler, Karten 1 bis 10 × Spielerzahl + 4, je 10 Karten pro Runde.",
-  },
+const sixLead: Record<Lang, string> = {
+  en: "2 to 10 players, cards 1 to 104, 10 cards each per round.",
+  de: "2 bis 10 Spieler, Karten 1 bis 104, je 10 pro Runde.",
 };
 
 const sixDiff: Record<Lang, Record<"taktik" | "logik" | "profi", string[]>> = {
   en: {
     taktik: [
-      "Only the cards 1 to 10 × players + 4 are used: 1 to 34 with three players. So every card is in play, 10 in each hand and 4 starting the rows, and you can work out which cards the others hold.",
-      "Everything else is as in 6 nimmt!.",
+      "Only the cards 1 to 10 × players + 4 are used (1 to 34 with three players), so every card is in play and you can work out which cards the others hold.",
     ],
     logik: [
-      "As in the Tactics variant, only the cards 1 to 10 × players + 4 are used.",
-      "Nothing is dealt: at the start of a round all cards lie face up, and the players take one card at a time in seat order until everyone holds 10. The 4 cards left start the rows. The first seat picks first in round 1, the next seat in round 2, and so on.",
-      "The rest is played as in 6 nimmt!.",
+      "Only the cards 1 to 10 × players + 4 are used, and nothing is dealt: all cards lie face up and the players take one at a time in seat order until everyone holds 10. The 4 cards left start the rows. Each round the next seat picks first.",
     ],
-    profi: [
-      "All 104 cards are shuffled and dealt as usual, but a card may also go to the left end of a row, in front of a higher first card. The card goes to the closest end; it still never gets to choose.",
-    ],
+    profi: ["All 104 cards are dealt as usual, but a card may also go to the left end of a row, in front of a higher first card."],
   },
   de: {
     taktik: [
-      "Es werden nur die Karten 1 bis 10 × Spielerzahl + 4 benutzt: zu dritt 1 bis 34. So ist jede Karte im Spiel, je 10 auf jeder Hand und 4 als Reihenanfang, und du kannst ausrechnen, welche Karten die anderen halten.",
-      "Alles andere ist wie bei 6 nimmt!.",
+      "Es werden nur die Karten 1 bis 10 × Spielerzahl + 4 benutzt (zu dritt 1 bis 34). So ist jede Karte im Spiel, und du kannst ausrechnen, welche Karten die anderen halten.",
     ],
     logik: [
-      "Wie bei der Taktik-Variante werden nur die Karten 1 bis 10 × Spielerzahl + 4 benutzt.",
-      "Es wird nicht verteilt: Zu Rundenbeginn liegen alle Karten offen aus, und reihum nimmt sich jeder eine Karte, bis alle 10 halten. Die 4 übrigen Karten beginnen die Reihen. In Runde 1 wählt der erste Platz zuerst, in Runde 2 der nächste und so weiter.",
-      "Der Rest wird wie bei 6 nimmt! gespielt.",
+      "Es werden nur die Karten 1 bis 10 × Spielerzahl + 4 benutzt, und es wird nicht verteilt: Alle Karten liegen offen aus, und reihum nimmt sich jeder eine, bis alle 10 halten. Die 4 übrigen Karten beginnen die Reihen. Jede Runde wählt der nächste Platz zuerst.",
     ],
-    profi: [
-      "Alle 104 Karten werden wie üblich gemischt und verteilt, aber eine Karte darf auch links an eine Reihe, vor eine höhere erste Karte. Die Karte kommt an das nächstgelegene Ende; aussuchen kann man es weiterhin nicht.",
-    ],
+    profi: ["Alle 104 Karten werden wie üblich verteilt, aber eine Karte darf auch links an eine Reihe, vor eine höhere erste Karte."],
   },
 };
 
 function sixNimmt(l: Lang, preset: RulesRef["preset"]): RulesText {
   const s = six[l];
   const base = [s.goal, s.turn, preset === "profi" ? profiPlace[l] : s.place, s.end];
-  if (!preset) return { name: "6 nimmt!", lead: sixLead[l].full, sections: base };
+  if (!preset) return { name: "6 nimmt!", lead: sixLead[l], sections: base };
   return {
     name: `6 nimmt! – ${variantWord[l][preset]}`,
-    lead: preset === "profi" ? sixLead[l].full : sixLead[l].tactical,
+    lead: null,
     sections: [{ heading: variantWord[l].diff, paragraphs: sixDiff[l][preset] }, ...base],
   };
 }
@@ -210,7 +186,7 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "What is different from 6 nimmt!",
           paragraphs: [
-            "The cards go from 1 to 100 and carry 1 to 5 bullheads: the 55 has 5, not 7. At most 9 players. Otherwise it is played exactly like 6 nimmt!. (The published Amigo game of this name plays differently; this is the game as our rule sheet describes it.)",
+            "Cards 1 to 100 with 1 to 5 bullheads (the 55 has 5, not 7). At most 9 players. Otherwise it is played exactly like 6 nimmt!. (Amigo's published game of this name plays differently.)",
           ],
         },
         { heading: "Goal", paragraphs: ["Take as few bullheads as possible; every card you take counts against you."] },
@@ -219,8 +195,8 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Scoring and the end",
           paragraphs: [
-            "Bullheads: 11, 22, … 99 have 5; 10, 20, … 100 have 3; 5, 15, … 95 have 2; every other card has 1.",
-            "A round is 10 turns; then everyone adds the bullheads they took to their total. The game ends after the round in which someone reaches 66 points (or the limit or number of rounds the table chose). The lowest total wins; equal lowest totals share the win.",
+            "Bullheads: 11, 22 … 99 have 5; 10, 20 … 100 have 3; 5, 15 … 95 have 2; all others 1.",
+            six.en.end.paragraphs[1] as string,
           ],
         },
       ],
@@ -250,13 +226,13 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Your X row",
           paragraphs: [
-            "When you take cards, you choose one of them for your X row (with a single card this happens by itself). If it is higher than your X row's last card, or the X row is empty, it is added. Otherwise your whole X row goes face down onto your X stack and the chosen card starts a new X row. All other cards you took go into your hand, to be played again.",
+            "When you take cards, you choose one of them for your X row (a single card goes there by itself). If it is higher than the X row's last card, or the X row is empty, it is added; otherwise your whole X row goes face down onto your X stack and the card starts a new one. The other cards you took go into your hand.",
           ],
         },
         {
           heading: "Scoring and the end",
           paragraphs: [
-            "A deal ends after the turn in which someone plays their last hand card. Your score: the bullheads in your hand plus twice the bullheads in your X stack; the X row counts nothing. Usually two deals are played; the lowest total wins.",
+            "A deal ends after a turn at whose end someone has no cards in hand. Your score: the bullheads in your hand plus twice the bullheads in your X stack; the X row counts nothing. Usually two deals are played; the lowest total wins.",
           ],
         },
       ],
@@ -274,7 +250,7 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Cards and chips",
           paragraphs: [
-            "♣ 3 to K are worth 3 to 13, ♦ A to K 14 to 26, ♥ A to 9 27 to 35. Each game 9 cards are removed unseen (shown at the end); the other 24 are the draw pile. Everyone gets 11 chips (9 with six players, 7 with seven).",
+            "Values: ♣\u00a03–\u2060K\u00a0=\u00a03–\u206013, ♦\u00a0A–\u2060K\u00a0=\u00a014–\u206026, ♥\u00a0A–\u20609\u00a0=\u00a027–\u206035. Each game 9 cards are removed unseen (shown at the end); the other 24 are the draw pile. Everyone gets 11 chips (9 with six players, 7 with seven).",
           ],
         },
         {
@@ -287,7 +263,7 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
           heading: "Scoring and the end",
           paragraphs: [
             "The game ends when the last card is taken. Add up your cards, but a run of consecutive values counts only its lowest card (runs go across suits: K♣ 13, A♦ 14). Subtract your chips. Example: 6, 8 9 10, 13 14 15, 23 24, 33 and 6 chips make 6 + 8 + 13 + 23 + 33 − 6 = 77.",
-            "The lowest score wins; on a tie, the one with more chips; still tied, they share the win. Chip counts are hidden unless the table chose open chips. In a match of several games the scores are added.",
+            "The lowest score wins; on a tie, the one with more chips; still tied, they share the win. Chip counts are hidden unless the table chose open chips. Several games in a match are added up.",
           ],
         },
       ],
@@ -296,12 +272,12 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
   de: {
     "11-nimmt": {
       name: "11 nimmt!",
-      lead: "2 bis 9 Spieler, Karten 1 bis 100, je 10 Karten pro Runde.",
+      lead: "2 bis 9 Spieler, Karten 1 bis 100, je 10 pro Runde.",
       sections: [
         {
           heading: "Was anders ist als bei 6 nimmt!",
           paragraphs: [
-            "Die Karten gehen von 1 bis 100 und tragen 1 bis 5 Hornochsen: die 55 hat 5, nicht 7. Höchstens 9 Spieler. Sonst wird genau wie 6 nimmt! gespielt. (Das gleichnamige Spiel von Amigo spielt sich anders; dies ist das Spiel, wie unser Regelblatt es beschreibt.)",
+            "Karten 1 bis 100 mit 1 bis 5 Hornochsen (die 55 hat 5, nicht 7). Höchstens 9 Spieler. Sonst wird genau wie 6 nimmt! gespielt. (Das gleichnamige Spiel von Amigo spielt sich anders.)",
           ],
         },
         { heading: "Ziel", paragraphs: ["Nimm so wenige Hornochsen wie möglich; jede genommene Karte zählt gegen dich."] },
@@ -310,15 +286,15 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Wertung und Spielende",
           paragraphs: [
-            "Hornochsen: 11, 22, … 99 haben 5; 10, 20, … 100 haben 3; 5, 15, … 95 haben 2; alle anderen Karten haben 1.",
-            "Eine Runde hat 10 Züge; danach zählt jeder die genommenen Hornochsen zu seiner Summe. Das Spiel endet nach der Runde, in der jemand 66 Punkte erreicht (oder die Grenze oder Rundenzahl, die der Tisch gewählt hat). Die niedrigste Summe gewinnt; bei Gleichstand teilen sich alle mit der niedrigsten Summe den Sieg.",
+            "Hornochsen: 11, 22 … 99 haben 5; 10, 20 … 100 haben 3; 5, 15 … 95 haben 2; alle anderen 1.",
+            six.de.end.paragraphs[1] as string,
           ],
         },
       ],
     },
     "x-nimmt": {
       name: "X nimmt!",
-      lead: "2 bis 4 Spieler, Karten 1 bis 100, je 8 Karten pro Durchgang.",
+      lead: "2 bis 4 Spieler, Karten 1 bis 100, je 8 pro Durchgang.",
       sections: [
         {
           heading: "Ziel",
@@ -341,13 +317,13 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Deine X-Reihe",
           paragraphs: [
-            "Wenn du Karten nimmst, wählst du eine davon für deine X-Reihe (bei nur einer Karte geschieht das von selbst). Ist sie höher als die letzte Karte deiner X-Reihe oder ist die X-Reihe leer, wird sie angelegt. Sonst kommt die ganze X-Reihe verdeckt auf deinen X-Stapel und die gewählte Karte beginnt eine neue X-Reihe. Alle anderen genommenen Karten kommen auf deine Hand und werden wieder ausgespielt.",
+            "Nimmst du Karten, wählst du eine davon für deine X-Reihe (bei nur einer von selbst). Ist sie höher als die letzte Karte der X-Reihe oder die X-Reihe leer, wird sie angelegt; sonst kommt die ganze X-Reihe verdeckt auf deinen X-Stapel, und die Karte beginnt eine neue. Die anderen genommenen Karten kommen auf deine Hand.",
           ],
         },
         {
           heading: "Wertung und Spielende",
           paragraphs: [
-            "Ein Durchgang endet nach dem Zug, in dem jemand seine letzte Handkarte spielt. Deine Wertung: die Hornochsen auf deiner Hand plus doppelt die Hornochsen in deinem X-Stapel; die X-Reihe zählt nichts. Meist werden zwei Durchgänge gespielt; die niedrigste Summe gewinnt.",
+            "Ein Durchgang endet nach einem Zug, an dessen Ende jemand keine Handkarte mehr hat. Wertung: die Hornochsen auf deiner Hand plus doppelt die Hornochsen in deinem X-Stapel; die X-Reihe zählt nichts. Meist spielt man zwei Durchgänge; die niedrigste Summe gewinnt.",
           ],
         },
       ],
@@ -365,7 +341,7 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
         {
           heading: "Karten und Chips",
           paragraphs: [
-            "♣ 3 bis K zählen 3 bis 13, ♦ A bis K 14 bis 26, ♥ A bis 9 27 bis 35. In jedem Spiel werden 9 Karten ungesehen entfernt (am Ende gezeigt); die übrigen 24 sind der Ziehstapel. Jeder bekommt 11 Chips (9 zu sechst, 7 zu siebt).",
+            "Werte: ♣\u00a03–\u2060K\u00a0=\u00a03–\u206013, ♦\u00a0A–\u2060K\u00a0=\u00a014–\u206026, ♥\u00a0A–\u20609\u00a0=\u00a027–\u206035. In jedem Spiel werden 9 Karten ungesehen entfernt (am Ende gezeigt); die übrigen 24 sind der Ziehstapel. Jeder bekommt 11 Chips (9 zu sechst, 7 zu siebt).",
           ],
         },
         {
@@ -378,7 +354,7 @@ const others: Record<Lang, Record<Exclude<Ruleset, "6-nimmt">, RulesText>> = {
           heading: "Wertung und Spielende",
           paragraphs: [
             "Das Spiel endet, wenn die letzte Karte genommen ist. Zähl deine Karten zusammen, aber eine Folge aufeinanderfolgender Werte zählt nur ihre niedrigste Karte (Folgen gehen über die Farben: K♣ 13, A♦ 14). Zieh deine Chips ab. Beispiel: 6, 8 9 10, 13 14 15, 23 24, 33 und 6 Chips ergeben 6 + 8 + 13 + 23 + 33 − 6 = 77.",
-            "Die niedrigste Punktzahl gewinnt; bei Gleichstand, wer mehr Chips hat; ist auch das gleich, teilen sie sich den Sieg. Die Chips sind verdeckt, außer der Tisch hat offene Chips gewählt. Bei mehreren Spielen werden die Punkte zusammengezählt.",
+            "Die niedrigste Punktzahl gewinnt; bei Gleichstand, wer mehr Chips hat; sonst teilt man den Sieg. Chips sind verdeckt, außer der Tisch wählt offene Chips. Mehrere Spiele werden zusammengezählt.",
           ],
         },
       ],

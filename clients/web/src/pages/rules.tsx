@@ -69,7 +69,7 @@ export function RulesPage(props: { ruleset: string | null; preset: string | null
     <article class="rules" data-rules={rulesPath(ref).slice(1).join("/")}>
       <h1 tabIndex={-1}>{t("rulesOf", { name: text.name })}</h1>
       <Index current={ref} />
-      <p class="lead">{text.lead}</p>
+      {text.lead ? <p class="lead">{text.lead}</p> : null}
       {text.sections.map((s) => (
         <section key={s.heading}>
           <h2>{s.heading}</h2>
