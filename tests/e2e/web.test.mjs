@@ -1002,4 +1002,144 @@ describe("the web client", () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+  test("rules pages: every game and variant in English and German, linked from the header, the lobby and the table", async () => {
+    // Each page: its path, its heading, sentences it must say, and (for a variant) that what
+    // differs comes first.
+    const pages = [
+      {
+        path: "6-nimmt",
+        en: ["Rules of 6 nimmt!", "the sixth card takes the five", "reaches 66 points", "55 has 7"],
+        de: ["Regeln zu 6 nimmt!", "Die sechste Karte nimmt die fünf", "66 Punkte erreicht", "die 55 hat 7"],
+      },
+      {
+        path: "6-nimmt/taktik",
+        variant: true,
+        en: ["Rules of 6 nimmt! – Tactics (Taktik)", "1 to 34 with three players", "every card is in play"],
+        de: ["Regeln zu 6 nimmt! – Taktik-Variante", "zu dritt 1 bis 34", "jede Karte im Spiel"],
+      },
+      {
+        path: "6-nimmt/logik",
+        variant: true,
+        en: ["Rules of 6 nimmt! – Logic (Logik)", "nothing is dealt", "The 4 cards left start the rows"],
+        de: ["Regeln zu 6 nimmt! – Logik-Variante", "es wird nicht verteilt", "Die 4 übrigen Karten beginnen die Reihen"],
+      },
+      {
+        path: "6-nimmt/profi",
+        variant: true,
+        en: ["Rules of 6 nimmt! – Pro (Profi)", "left end of a row", "the right end on a tie"],
+        de: ["Regeln zu 6 nimmt! – Profi-Variante", "auch links an eine Reihe", "bei Gleichstand rechts"],
+      },
+      {
+        path: "11-nimmt",
+        en: ["Rules of 11 nimmt!", "the 55 has 5, not 7", "At most 9 players"],
+        de: ["Regeln zu 11 nimmt!", "die 55 hat 5, nicht 7", "Höchstens 9 Spieler"],
+      },
+      {
+        path: "x-nimmt",
+        en: ["Rules of X nimmt!", "for 3, 4 and 5 cards", "onto your X stack", "twice the bullheads in your X stack"],
+        de: ["Regeln zu X nimmt!", "für 3, 4 und 5 Karten", "auf deinen X-Stapel", "doppelt die Hornochsen in deinem X-Stapel"],
+      },
+      {
+        path: "nimm-oder-schieb",
+        en: ["Rules of Nimm oder schieb", "Without chips you must take", "− 6 = 77"],
+        de: ["Regeln zu Nimm oder schieb", "Ohne Chips musst du nehmen", "− 6 = 77"],
+      },
+    ];
+    const me = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const p = me.page;
+
+    // Anyone may read the rules, signed in or not.
+    await p.goto(server.base + "/#/rules/x-nimmt");
+    await p.locator(".rules h1", { hasText: "Rules of X nimmt!" }).waitFor();
+    assert.equal(await p.locator("#guest-name").count(), 0, "no sign-in form in front of the rules");
+
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "rhea");
+    // The header's entry leads to the index of all of them.
+    await p.locator("header nav a[href='#/rules']").click();
+    await p.locator(".rules h1", { hasText: /^Rules$/ }).waitFor();
+    assert.equal(await p.locator("header nav a[href='#/rules']").getAttribute("aria-current"), "page");
+    assert.equal(await p.locator(".rules-index a").count(), pages.length, "the index lists every page");
+
+    const headingsInOrder = async () => {
+      const levels = await p.locator("main").evaluate((m) => [...m.querySelectorAll("h1, h2, h3, h4, h5, h6")].map((h) => Number(h.tagName[1])));
+      assert.equal(levels[0], 1, "the page starts with its h1");
+      assert.equal(levels.filter((l) => l === 1).length, 1, "one h1");
+      for (let i = 1; i < levels.length; i++) assert.ok(levels[i] <= levels[i - 1] + 1, `no skipped heading level: ${levels}`);
+    };
+    const check = async (lang) => {
+      for (const pg of pages) {
+        const [title, ...sentences] = pg[lang];
+        // Through the index's link, as a reader would go.
+        await p.locator(`.rules-index a[href='#/rules/${pg.path}']`).click();
+        await p.locator(`.rules[data-rules='${pg.path}'] h1`, { hasText: title }).waitFor();
+        assert.equal((await p.locator(".rules h1").textContent()).trim(), title);
+        assert.equal(await p.locator(`.rules-index a[href='#/rules/${pg.path}']`).getAttribute("aria-current"), "page");
+        const text = await p.locator(".rules").textContent();
+        for (const s of sentences) assert.ok(text.includes(s), `${pg.path} (${lang}) says "${s}"`);
+        if (pg.variant) {
+          assert.match(await p.locator(".rules h2").first().textContent(), lang === "en" ? /^What is different$/ : /^Was anders ist$/);
+        }
+        for (const h of lang === "en" ? ["Goal", "A turn", "Placing and taking", "Scoring and the end"] : ["Ziel", "Ein Zug", "Anlegen und Nehmen", "Wertung und Spielende"]) {
+          assert.ok((await p.locator(".rules h2", { hasText: h }).count()) === 1 || pg.path === "nimm-oder-schieb", `${pg.path} (${lang}) has "${h}"`);
+        }
+        await headingsInOrder();
+        await assertLabelled(p);
+        // Short: the text itself fits in a screen and a half of a phone.
+        await p.setViewportSize(PHONE);
+        const height = await p.locator(".rules").evaluate((el) => el.getBoundingClientRect().height);
+        assert.ok(height < PHONE.height * 1.5, `${pg.path} (${lang}) is ${Math.round(height)} px tall at phone size`);
+        await shoot(p, `70-rules-${pg.path.replace("/", "-")}-${lang}`);
+      }
+    };
+    await check("en");
+    await p.locator("#lang").selectOption("de");
+    await p.locator(".rules h1", { hasText: "Regeln zu Nimm oder schieb" }).waitFor();
+    await check("de");
+    await p.locator("#lang").selectOption("en");
+
+    // The lobby's links follow the game (and variant) chosen in each form.
+    await p.locator("header nav a[href='#/']").click();
+    await p.locator("#q-ruleset").selectOption("x-nimmt");
+    assert.equal(await p.locator(".quick .rules-link").getAttribute("href"), "#/rules/x-nimmt");
+    assert.equal(await p.locator(".quick .rules-link").textContent(), "Rules of X nimmt!");
+    await p.locator("#b-ruleset").selectOption("nimm-oder-schieb");
+    assert.equal(await p.locator(".bots .rules-link").getAttribute("href"), "#/rules/nimm-oder-schieb");
+    await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await p.locator("#c-preset").selectOption("profi");
+    assert.match(await p.locator("#c-preset-hint").textContent(), /left end of a row/);
+    await shoot(p, "71-rules-links-lobby");
+    await p.locator("form.create .rules-link").click();
+    await p.locator(".rules[data-rules='6-nimmt/profi'] h1", { hasText: "Rules of 6 nimmt! – Pro (Profi)" }).waitFor();
+    await p.goBack();
+    // Back in the lobby (its forms start afresh), the Play now link follows the choice too.
+    await p.locator("#q-ruleset").selectOption("11-nimmt");
+    await p.locator(".quick .rules-link").click();
+    await p.locator(".rules[data-rules='11-nimmt'] h1", { hasText: "Rules of 11 nimmt!" }).waitFor();
+    await p.goBack();
+
+    // The table links to the rules of the game played, its variant included.
+    const id = await createGame(p, {
+      ruleset: "6-nimmt",
+      players: 2,
+      setup: async (q) => {
+        await q.locator("#c-preset").selectOption("logik");
+      },
+    });
+    assert.equal(await p.locator(".game .rules-link").getAttribute("href"), "#/rules/6-nimmt/logik");
+    await addBot(p, "random");
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".table-layout").waitFor();
+    await p.locator("#lang").selectOption("de");
+    const link = p.locator(".game .rules-link");
+    assert.equal(await link.textContent(), "Regeln zu 6 nimmt! – Logik-Variante");
+    await shoot(p, "72-rules-link-table");
+    await link.click();
+    await p.locator(".rules[data-rules='6-nimmt/logik'] h1", { hasText: "Regeln zu 6 nimmt! – Logik-Variante" }).waitFor();
+    await p.goBack();
+    await p.waitForURL(new RegExp(`#/games/${id}$`));
+    await p.locator(".table-layout").waitFor();
+    me.assertClean();
+    await me.context.close();
+  });
 });

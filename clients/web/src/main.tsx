@@ -1,5 +1,5 @@
 // The app shell: header with navigation (and the account page), language switch and account; the page of the
-// current hash route; sign-in first when nobody is signed in.
+// current hash route; sign-in first when nobody is signed in (the rules pages excepted: anyone may read them).
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { session, signOut } from "./api";
@@ -11,6 +11,7 @@ import { JoinPage } from "./pages/join";
 import { Lobby } from "./pages/lobby";
 import { PadPage, PadsPage } from "./pages/pads";
 import { LeaderboardPage, PlayerPage } from "./pages/players";
+import { RulesPage } from "./pages/rules";
 import { SignIn } from "./pages/signin";
 import { href, route, type Route } from "./router";
 import { useStore } from "./store";
@@ -39,6 +40,8 @@ function Page(props: { r: Route }) {
       return <PlayerPage key={r.id} id={r.id} />;
     case "account":
       return <AccountPage />;
+    case "rules":
+      return <RulesPage ruleset={r.ruleset} preset={r.preset} />;
     default:
       return (
         <div>
@@ -118,6 +121,9 @@ function App() {
             <a href="#/account" aria-current={current("account")}>
               {t("navAccount")}
             </a>
+            <a href="#/rules" aria-current={current("rules")}>
+              {t("navRules")}
+            </a>
           </nav>
         ) : null}
         <div class="account">
@@ -147,7 +153,7 @@ function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {s ? <Page r={r} /> : <SignIn />}
+        {s || r.page === "rules" ? <Page r={r} /> : <SignIn />}
       </main>
     </>
   );

@@ -1,6 +1,7 @@
 // Hash routes, so the server needs no fallback route: `#/`, `#/games/<id>`,
 // `#/join/<game>/<code>`, `#/join/<game>` (a rematch: the seat is kept, no code needed),
-// `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`, `#/account`.
+// `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`, `#/account`,
+// `#/rules`, `#/rules/<ruleset>`, `#/rules/6-nimmt/<preset>`.
 import { Store } from "./store";
 
 export type Route =
@@ -14,6 +15,7 @@ export type Route =
   | { page: "leaderboard"; ruleset: string | null }
   | { page: "player"; id: string }
   | { page: "account" }
+  | { page: "rules"; ruleset: string | null; preset: string | null }
   | { page: "missing" };
 
 export function parse(hash: string): Route {
@@ -30,6 +32,7 @@ export function parse(hash: string): Route {
   if (a === "leaderboard" && parts.length <= 2) return { page: "leaderboard", ruleset: b ?? null };
   if (a === "players" && b && parts.length === 2) return { page: "player", id: b };
   if (a === "account" && parts.length === 1) return { page: "account" };
+  if (a === "rules" && parts.length <= 3) return { page: "rules", ruleset: b ?? null, preset: c ?? null };
   return { page: "missing" };
 }
 

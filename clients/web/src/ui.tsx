@@ -145,12 +145,15 @@ export function Select<T extends string>(props: {
   options: readonly { value: T; label: string }[];
   onChange: (v: T) => void;
   disabled?: boolean;
+  /** The id of a hint that describes the choice. */
+  describedBy?: string | undefined;
 }) {
   return (
     <select
       id={props.id}
       value={props.value}
       disabled={props.disabled}
+      aria-describedby={props.describedBy}
       onChange={(e) => props.onChange(e.currentTarget.value as T)}
     >
       {props.options.map((o) => (

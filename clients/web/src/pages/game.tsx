@@ -19,6 +19,8 @@ import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
 import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
 import { PlayerLink } from "./players";
+import { presetOf, rulesRef } from "../rules";
+import { RulesLink } from "./rules";
 
 type Act = (cmd: Command) => void;
 
@@ -60,6 +62,9 @@ export function GamePage(props: { id: string }) {
         ) : null}
       </h1>
       <ConnectionBadge st={st} />
+      <p class="rules-line">
+        <RulesLink to={rulesRef(v.ruleset, v.ruleset === "6-nimmt" ? presetOf(v.options) : null)} />
+      </p>
       <div class="action-error" aria-live="assertive">
         {error ? (
           <div>

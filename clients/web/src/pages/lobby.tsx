@@ -22,6 +22,8 @@ import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
 import { ErrorMessage, Field, InputHint, Select, useAction } from "../ui";
 import { useStore } from "../store";
+import { rulesRef } from "../rules";
+import { RulesLink } from "./rules";
 import type { ComponentChildren } from "preact";
 
 function actionsText(actions: string[]): string {
@@ -229,6 +231,7 @@ function QuickPlay() {
             options={rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }))}
           />
         </Field>
+        <RulesLink to={rulesRef(ruleset)} />
         <Field id="q-players" label={t("players")}>
           <Select
             id="q-players"
@@ -291,6 +294,7 @@ function PlayBots() {
             options={rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }))}
           />
         </Field>
+        <RulesLink to={rulesRef(ruleset)} />
         <Field id="b-players" label={t("players")}>
           <Select id="b-players" value={players} onChange={setPlayers} options={sizes.map((n) => ({ value: n, label: n }))} />
         </Field>
@@ -454,6 +458,9 @@ function CreateGameForm() {
         <Field id="c-ruleset" label={t("game")}>
           <Select id="c-ruleset" value={ruleset} options={names} onChange={chooseRuleset} />
         </Field>
+        <p class="rules-line">
+          <RulesLink to={rulesRef(ruleset, ruleset === "6-nimmt" ? preset : null)} />
+        </p>
         <Field id="c-players" label={t("players")} hint={info ? `${info.players.min}–${info.players.max}` : undefined}>
           <input
             id="c-players"
@@ -467,9 +474,10 @@ function CreateGameForm() {
         </Field>
         {ruleset === "6-nimmt" ? (
           <>
-            <Field id="c-preset" label={t("preset")}>
+            <Field id="c-preset" label={t("preset")} hint={preset ? t(`presetHint_${preset}` as Key) : undefined}>
               <Select<Preset>
                 id="c-preset"
+                describedBy={preset ? "c-preset-hint" : undefined}
                 value={preset}
                 onChange={choosePreset}
                 options={[
