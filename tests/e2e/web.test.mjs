@@ -179,6 +179,18 @@ describe("the web client", () => {
       assert.equal(await p.locator(".scores tbody tr").count(), 1, "one round was played");
     }
     await a.locator(".status.finished .winners").waitFor();
+    // The round's result stays at the end: what each took, the round's bullheads, the totals.
+    await a.locator(".round-summary h2", { hasText: "Round 1 is over" }).waitFor();
+    await b.locator(".round-summary h2", { hasText: "Runde 1 ist vorbei" }).waitFor();
+    assert.equal(await a.locator(".round-summary tbody tr").count(), 2);
+    const summaryTotals = await a.locator(".round-summary tbody td strong").allTextContents();
+    const tableTotals = await a.locator(".scores tfoot td strong").allTextContents();
+    assert.deepEqual(summaryTotals, tableTotals, "the summary's totals are the game's");
+    await shoot(a, "06-round-summary");
+    // Closed by keyboard.
+    await b.locator(".round-summary .dismiss").focus();
+    await b.keyboard.press("Enter");
+    await until(async () => (await b.locator(".round-summary").count()) === 0, 5_000, "the summary closed");
     await shoot(a, "06-finished");
     await verifyFairness(a);
     await shoot(a, "07-fairness");

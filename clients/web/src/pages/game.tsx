@@ -258,6 +258,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
     <div class="table-layout">
       <div class="table-main">
         <Status st={st} v={v} />
+        <RoundSummary v={v} />
         <KeepFocus />
         {st.replaying ? (
           <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
@@ -284,6 +285,66 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
         <Fairness v={v} info={st.info} />
       </div>
     </div>
+  );
+}
+
+/** A round's result, shown when it ends: what each seat took, the round's points and the
+ *  totals. It stays until dismissed, or for a few seconds while the game goes on (never
+ *  holding up play: it is a panel, not a dialog); at the end of the game it stays. Rounds
+ *  that ended before the page was opened are not shown again. */
+function RoundSummary(props: { v: GameBody }) {
+  const { v } = props;
+  const nos = v.ruleset === "nimm-oder-schieb";
+  const rounds = v.scores.length;
+  const [seen, setSeen] = useState(rounds);
+  const [shown, setShown] = useState<{ round: number; scores: number[]; totals: number[]; taken: number[][] } | null>(null);
+  useEffect(() => {
+    if (rounds > seen) {
+      setSeen(rounds);
+      setShown({
+        round: rounds,
+        scores: v.scores[rounds - 1] ?? [],
+        totals: [...v.totals],
+        taken: v.seats.map((s) => [...(s.taken ?? [])]),
+      });
+    }
+  }, [rounds]);
+  const finished = v.status === "finished";
+  useEffect(() => {
+    if (!shown || finished) return;
+    const timer = setTimeout(() => setShown(null), 8000);
+    return () => clearTimeout(timer);
+  }, [shown, finished]);
+  if (!shown) return null;
+  return (
+    <section class="panel round-summary" aria-labelledby="summary-h" data-round={shown.round}>
+      <h2 id="summary-h">{t(nos ? "summaryGameTitle" : "summaryRoundTitle", { n: shown.round })}</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">{t("player")}</th>
+            {nos ? null : <th scope="col">{t("cardsTaken")}</th>}
+            <th scope="col">{t(nos ? "summaryPoints" : "summaryBullheads")}</th>
+            <th scope="col">{t("total")}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.seats.map((s, i) => (
+            <tr key={s.seat} class={v.you?.seat === s.seat ? "me" : ""}>
+              <th scope="row">{seatName(v, s.seat)}</th>
+              {nos ? null : <td>{(shown.taken[i] ?? []).join(", ") || "–"}</td>}
+              <td>{shown.scores[i] ?? 0}</td>
+              <td>
+                <strong>{shown.totals[i] ?? 0}</strong>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" class="dismiss" onClick={() => setShown(null)}>
+        {t("summaryDismiss")}
+      </button>
+    </section>
   );
 }
 
