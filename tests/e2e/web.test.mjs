@@ -194,6 +194,10 @@ describe("the web client", () => {
     await shoot(a, "06-finished");
     await verifyFairness(a);
     await shoot(a, "07-fairness");
+    // "New game" leads to the lobby, with the focus on the new-game form.
+    await a.locator("[data-end=new-game]").click();
+    await a.waitForURL((u) => u.hash === "#/" || u.hash === "");
+    await until(() => a.evaluate(() => document.activeElement?.id === "c-ruleset"), 5_000, "the focus on the new-game form");
     anna.assertClean();
     bruno.assertClean();
     await anna.context.close();
@@ -575,6 +579,14 @@ describe("the web client", () => {
     await a.locator(".lobby-actions button.primary").click();
     await b.locator(".hand-cards button").first().waitFor();
     await playToTheEnd([a, b]);
+    // The end screen: the places, each one's own place and (a rated game) the rating.
+    for (const p of [a, b]) {
+      assert.equal(await p.locator(".places li").count(), 2);
+      const mine = Number(await p.locator("[data-my-place]").getAttribute("data-my-place"));
+      assert.ok(mine === 1 || mine === 2, `own place ${mine}`);
+      await p.locator(".rating-change").waitFor({ timeout: 15_000 });
+      assert.match(await p.locator(".rating-change").textContent(), /\d+\.\d/);
+    }
 
     // Ulla plays again: she hosts the new game, Veit's seat is kept for him.
     await a.locator("[data-rematch=start]").waitFor();

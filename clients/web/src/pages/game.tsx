@@ -18,6 +18,7 @@ import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type
 import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
 import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
 import { RulesLink } from "./rules";
@@ -348,6 +349,76 @@ function RoundSummary(props: { v: GameBody }) {
   );
 }
 
+/** The places at the end (lowest total first; equal totals share a place unless the
+ *  game's tie-break made some of them the winners), the person's own place and, for a
+ *  rated game, their rating afterwards and how it moved. */
+function Places(props: { v: GameBody }) {
+  const { v } = props;
+  const winners = new Set(v.winners ?? []);
+  const total = (s: number) => v.totals[s] ?? 0;
+  const better = (s: number, o: number) =>
+    total(o) < total(s) || (total(o) === total(s) && winners.has(o) && !winners.has(s));
+  const place = (s: number) => 1 + v.seats.filter((o) => better(s, o.seat)).length;
+  const order = [...v.seats].sort((a, b) => place(a.seat) - place(b.seat) || a.seat - b.seat);
+  const me = v.you?.seat;
+  const rating = useRating(v, me);
+  return (
+    <>
+      <ol class="places" aria-label={t("placesTitle")}>
+        {order.map((s) => (
+          <li key={s.seat} class={s.seat === me ? "me" : ""} data-place={place(s.seat)}>
+            <span class="place">{place(s.seat)}.</span> {seatName(v, s.seat)} <span class="total">{total(s.seat)}</span>
+          </li>
+        ))}
+      </ol>
+      {me !== undefined ? (
+        <p class="my-place" data-my-place={place(me)}>
+          {t("yourPlace", { place: place(me), players: v.seats.length })}
+          {rating ? (
+            <>
+              {" · "}
+              <span class="rating-change" data-rating-delta={rating.delta ?? ""}>
+                {rating.delta === null
+                  ? t("ratingNow", { rating: rating.after.toFixed(1) })
+                  : t("ratingMoved", { rating: rating.after.toFixed(1), delta: `${rating.delta >= 0 ? "+" : "−"}${Math.abs(rating.delta).toFixed(1)}` })}
+              </span>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** The person's rating after this game and its change since their rated game before in
+ *  the same ruleset (`delta` null for the first), once the server has rated the game; it
+ *  asks again for a few seconds, as ratings follow the game's end. Null when unrated. */
+function useRating(v: GameBody, me: number | undefined): { after: number; delta: number | null } | null {
+  const [rating, setRating] = useState<{ after: number; delta: number | null } | null>(null);
+  const account = me !== undefined ? v.seats[me]?.account_id : undefined;
+  useEffect(() => {
+    if (!account) return;
+    let stop = false;
+    const ask = async (tries: number) => {
+      const page = await unwrap(api.GET("/v1/players/{id}/games", { params: { path: { id: account }, query: { limit: 50 } } })).catch(() => null);
+      if (stop || !page) return;
+      const i = page.items.findIndex((g) => g.game_id === v.id);
+      const mine = page.items[i];
+      if (mine && mine.rated && mine.rating_after != null) {
+        const before = page.items.slice(i + 1).find((g) => g.ruleset === mine.ruleset && g.rated && g.rating_after != null);
+        setRating({ after: mine.rating_after, delta: before?.rating_after != null ? mine.rating_after - before.rating_after : null });
+      } else if (!mine || mine.rated) {
+        if (tries > 0) setTimeout(() => void ask(tries - 1), 1000);
+      }
+    };
+    void ask(10);
+    return () => {
+      stop = true;
+    };
+  }, [v.id, account]);
+  return rating;
+}
+
 /** When the control that had the focus goes away (a played card leaves the hand, a taken
  *  row's button disappears), the focus moves to what the table asks next: the cheapest row
  *  to take, the first card that may be played, or the status line, instead of dropping to
@@ -393,6 +464,15 @@ function Status(props: { st: GameState; v: GameBody }) {
           {t(w.length > 1 ? "winnersMany" : "winners", { names })}
         </p>
         {iWon ? <p class="you-won">{t("youWon")}</p> : null}
+        <Places v={v} />
+        <p class="end-actions">
+          <a class="button" href={href()} data-end="new-game" onClick={() => sessionStorage.setItem(NEW_GAME_FLAG, "1")}>
+            {t("newGame")}
+          </a>{" "}
+          <a class="button" href={href()} data-end="lobby">
+            {t("backToLobby")}
+          </a>
+        </p>
       </div>
     );
   }

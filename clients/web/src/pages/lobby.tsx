@@ -362,8 +362,21 @@ interface RowOpts {
   placement: (typeof placementOptionValues)[number];
 }
 
+/** Set by a finished game's "New game": the lobby then puts the focus on this form. */
+export const NEW_GAME_FLAG = "stammtisch.new-game";
+
 function CreateGameForm() {
   const [infos, setInfos] = useState<RulesetInfo[] | null>(null);
+  useEffect(() => {
+    if (sessionStorage.getItem(NEW_GAME_FLAG) === null) return;
+    sessionStorage.removeItem(NEW_GAME_FLAG);
+    // After the page has put the focus on its heading.
+    setTimeout(() => {
+      const first = document.getElementById("c-ruleset");
+      first?.scrollIntoView({ block: "center" });
+      first?.focus({ preventScroll: true });
+    }, 0);
+  }, []);
   const [ruleset, setRuleset] = useState<Ruleset>("6-nimmt");
   const [players, setPlayers] = useState(4);
   const [preset, setPreset] = useState<Preset>("standard");
