@@ -122,6 +122,8 @@ describe("the web client", () => {
     await a.goto(server.base + "/");
     await shoot(a, "01-sign-in");
     await assertLabelled(a);
+    // A name is suggested, so a guest can start with one click.
+    assert.match(await a.locator("#guest-name").inputValue(), /^Guest-\d{4}$/);
     await signInAsGuest(a, "anna");
     await shoot(a, "02-lobby");
     await assertLabelled(a);
@@ -141,6 +143,7 @@ describe("the web client", () => {
     await b.goto(link);
     await b.locator("#guest-name").waitFor();
     assert.equal(await b.locator("html").getAttribute("lang"), "de");
+    assert.match(await b.locator("#guest-name").inputValue(), /^Gast-\d{4}$/);
     await signInAsGuest(b, "bruno");
     await b.waitForURL(new RegExp(`#/games/${id}$`));
     await b.locator(".game-lobby").waitFor();

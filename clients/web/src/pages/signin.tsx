@@ -9,7 +9,9 @@ const NAME = /^[A-Za-z0-9_-]{3,32}$/;
 
 export function SignIn() {
   const reason = useStore(signOutReason);
-  const [guestName, setGuestName] = useState("");
+  // A suggested name, so that a guest can start with one click (a valid name: letters,
+  // a hyphen and four digits).
+  const [guestName, setGuestName] = useState(() => `${t("guestPrefix")}-${1000 + Math.floor(Math.random() * 9000)}`);
   const [mode, setMode] = useState<"login" | "register">("login");
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
