@@ -142,7 +142,8 @@ function App() {
           {s ? (
             <>
               <span class="who" data-account={s.account.name}>
-                {t("signedInAs", { name: s.account.name })}
+                <span class="who-prefix">{t("signedInPrefix")} </span>
+                <span class="who-name">{s.account.name}</span>
                 {s.account.guest ? ` (${t("guestMark")})` : ""}
               </span>
               <button type="button" class="link" onClick={() => signOut()}>

@@ -258,6 +258,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
   return (
     <div class="table-layout">
       <div class="table-main">
+        <SeatStrip v={v} />
         <Status st={st} v={v} />
         <RoundSummary v={v} />
         <KeepFocus />
@@ -492,14 +493,35 @@ function Status(props: { st: GameState; v: GameBody }) {
   else if (others.length > 0) text = t("waitingFor", { names: joinNames(others.map((s) => seatName(v, s))) });
   else text = st.replaying ? t("resolving") : "";
   if (!v.you) text = `${t("spectating")} ${text}`;
+  const why = whyOf(v, mine);
   const myDeadline = me !== undefined ? v.seats[me]?.deadline_at : null;
   const left = mine.length > 0 ? deadlineText(myDeadline, now) : null;
   return (
     <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" tabIndex={-1} data-your-turn={mine.length > 0}>
       <p>{text}</p>
+      {why.map((k) => (
+        <p key={k} class="why" data-why={k}>
+          {t(k)}
+        </p>
+      ))}
       {left ? <p class="deadline">{left}</p> : null}
     </div>
   );
+}
+
+/** What the rules make of the choice the table asks of this person, in a sentence or two
+ *  under the prompt (the rules page has the rest). */
+function whyOf(v: GameBody, mine: string[]): Key[] {
+  const o = v.options as { placement?: string | null; deal?: string | null };
+  if (mine.includes("take_row")) return v.ruleset === "x-nimmt" ? ["whyTakeRow", "whyTakeRowX"] : ["whyTakeRow"];
+  if (mine.includes("keep_card")) return ["whyKeep"];
+  if (mine.includes("draft_card")) return ["whyPlayDraft"];
+  if (mine.includes("take")) return ["whyTakeOrPass"];
+  if (mine.includes("play_card")) {
+    if (v.ruleset === "x-nimmt") return ["whyPlayX"];
+    return o.placement === "both_ends" ? ["whyPlay", "whyPlayProfi"] : ["whyPlay"];
+  }
+  return [];
 }
 
 function rowBulls(info: RulesetInfo | null, cards: number[]): number {
@@ -560,7 +582,15 @@ function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: bo
                   disabled={busy}
                   onClick={() => act({ type: "take_row", row: i })}
                 >
-                  {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
+                  <span class="take-long">
+                    {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
+                  </span>
+                  {/* On a phone the row's button sits in the row: "Take 5🐂" (the full
+                      sentence stays the button's name for screen readers). */}
+                  <span class="take-short" aria-hidden="true">
+                    {t("takeShort")} {b}
+                    <Bull />
+                  </span>
                 </button>
               ) : null}
             </li>
@@ -856,6 +886,53 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
         </div>
       ) : null}
     </li>
+  );
+}
+
+/** The players in one line above the table: name, whether they have chosen or must act, and
+ *  their total. On a phone it stays at the top of the screen while the page scrolls (the
+ *  full player panels are further down there); on a wide screen the panels beside the
+ *  table show the same, and the strip is not shown. */
+function SeatStrip(props: { v: GameBody }) {
+  const { v } = props;
+  if (v.status === "finished") return null;
+  const rowGame = v.ruleset !== "nimm-oder-schieb";
+  return (
+    <ul class="seat-strip" aria-label={t("playerStrip")}>
+      {v.seats.map((s) => {
+        const acting = v.awaiting.some((a) => a.seat === s.seat);
+        const choosing = rowGame && v.awaiting.some((a) => a.seat === s.seat && a.action === "play_card");
+        const state =
+          rowGame && s.selected ? "chosen" : choosing ? "choosing" : acting ? "acting" : "idle";
+        const mark = state === "chosen" ? "✓" : state === "choosing" ? "…" : state === "acting" ? "▶" : "";
+        const word =
+          state === "chosen"
+            ? t("hasSelected")
+            : state === "choosing"
+              ? t("thinking")
+              : state === "acting"
+                ? actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))
+                : "";
+        return (
+          <li
+            key={s.seat}
+            class={`strip-seat ${state}${v.you?.seat === s.seat ? " me" : ""}`}
+            data-strip-seat={s.seat}
+            data-strip-state={state}
+          >
+            <span class="strip-mark" aria-hidden="true">
+              {mark}
+            </span>
+            <span class="strip-name">{s.name ?? t("free")}</span>
+            {word ? <span class="visually-hidden"> ({word})</span> : null}
+            <strong class="strip-total">
+              <span class="visually-hidden">{t("total")}: </span>
+              {v.totals[s.seat] ?? s.total}
+            </strong>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
