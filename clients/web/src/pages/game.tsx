@@ -256,37 +256,40 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
   const { st, v, act, busy } = props;
   const nos = v.ruleset === "nimm-oder-schieb";
   return (
-    <div class="table-layout">
-      <div class="table-main">
-        <SeatStrip v={v} />
-        <Status st={st} v={v} />
-        <RoundSummary v={v} />
-        <KeepFocus />
-        {st.replaying ? (
-          <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
-            {t("skip")}
-          </button>
-        ) : null}
-        {nos ? (
-          <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
-        ) : (
-          <>
-            <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
-            <Revealed v={v} info={st.info} />
-            <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
-          </>
-        )}
-        {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+    <>
+      {/* Outside the two columns, so that on a phone it stays on screen down to the log. */}
+      <SeatStrip v={v} />
+      <div class="table-layout">
+        <div class="table-main">
+          <Status st={st} v={v} />
+          <RoundSummary v={v} />
+          <KeepFocus />
+          {st.replaying ? (
+            <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
+              {t("skip")}
+            </button>
+          ) : null}
+          {nos ? (
+            <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
+          ) : (
+            <>
+              <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
+              <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
+              <Revealed v={v} info={st.info} />
+              <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
+              {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
+            </>
+          )}
+          {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+        </div>
+        <div class="table-side">
+          <Seats v={v} info={st.info} />
+          <Log st={st} />
+          <Scores v={v} />
+          <Fairness v={v} info={st.info} />
+        </div>
       </div>
-      <div class="table-side">
-        <Seats v={v} info={st.info} />
-        <Log st={st} />
-        <Scores v={v} />
-        <Fairness v={v} info={st.info} />
-      </div>
-    </div>
+    </>
   );
 }
 
@@ -677,12 +680,26 @@ function DraftPool(props: { v: GameBody; info: RulesetInfo | null; act: Act; bus
 
 function Hand(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
   const { v, info, act, busy } = props;
+  // Where the hand is docked at the bottom (a phone), the page keeps room below its end
+  // and the focus clear of it by the dock's height, which the number of cards decides.
+  const dock = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = dock.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const watch = new ResizeObserver(() => root.style.setProperty("--dock-h", `${Math.ceil(el.offsetHeight)}px`));
+    watch.observe(el);
+    return () => {
+      watch.disconnect();
+      root.style.removeProperty("--dock-h");
+    };
+  }, []);
   if (!v.you) return null;
   const playable = new Set(legalOf(v, "play_card").map((c) => (c as { card: number }).card));
   const sel = v.you.selected;
   const stack = v.you.x_stack ?? [];
   return (
-    <section class="hand panel" aria-labelledby="hand-h">
+    <section class="hand panel" aria-labelledby="hand-h" ref={dock}>
       <h2 id="hand-h">{t("yourHand")}</h2>
       {v.you.hand.length === 0 ? <p class="empty">{t("emptyHand")}</p> : null}
       <ul class="card-list hand-cards">
