@@ -325,7 +325,8 @@ describe("the web client", () => {
     await assertLabelled(p);
     // By keyboard: the prompt puts the focus on the cheapest row (all cost 3: the first);
     // two Tabs reach row 3, Enter takes it, and the focus stays on the table.
-    const focused = () => p.evaluate(() => document.activeElement?.textContent ?? "");
+    // (innerText: what is shown, without the phone's short label, which is hidden here.)
+    const focused = () => p.evaluate(() => document.activeElement?.innerText?.trim() ?? "");
     await until(async () => (await focused()) === "Take row 1 (3 bullheads)", 10_000, "the focus on the cheapest row");
     await p.keyboard.press("Tab");
     await p.keyboard.press("Tab");
