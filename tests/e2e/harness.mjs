@@ -219,7 +219,7 @@ export async function person(browser, { viewport = DESKTOP, locale = "en-US", sp
   };
 }
 
-/** Screenshots of the page at phone and desktop size: OUT/<name>-phone.png, -desktop.png. */
+/** Screenshots of the page at phone and desktop size: OUT/<name>-phone.png, -desktop.png (full pages), and -phone-screen.png (the phone's screen). */
 export async function shoot(page, name) {
   await mkdir(OUT, { recursive: true });
   const before = page.viewportSize();
@@ -230,6 +230,9 @@ export async function shoot(page, name) {
     await page.setViewportSize(size);
     await page.waitForTimeout(100);
     await page.screenshot({ path: join(OUT, `${name}-${label}.png`), fullPage: true });
+    // On a phone the hand is docked to the screen's bottom, which a full-page picture shows
+    // mid-page: the screen as the person sees it, too.
+    if (label === "phone") await page.screenshot({ path: join(OUT, `${name}-${label}-screen.png`) });
   }
   if (before) await page.setViewportSize(before);
 }

@@ -102,6 +102,14 @@ describe("the web client on a phone", () => {
     // The header is two short lines, not a third of the screen.
     let l = await layout(p);
     assert.ok(l.header.bottom - l.header.top <= 100, `the header is at most 100 px high (${l.header.bottom - l.header.top})`);
+    const line = await p.evaluate(() => {
+      const mid = (sel) => {
+        const b = document.querySelector(sel).getBoundingClientRect();
+        return (b.top + b.bottom) / 2;
+      };
+      return { brand: mid("header .brand"), signOut: mid("header .account button") };
+    });
+    assert.ok(Math.abs(line.brand - line.signOut) < 12, "the brand and the account share the header's first line");
     assert.ok(l.pageWidth <= l.vw, `nothing is wider than the screen (${l.pageWidth} > ${l.vw})`);
     // Choosing a card: the prompt, the four rows and all ten cards of the hand at once.
     docked(l);
