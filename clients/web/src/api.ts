@@ -108,9 +108,22 @@ export function errorText(e: unknown): { text: string; detail: string | null } {
 
 let rulesetsPromise: Promise<RulesetInfo[]> | null = null;
 
-/** The rulesets (`GET /v1/rulesets`), fetched once. */
+const RULESETS_KEY = "stammtisch.rulesets";
+
+/** The rulesets (`GET /v1/rulesets`), fetched once; offline, the copy of the last fetch. */
 export function rulesets(): Promise<RulesetInfo[]> {
-  rulesetsPromise ??= unwrap(api.GET("/v1/rulesets")).then((r) => r.items);
+  rulesetsPromise ??= unwrap(api.GET("/v1/rulesets")).then(
+    (r) => {
+      localStorage.setItem(RULESETS_KEY, JSON.stringify(r.items));
+      return r.items;
+    },
+    (e: unknown) => {
+      const kept = localStorage.getItem(RULESETS_KEY);
+      // No answer at all (status 0): the copy of the last fetch.
+      if (e instanceof ApiError && e.status === 0 && kept) return JSON.parse(kept) as RulesetInfo[];
+      throw e;
+    },
+  );
   rulesetsPromise.catch(() => {
     rulesetsPromise = null;
   });

@@ -6,6 +6,7 @@
 import { eventTypes, listEvents, streamUrl, type CardFace, type Command, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
+import { hold, recall, remember, unreachable } from "./offline";
 import { Store } from "./store";
 
 export type Speed = "normal" | "fast" | "off";
@@ -69,6 +70,8 @@ export interface GameState {
   connection: Connection;
   /** An error loading the game (not found, …). */
   error: unknown;
+  /** When the view shown was last seen, while the server cannot be reached (else null). */
+  seenAt: number | null;
 }
 
 /** Bullheads of a row-game card, from the ruleset's table. */
@@ -116,6 +119,7 @@ export class GameSession {
       log: [],
       connection: "connecting",
       error: null,
+      seenAt: null,
     });
   }
 
@@ -139,6 +143,15 @@ export class GameSession {
       this.patch({ view, shown: view, info, error: null });
       this.connect();
     } catch (e) {
+      // Offline: the game as it was last seen here, until the stream is back.
+      const seen = unreachable(e) ? recall<GameBody>(`game.${this.id}`) : null;
+      if (seen) {
+        const info = (await rulesets().catch(() => [])).find((r) => r.name === seen.value.ruleset) ?? null;
+        this.lastSeq = seen.value.version;
+        this.patch({ view: seen.value, shown: seen.value, info, error: null, seenAt: seen.at });
+        this.reconnectLater();
+        return;
+      }
       this.patch({ error: e, connection: "closed" });
     }
   }
@@ -160,14 +173,25 @@ export class GameSession {
     return unwrap(api.GET("/v1/games/{id}", { params: { path: { id: this.id } } }));
   }
 
-  /** Sends a command; the answer (the new view) is shown after its events are replayed. */
+  /** Sends a command; the answer (the new view) is shown after its events are replayed.
+   *  Where the server cannot be reached, the move waits (offline.ts) and goes out, with the
+   *  same Idempotency-Key, when the connection returns. */
   async act(command: Command): Promise<void> {
-    const view = await unwrap(
-      api.POST("/v1/games/{id}/commands", { params: { path: { id: this.id } }, body: command }),
-    ).catch(async (e: unknown) => {
+    const key = crypto.randomUUID();
+    const seen = this.state.get().view;
+    let view: GameBody;
+    try {
+      view = await unwrap(
+        api.POST("/v1/games/{id}/commands", { params: { path: { id: this.id }, header: { "Idempotency-Key": key } }, body: command }),
+      );
+    } catch (e) {
+      if (unreachable(e) && seen) {
+        hold(this.id, command, key, seen);
+        return;
+      }
       if (e instanceof ApiError && e.code === "version_conflict") this.refresh();
       throw e;
-    });
+    }
     this.onView(view);
   }
 
@@ -194,7 +218,8 @@ export class GameSession {
   private onView(view: GameBody): void {
     const cur = this.state.get().view;
     if (cur && view.version < cur.version) return;
-    this.patch({ view });
+    remember(`game.${this.id}`, view);
+    this.patch({ view, seenAt: null });
     if (view.version > this.lastSeq) this.catchUp();
     void this.pump();
   }

@@ -160,6 +160,12 @@ function App() {
   );
 }
 
+// The service worker keeps the app's shell for opening at once and offline (a secure origin
+// only: https, or this machine). Without it the app works as before.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("sw.js").catch(() => undefined);
+}
+
 const root = document.getElementById("app");
 if (root) {
   root.textContent = "";

@@ -13,8 +13,9 @@ import {
 } from "../../../typescript/src/index.ts";
 import { api, unwrap } from "../api";
 import { verify, type Check } from "../fairness";
-import { duration, has, joinNames, rulesetName, t, type Key } from "../i18n";
+import { duration, has, joinNames, lang, rulesetName, t, type Key } from "../i18n";
 import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
+import { cancel, dismiss, dropped, pending } from "../offline";
 import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
 import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
@@ -66,6 +67,7 @@ export function GamePage(props: { id: string }) {
       <p class="rules-line">
         <RulesLink to={rulesRef(v.ruleset, v.ruleset === "6-nimmt" ? presetOf(v.options) : null)} />
       </p>
+      <OfflineMoves id={props.id} st={st} />
       <div class="action-error" aria-live="assertive">
         {error ? (
           <div>
@@ -81,6 +83,45 @@ export function GamePage(props: { id: string }) {
       ) : (
         <Table st={st} v={v} act={act} busy={busy} session={session} />
       )}
+    </div>
+  );
+}
+
+/** A move's words ("play 34", "take row 2"). */
+function moveWords(c: Command): string {
+  const key = `mv_${c.type}`;
+  return has(key) ? t(key, c as unknown as Record<string, number>) : c.type;
+}
+
+/** Offline: that the table is as last seen, the move waiting for the connection (which the
+ *  person may take back), and a waiting move that could not be made after all. */
+function OfflineMoves(props: { id: string; st: GameState }) {
+  const waiting = useStore(pending).filter((p) => p.game === props.id);
+  const failed = useStore(dropped).filter((d) => d.game === props.id);
+  const at = props.st.seenAt;
+  return (
+    <div class="offline-moves" aria-live="polite">
+      {at !== null ? (
+        <p class="notice" data-offline-seen={at}>
+          {t("offlineSeen", { time: new Date(at).toLocaleTimeString(lang.get(), { hour: "2-digit", minute: "2-digit" }) })}
+        </p>
+      ) : null}
+      {waiting.map((m) => (
+        <p key={m.key} class="notice" data-pending-move={m.command.type}>
+          {t("pendingMove", { move: moveWords(m.command) })}{" "}
+          <button type="button" class="small" onClick={() => cancel(m)}>
+            {t("cancelMove")}
+          </button>
+        </p>
+      ))}
+      {failed.map((d, i) => (
+        <div key={i} class="error" data-dropped-move={d.command.type}>
+          <p>{t("droppedMove", { move: moveWords(d.command), reason: d.reason })}</p>
+          <button type="button" class="link" onClick={() => dismiss(d)}>
+            {t("close")}
+          </button>
+        </div>
+      ))}
     </div>
   );
 }

@@ -21,6 +21,7 @@ import { api, rulesets, session, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
 import { ErrorMessage, Field, InputHint, Select, useAction } from "../ui";
+import { recall, remember, unreachable } from "../offline";
 import { useStore } from "../store";
 import { rulesRef } from "../rules";
 import { RulesLink } from "./rules";
@@ -124,12 +125,19 @@ export function Lobby() {
       ]);
       setInbox(a.items);
       setMine(b.items);
+      remember("inbox", a.items);
+      remember("mine", b.items);
       setOpen(c.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
       setWatch(d.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
       setError(null);
       setNow(Date.now());
     } catch (e) {
       setError(e);
+      // Offline: the person's own games as last seen (the open tables are not kept).
+      if (unreachable(e)) {
+        setInbox((cur) => cur ?? recall<GameSummary[]>("inbox")?.value ?? null);
+        setMine((cur) => cur ?? recall<GameSummary[]>("mine")?.value ?? null);
+      }
     }
   };
 
