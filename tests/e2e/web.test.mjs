@@ -46,11 +46,21 @@ after(async () => {
   await otherSite?.stop();
 });
 
-/** Creates a game through the lobby's form; returns its id. */
+/** Opens the new-game form's "More options" (closed at first). */
+async function openMoreOptions(page) {
+  const more = page.locator("form.create details.more-options");
+  if ((await more.getAttribute("open")) === null) await more.locator("summary").click();
+  await page.locator("#c-name").waitFor();
+}
+
+/** Creates a game through the lobby's form (`setup` sets "More options"); returns its id. */
 async function createGame(page, { ruleset, players, setup }) {
   await page.locator("#c-ruleset").selectOption(ruleset);
   await page.locator("#c-players").fill(String(players));
-  if (setup) await setup(page);
+  if (setup) {
+    await openMoreOptions(page);
+    await setup(page);
+  }
   await page.locator("form.create button[type=submit]").click();
   await page.waitForURL(/#\/games\//);
   await page.locator(".game-lobby").waitFor();
@@ -300,7 +310,6 @@ describe("the web client", () => {
       players: 2,
       setup: async (q) => {
         await q.locator("#c-deals").fill("1");
-        await q.locator("details summary").click();
         await q.locator("#c-deal-json").fill(JSON.stringify(deal));
       },
     });
@@ -412,6 +421,167 @@ describe("the web client", () => {
     guest.assertClean();
     await host.context.close();
     await guest.context.close();
+  });
+
+  test("the new-game form shows the game, players and bots; every other option is under More options", async () => {
+    const me = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "lore");
+    const form = p.locator("form.create");
+    await form.waitFor();
+    const shown = () =>
+      form.evaluate((f) =>
+        // checkVisibility: what a closed <details> holds keeps its boxes but is not shown.
+        [...f.querySelectorAll("input, select, textarea")].filter((el) => el.checkVisibility()).map((el) => el.id || el.type),
+      );
+    // At first: the game, the number of players and the bots, nothing else.
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots"]);
+    const more = form.locator("details.more-options");
+    assert.equal(await more.getAttribute("open"), null, "More options starts closed");
+    assert.equal((await more.locator("summary").textContent()).trim(), "More options");
+    // With bots, their strength.
+    await p.locator("#c-players").fill("3");
+    assert.deepEqual(
+      await p.locator("#c-bots option").allTextContents(),
+      ["No bots", "1 bot", "2 bots"],
+      "every seat but the host's may be a bot",
+    );
+    await p.locator("#c-bots").selectOption("2");
+    await p.locator("#c-bot-strength").selectOption("expert");
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots", "c-bot-strength"]);
+    await form.scrollIntoViewIfNeeded();
+    await shoot(p, "31-new-game-simple");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await p.setViewportSize(viewport);
+      await assertAccessible(p, `the lobby's simple new-game form (${size})`);
+    }
+    await assertLabelled(p);
+
+    // By keyboard: the summary is reached and opened like a button.
+    await more.locator("summary").focus();
+    await p.keyboard.press("Enter");
+    await p.locator("#c-name").waitFor();
+    assert.notEqual(await more.getAttribute("open"), null);
+    const all = await shown();
+    for (const id of ["c-preset", "c-deck", "c-deal", "c-placement", "c-points", "c-name", "c-deadline", "checkbox", "c-deal-json"]) {
+      assert.ok(all.includes(id), `${id} is under More options: ${all}`);
+    }
+    await shoot(p, "32-new-game-more-options");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await p.setViewportSize(viewport);
+      await assertAccessible(p, `the lobby's new-game form with More options (${size})`);
+    }
+    await p.locator("#lang").selectOption("de");
+    assert.equal((await more.locator("summary").textContent()).trim(), "Weitere Optionen");
+    assert.equal(await p.locator("label[for=c-bot-strength]").textContent(), "Stärke der Bots");
+    await p.locator("#lang").selectOption("en");
+    // Closed again by keyboard.
+    await more.locator("summary").press("Enter");
+    assert.equal(await more.getAttribute("open"), null);
+
+    // The game made from it: three seats, the two bots of the chosen strength; it starts
+    // and is played.
+    await form.locator("button[type=submit]").click();
+    await p.waitForURL(/#\/games\//);
+    await p.locator(".game-lobby").waitFor();
+    await until(async () => (await p.locator(".seats-list .tag", { hasText: "bot: Expert" }).count()) === 2, 10_000, "the two expert bots");
+    assert.equal(await p.locator(".seats-list li").count(), 3);
+    assert.match(await p.locator(".game-lobby .options").textContent(), /66 points/);
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".hand-cards button").first().waitFor();
+    assert.equal(await p.locator(".hand-cards button").count(), 10);
+    await until(async () => {
+      await moveIfAsked(p);
+      return (await p.locator(".hand-cards button").count()) < 10;
+    }, 30_000, "a turn played with the bots");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("an invite link opened while signed out says who invites to which game; as a guest the person is seated", async () => {
+    const host = await person(browser, { viewport: DESKTOP, locale: "en-US" });
+    await host.page.goto(server.base + "/");
+    await signInAsGuest(host.page, "petra");
+    // A private game of four with a bot, the Tactics variant (under More options).
+    await host.page.locator("#c-bots").selectOption("1");
+    const id = await createGame(host.page, {
+      ruleset: "6-nimmt",
+      players: 4,
+      setup: async (q) => {
+        await q.locator("#c-preset").selectOption("taktik");
+      },
+    });
+    await host.page.locator(".seats-list .tag", { hasText: "bot" }).waitFor();
+    const link = await host.page.locator("#invite-link").inputValue();
+
+    // Someone not signed in opens it: above the sign-in, who invites to which game.
+    const guest = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const g = guest.page;
+    await g.goto(link);
+    const note = g.locator(".invite-note");
+    await note.locator(".invite-line").waitFor();
+    assert.equal(
+      (await note.locator(".invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra invites you to a game of 6 nimmt! (Taktik) — 2 of 4 seats taken",
+    );
+    assert.equal(await note.getAttribute("data-invite"), "lobby");
+    assert.ok(
+      await g.evaluate(() => {
+        const n = document.querySelector(".invite-note");
+        const form = document.querySelector("#guest-name");
+        return n && form && n.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING;
+      }),
+      "the note comes before the sign-in form",
+    );
+    await shoot(g, "33-invite-signed-out");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await g.setViewportSize(viewport);
+      await assertAccessible(g, `the invite's sign-in page (${size})`);
+    }
+    await assertLabelled(g);
+
+    // In German, and for a code no game has (the server's 404 is expected).
+    const reader = await person(browser, { viewport: PHONE, locale: "de-DE" });
+    const r = reader.page;
+    reader.allow(/404/);
+    await r.goto(link);
+    await r.locator(".invite-note .invite-line").waitFor();
+    assert.equal(
+      (await r.locator(".invite-note .invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra lädt dich zu einer Partie 6 nimmt! (Taktik) ein — 2 von 4 Plätzen besetzt",
+    );
+    await r.goto(server.base + "/#/invite/ZZZZZZZZZ2");
+    await r.locator(".invite-note .invite-unknown").waitFor();
+    assert.match(await r.locator(".invite-note").textContent(), /Dieser Einladungslink ist ungültig/);
+    await assertAccessible(r, "an unknown invite code");
+    await shoot(r, "34-invite-unknown");
+    assert.ok(reader.seen.some((m) => /404/.test(m)), "the unknown code was answered 404");
+
+    // Continuing as a guest seats the person in that game.
+    await signInAsGuest(g, "kurt");
+    await g.waitForURL(new RegExp(`#/games/${id}$`));
+    await g.locator(".seats-list [data-seat='2'] .seat-name", { hasText: "kurt" }).waitFor();
+    await host.page.locator(".seats-list [data-seat='2'] .seat-name", { hasText: "kurt" }).waitFor();
+
+    // Once the game has begun, the link says so.
+    await addBot(host.page, "random");
+    await host.page.locator(".lobby-actions button.primary").click();
+    await host.page.locator(".hand-cards button").first().waitFor();
+    await r.goto(link);
+    await r.locator(".invite-note[data-invite=active]").waitFor();
+    assert.match(await r.locator(".invite-note").textContent(), /Diese Partie hat schon begonnen/);
+    assert.equal(
+      (await r.locator(".invite-note .invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra lädt dich zu einer Partie 6 nimmt! (Taktik) ein.",
+    );
+    await shoot(r, "35-invite-started");
+    host.assertClean();
+    guest.assertClean();
+    reader.assertClean();
+    await host.context.close();
+    await guest.context.close();
+    await reader.context.close();
   });
 
   test("an invite code typed alone seats a signed-in person", async () => {
@@ -1134,6 +1304,7 @@ describe("the web client", () => {
     await p.locator("#b-ruleset").selectOption("nimm-oder-schieb");
     assert.equal(await p.locator(".bots .rules-link").getAttribute("href"), "#/rules/nimm-oder-schieb");
     await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await openMoreOptions(p);
     await p.locator("#c-preset").selectOption("profi");
     assert.match(await p.locator("#c-preset-hint").textContent(), /left end of a row/);
     await shoot(p, "71-rules-links-lobby");
