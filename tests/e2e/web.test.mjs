@@ -253,6 +253,128 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("Nimm oder schieb cards lead with their value, a seat's runs are framed, and the log follows a language switch", async () => {
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "yvonne");
+    // A prepared pile: 33, 34 and 35 come first, and seat 0 acts first in game 1; whoever
+    // takes a card acts first on the next, so taking three times makes the run 33–35.
+    const pile = [33, 34, 35, ...Array.from({ length: 21 }, (_, i) => 3 + i)];
+    await createGame(p, {
+      ruleset: "nimm-oder-schieb",
+      players: 3,
+      setup: async (q) => {
+        await q.locator("details summary").click();
+        await q.locator("#c-deal-json").fill(JSON.stringify({ draw_pile: pile }));
+      },
+    });
+    await addBot(p, "random");
+    await addBot(p, "heuristic");
+    await p.locator(".lobby-actions button.primary").click();
+    const take = p.locator(".nos-actions button.primary");
+    for (const value of [33, 34, 35]) {
+      await p.locator(`.open-card .card.nos[data-value='${value}']`).waitFor();
+      await until(() => take.isEnabled(), 10_000, `the take button for ${value}`);
+      await take.click();
+      await p.locator(`.seat[data-seat='0'] .card.nos[data-value='${value}']`).waitFor();
+    }
+    // The open card's value is its large print; rank and suit are small.
+    await p.locator(".open-card .card.nos[data-value='3']").waitFor();
+    const sizes = (sel) =>
+      p.locator(sel).evaluate((card) => ({
+        value: parseFloat(getComputedStyle(card.querySelector(".value")).fontSize),
+        rank: parseFloat(getComputedStyle(card.querySelector(".rank")).fontSize),
+        text: card.querySelector(".value").textContent,
+      }));
+    const open = await sizes(".open-card .card.nos");
+    assert.equal(open.text, "3");
+    assert.ok(open.value >= 2 * open.rank, `the open card's value (${open.value} px) leads its rank (${open.rank} px)`);
+    // The seat's cards form one run in one frame, with a caption saying what it counts.
+    const run = p.locator(".seat[data-seat='0'] .run.multi");
+    assert.equal(await run.count(), 1);
+    assert.equal(await run.getAttribute("data-run"), "33-35");
+    assert.equal(await run.locator(".card.nos").count(), 3, "a run of three cards");
+    assert.equal(await run.locator(".card.nos.set-back").count(), 2, "only the lowest card counts");
+    assert.equal(await run.locator(".run-caption").textContent(), "run 33–35: counts 33");
+    const taken = await sizes(".seat[data-seat='0'] .run .card.nos[data-value='34']");
+    assert.ok(taken.value > taken.rank, `a taken card's value (${taken.value} px) leads its rank (${taken.rank} px)`);
+    // A screen reader hears the values and the run in one sentence.
+    assert.equal(
+      await p.locator(".seat[data-seat='0'] [data-runs-summary]").textContent(),
+      "Cards taken, by value: 33 to 35 (a run: counts 33). They count 33.",
+    );
+    assert.equal(await p.locator(".open-card .card.nos").getAttribute("aria-label"), "3♣ (value 3)");
+    await assertLabelled(p);
+    await shoot(p, "80-nos-values-and-runs");
+
+    // The log's lines are made from the events when shown: a language switch rewords them.
+    const line = p.locator(".log-list li[data-event=card_taken]").first();
+    assert.match(await line.textContent(), /^yvonne \(you\) takes 33 \(7♥\) with 0 chips\.$/);
+    const revealed = p.locator(".log-list li[data-event=card_revealed]").first();
+    assert.match(await revealed.textContent(), /is turned up\.$/);
+    await p.locator("#lang").selectOption("de");
+    await until(async () => /nimmt 33/.test(await line.textContent()), 5_000, "the old line in German");
+    assert.match(await line.textContent(), /^yvonne \(du\) nimmt 33 \(7♥\) mit 0 Chips\.$/);
+    assert.match(await revealed.textContent(), /wird aufgedeckt\.$/);
+    assert.equal(await p.locator(".log-list li", { hasText: "takes" }).count(), 0, "no English line is left");
+    assert.equal(await run.locator(".run-caption").textContent(), "Folge 33–35: zählt 33");
+    assert.equal(
+      await p.locator(".seat[data-seat='0'] [data-runs-summary]").textContent(),
+      "Genommene Karten, nach Wert: 33 bis 35 (eine Folge: zählt 33). Sie zählen 33.",
+    );
+    await assertLabelled(p);
+    await shoot(p, "81-nos-values-and-runs-de");
+    await p.locator("#lang").selectOption("en");
+    await until(async () => /takes 33/.test(await line.textContent()), 5_000, "the old line in English again");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("a score pad refuses an impossible round with a sentence, in English and in German", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    // The impossible rounds below are refused by the server on purpose.
+    me.allow(/status of 422/);
+    me.allow(/HTTP 422: POST .*\/rounds$/);
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "zora");
+    await p.locator("header nav a[href='#/pads']").click();
+    await p.locator("#p-ruleset").selectOption("6-nimmt");
+    await p.locator("#p-name-0").waitFor();
+    for (const [i, n] of ["Anna", "Ben", "Carla"].entries()) await p.locator(`#p-name-${i}`).fill(n);
+    await p.locator(".pads form button[type=submit]").click();
+    await p.locator(".pad-table").waitFor();
+    const enter = async (scores) => {
+      for (const [i, s] of scores.entries()) await p.locator(`#pad-score-${i}`).fill(String(s));
+      await p.locator(".pad-actions button[type=submit]").click();
+    };
+    const detail = p.locator(".pad .error .detail");
+    await enter([300, 0, 0]);
+    await detail.waitFor();
+    assert.equal(
+      await detail.textContent(),
+      "Details: Anna cannot have 300 bullheads in one round: in 6 nimmt! with 3 players, one player gets between 0 and 97 in a round.",
+    );
+    await assertLabelled(p);
+    await shoot(p, "82-pad-impossible-round");
+    // The page asks the server in the language chosen on the page, not the browser's.
+    await p.locator("#lang").selectOption("de");
+    await enter([300, 0, 0]);
+    // (The shown error's own words follow the switch at once; its detail comes with the answer.)
+    await until(async () => (await detail.textContent()).includes("Hornochsen"), 10_000, "the German sentence");
+    assert.equal(
+      await detail.textContent(),
+      "Einzelheiten: Anna kann in einer Runde nicht 300 Hornochsen haben: In 6 nimmt! mit 3 Spielern bekommt ein Spieler in einer Runde zwischen 0 und 97.",
+    );
+    assert.match(await p.locator(".pad .error p").first().textContent(), /Diese Runde kann es so nicht geben/);
+    await assertLabelled(p);
+    await shoot(p, "83-pad-impossible-round-de");
+    await p.locator("#lang").selectOption("en");
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("one click seats a person with bots of the chosen strength and starts; played to the end", async () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;

@@ -8,7 +8,7 @@ import {
   type Account,
   type RulesetInfo,
 } from "../../typescript/src/index.ts";
-import { has, t } from "./i18n";
+import { has, lang, t } from "./i18n";
 import { Store } from "./store";
 
 export { ApiError, unwrap };
@@ -60,6 +60,17 @@ window.addEventListener("storage", (e) => {
 export const api = createApi({
   baseUrl: apiBase,
   token: () => session.get()?.token ?? null,
+});
+
+/**
+ * Asks for the language the reader chose, not the browser's, so the server's words (a
+ * problem's detail, such as why a score pad refuses a round) come in the page's language.
+ */
+api.use({
+  onRequest({ request }) {
+    request.headers.set("Accept-Language", lang.get());
+    return request;
+  },
 });
 
 /**

@@ -8,6 +8,7 @@ import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
 import { hold, recall, remember, unreachable } from "./offline";
 import { Store } from "./store";
+import { nosLabel } from "./ui";
 
 export type Speed = "normal" | "fast" | "off";
 function initialSpeed(): Speed {
@@ -50,9 +51,18 @@ const REMATCH_POLL_MS = 3000;
 
 export type Connection = "connecting" | "live" | "reconnecting" | "polling" | "closed";
 
+/**
+ * A log line kept as data: the event and who sat where when it happened. Its words are made
+ * when it is shown ([`logText`]), so old lines follow a language switch.
+ */
 export interface LogEntry {
   seq: number;
-  text: string;
+  event: EventItem;
+  /** Seat names at the time (a seat may be left or taken by someone else later). */
+  names: (string | null)[];
+  /** Your seat at the time, if you played. */
+  you: number | null;
+  ruleset: string;
 }
 
 export interface GameState {
@@ -255,8 +265,8 @@ export class GameSession {
         const e = this.queue.shift() as EventItem;
         const st = this.state.get();
         const next = st.shown ? reduce(st.shown, e, st.info) : st.shown;
-        const text = describe(e, st.shown ?? st.view, st.info);
-        const log = text ? [...st.log, { seq: e.seq, text }].slice(-60) : st.log;
+        const entry = logEntry(e, st.shown ?? st.view);
+        const log = describe(entry, st.info) !== null ? [...st.log, entry].slice(-60) : st.log;
         const moved = e.type === "card_placed" ? e.data.card : null;
         const factor = speed.get() === "normal" ? 1 : speed.get() === "fast" ? 0.25 : 0;
         const wait = this.skip ? 0 : pause(e) * factor;
@@ -546,21 +556,46 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
 
 // --- events in words ---------------------------------------------------------------
 
-export function seatName(view: GameBody | null, seat: number): string {
-  const s = view?.seats[seat];
-  if (view?.you?.seat === seat) return s?.name ? `${s.name} (${t("you")})` : t("you");
-  return s?.name ?? t("seat", { seat });
+/** A seat's name for the reader: "Anna (you)", "you" or "Seat 3" for an empty one. */
+function nameOf(names: (string | null | undefined)[], you: number | null | undefined, seat: number): string {
+  const name = names[seat];
+  if (you === seat) return name ? `${name} (${t("you")})` : t("you");
+  return name ?? t("seat", { seat });
 }
 
-/** A row-game card or a nimm-oder-schieb card in words. */
-export function cardText(view: GameBody | null, info: RulesetInfo | null, card: number): string {
-  return view?.ruleset === "nimm-oder-schieb" ? face(info, card).label : String(card);
+export function seatName(view: GameBody | null, seat: number): string {
+  return nameOf(view?.seats.map((s) => s.name ?? null) ?? [], view?.you?.seat, seat);
+}
+
+/** A log entry for an event, with the table as it was then. */
+export function logEntry(e: EventItem, view: GameBody | null): LogEntry {
+  return {
+    seq: e.seq,
+    event: e,
+    names: view?.seats.map((s) => s.name ?? null) ?? [],
+    you: view?.you?.seat ?? null,
+    ruleset: view?.ruleset ?? "",
+  };
+}
+
+/**
+ * A row-game card, or a nimm-oder-schieb card in words: its value first (what it counts),
+ * then rank and suit in the current language ("35 (9♥)").
+ */
+export function cardText(ruleset: string, info: RulesetInfo | null, card: number): string {
+  return ruleset === "nimm-oder-schieb" ? `${card} (${nosLabel(face(info, card))})` : String(card);
+}
+
+/** A log line's words in the current language. */
+export function logText(entry: LogEntry, info: RulesetInfo | null): string {
+  return describe(entry, info) ?? "";
 }
 
 /** One log line for an event, or null for events that say nothing to a player. */
-export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo | null): string | null {
-  const name = (s: number) => seatName(view, s);
-  const card = (c: number) => cardText(view, info, c);
+export function describe(entry: LogEntry, info: RulesetInfo | null): string | null {
+  const e = entry.event;
+  const name = (s: number) => nameOf(entry.names, entry.you, s);
+  const card = (c: number) => cardText(entry.ruleset, info, c);
   // Moves the server made for a seat whose deadline passed say so.
   const late = (e.data as Record<string, unknown>).cause === "deadline" ? ` ${t("ev_deadline")}` : "";
   const k = (key: Key, p: Record<string, string | number> = {}) => t(key, p) + late;
@@ -579,7 +614,7 @@ export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo 
     case "round_started":
       return k("ev_round_started", { round: e.data.round });
     case "selection_made":
-      return view?.you?.seat === e.data.seat ? null : k("ev_selection_made", { name: name(e.data.seat) });
+      return entry.you === e.data.seat ? null : k("ev_selection_made", { name: name(e.data.seat) });
     case "card_selected":
       return k("ev_card_selected", { card: card(e.data.card) });
     case "cards_revealed":

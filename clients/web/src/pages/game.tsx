@@ -14,11 +14,11 @@ import {
 import { api, unwrap } from "../api";
 import { verify, type Check } from "../fairness";
 import { duration, has, joinNames, lang, rulesetName, t, type Key } from "../i18n";
-import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
+import { bulls, deadlineText, GameSession, logText, seatName, speed, type GameState, type Speed } from "../live";
 import { cancel, dismiss, dropped, pending } from "../offline";
 import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
-import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+import { Bull, Card, CopyButton, ErrorMessage, NosCard, NosRuns, runPoints, runsOf, Select, useAction } from "../ui";
 import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
@@ -837,18 +837,6 @@ function NosCenter(props: { v: GameBody; info: RulesetInfo | null; act: Act; bus
   );
 }
 
-/** Runs of consecutive values, and what they count (each run its lowest card). */
-function runsOf(values: number[]): number[][] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const runs: number[][] = [];
-  for (const v of sorted) {
-    const last = runs[runs.length - 1];
-    if (last && last[last.length - 1] === v - 1) last.push(v);
-    else runs.push([v]);
-  }
-  return runs;
-}
-
 /** What a seat is asked to do, in words ("take a row", "take or pass"). */
 function actionWords(actions: string[]): string {
   const names = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))];
@@ -893,7 +881,7 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
               {typeof s.chips === "number" ? t("chipsOf", { n: s.chips }) : t("chipsHidden")}
             </span>
             <span>
-              {t("cardPoints")}: {runsOf(cards.map((c) => c.value)).reduce((a, r) => a + (r[0] ?? 0), 0)}
+              {t("cardPoints")}: {runPoints(runsOf(cards))}
             </span>
           </>
         )}
@@ -930,17 +918,10 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
       ) : null}
       {!rowGame && cards.length > 0 ? (
         <div class="nos-taken">
-          <span class="label">{t("cardsTaken")}:</span>
-          <ul class="runs">
-            {runsOf(cards.map((c) => c.value)).map((run) => (
-              <li key={run[0]} class="run">
-                {run.map((val) => {
-                  const c = cards.find((x) => x.value === val);
-                  return c ? <NosCard key={val} c={c} /> : null;
-                })}
-              </li>
-            ))}
-          </ul>
+          <span class="label" aria-hidden="true">
+            {t("cardsTaken")}:
+          </span>
+          <NosRuns runs={runsOf(cards)} title={t("cardsTaken")} />
         </div>
       ) : null}
     </li>
@@ -1022,7 +1003,9 @@ function Log(props: { st: GameState }) {
       <ol class="log-list" ref={list} tabIndex={0} aria-labelledby="log-h" aria-live="polite" aria-relevant="additions">
         {log.length === 0 ? <li class="empty">{t("logEmpty")}</li> : null}
         {log.slice(-12).map((l) => (
-          <li key={l.seq}>{l.text}</li>
+          <li key={l.seq} data-event={l.event.type}>
+            {logText(l, props.st.info)}
+          </li>
         ))}
       </ol>
       <p class="speed">
