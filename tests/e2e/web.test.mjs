@@ -265,7 +265,6 @@ describe("the web client", () => {
       ruleset: "nimm-oder-schieb",
       players: 3,
       setup: async (q) => {
-        await q.locator("details summary").click();
         await q.locator("#c-deal-json").fill(JSON.stringify({ draw_pile: pile }));
       },
     });

@@ -164,6 +164,12 @@ function App() {
 // only: https, or this machine). Without it the app works as before.
 if ("serviceWorker" in navigator && window.isSecureContext) {
   navigator.serviceWorker.register("sw.js").catch(() => undefined);
+  // A notification clicked while the app is open: the worker hands over where it leads.
+  navigator.serviceWorker.addEventListener("message", (e: MessageEvent<{ type?: string; url?: string }>) => {
+    if (e.data?.type !== "open" || !e.data.url) return;
+    const to = new URL(e.data.url, location.href);
+    if (to.origin === location.origin) location.hash = to.hash;
+  });
 }
 
 const root = document.getElementById("app");

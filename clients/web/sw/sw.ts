@@ -49,3 +49,66 @@ self.addEventListener("fetch", (e) => {
     e.respondWith(caches.match(url.href, { cacheName: CACHE }).then((hit) => hit ?? fetch(req)));
   }
 });
+
+// --- notifications ----------------------------------------------------------------------
+
+/** What the server's push message holds (public facts only: never a card, chip or seed). */
+interface PushPayload {
+  title?: string;
+  body?: string;
+  /** Where a click leads, relative to the app (`#/games/<id>`). */
+  url?: string;
+  /** Notifications with the same tag replace each other instead of piling up. */
+  tag?: string;
+}
+
+self.addEventListener("push", (e) => {
+  let data: PushPayload = {};
+  try {
+    data = (e.data?.json() ?? {}) as PushPayload;
+  } catch {
+    data = { body: e.data?.text() };
+  }
+  e.waitUntil(
+    self.registration.showNotification(data.title ?? "Stammtisch", {
+      body: data.body ?? "",
+      tag: data.tag ?? "stammtisch",
+      icon: new URL("icons/icon-192.png", scope).href,
+      data: { url: new URL(data.url ?? "./", scope).href },
+    }),
+  );
+});
+
+/** Opens `url` in a window of the app: an open one (which follows the link itself), or a new one. */
+async function openApp(url: string): Promise<void> {
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const open = windows.find((w) => new URL(w.url).origin === scope.origin);
+  if (open) {
+    await open.focus().catch(() => undefined);
+    open.postMessage({ type: "open", url });
+    return;
+  }
+  await self.clients.openWindow(url);
+}
+
+function clicked(n: Notification): Promise<void> {
+  n.close();
+  const url = (n.data as { url?: string } | null)?.url ?? scope.href;
+  return openApp(url);
+}
+
+self.addEventListener("notificationclick", (e) => {
+  e.waitUntil(clicked(e.notification));
+});
+
+// A page may ask the worker to act as if the person clicked its notification with this tag:
+// the same path as a click (browsers have no other way to click one in an automated test).
+self.addEventListener("message", (e) => {
+  const msg = e.data as { type?: string; tag?: string } | null;
+  if (msg?.type !== "click-notification") return;
+  e.waitUntil(
+    self.registration.getNotifications({ tag: msg.tag }).then(async (list) => {
+      for (const n of list) await clicked(n);
+    }),
+  );
+});
