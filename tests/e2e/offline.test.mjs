@@ -68,8 +68,12 @@ describe("the web client offline", () => {
       assert.equal(res.status(), 200);
       assert.equal(res.headers()["content-type"], "image/png");
     }
-    const state = await p.evaluate(async () => (await navigator.serviceWorker.ready).active?.state);
-    assert.equal(state, "activated", "the service worker is installed and active");
+    // `ready` may resolve while the worker is still activating.
+    await until(
+      () => p.evaluate(async () => (await navigator.serviceWorker.ready).active?.state === "activated"),
+      15_000,
+      "the service worker installed and active",
+    );
 
     await signInAsGuest(p, "olga");
     const quentin = await host("quentin");
