@@ -119,6 +119,8 @@ describe("the web client on a phone", () => {
     seen(l, l.rows, "the rows");
     assert.equal(l.rowBoxes.length, 4);
     assert.match(await p.locator(".table-main .status").textContent(), /Choose a card/);
+    // The prompt says what the rules make of the choice, where it is made.
+    assert.match(await p.locator(".status [data-why=whyPlay]").textContent(), /the row's 6th card takes the five/);
     await p.screenshot({ path: join(OUT, "80-phone-choose-viewport.png") });
     await assertAccessible(p, "the table on a phone");
 
@@ -139,6 +141,7 @@ describe("the web client on a phone", () => {
     for (const [i, b] of l.revealed.entries()) seen(l, b, `revealed card ${i + 1}`);
     seen(l, l.strip, "the player strip");
     assert.match(await p.locator(".table-main .status").textContent(), /row/);
+    assert.match(await p.locator(".status [data-why=whyTakeRow]").textContent(), /bullheads count against you/);
     // The button's name for a screen reader is the full sentence, though the phone shows "Take 3🐂".
     assert.equal(await p.locator("button.take-row[data-cheapest]").getAttribute("aria-label"), null);
     const short = p.locator("button.take-row[data-cheapest] .take-short");
