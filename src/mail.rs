@@ -461,6 +461,7 @@ fn mail_row(
         created_at: now,
         finished_at: None,
         channel: CHANNEL_MAIL.to_owned(),
+        subscription_id: None,
     }
 }
 
@@ -733,7 +734,7 @@ pub fn render(
 }
 
 /// The winners of a finished game by their current names (accounts) or bot names.
-fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, StoreError> {
+pub(crate) fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, StoreError> {
     let list = |key: &str| -> Vec<String> {
         payload
             .get(key)
