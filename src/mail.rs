@@ -177,7 +177,9 @@ pub struct MailChoices {
 
 /// A whole number of hours, also when written as `3.0` (JSON does not tell integers from
 /// other numbers).
-fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<u32>, D::Error> {
     use serde::de::Error;
     let Some(x) = <Option<f64> as serde::Deserialize>::deserialize(d)? else {
         return Ok(None);

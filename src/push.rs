@@ -269,6 +269,7 @@ pub struct PushChoices {
     /// A notification when a move deadline is less than this many hours away, 1–720; `0`
     /// switches it off.
     #[schema(minimum = 0, maximum = 720)]
+    #[serde(default, deserialize_with = "crate::mail::whole_number")]
     pub deadline_hours: Option<u32>,
     /// A notification when a game of the account ends.
     pub game_finished: Option<bool>,

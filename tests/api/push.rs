@@ -21,7 +21,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer};
+use crate::support::{Api, Backend, Player, Reply, TestServer};
 use crate::webhooks::{
     asked, dealt, dev_server, first_move, lobby, outbox, settle_and_skip_an_hour, wait_for_status,
 };
@@ -521,6 +521,27 @@ fn subscriptions_are_checked_listed_and_removed(backend: Backend) {
     assert_eq!(r.body["deadline_hours"], Value::Null);
     assert_eq!(r.body["your_turn"], false);
 
+    // Deleting the account takes its browsers and choices along.
+    let r = Reply::from_response(
+        api.http
+            .delete(api.url("/v1/me"))
+            .bearer_auth(&anna.token)
+            .json(&json!({}))
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(r.status, 204, "{}", r.text);
+    for table in ["push_subscriptions", "push_settings"] {
+        let left = crate::accounts::texts(
+            &server,
+            &format!(
+                "SELECT account_id AS v FROM {table} WHERE account_id = '{}'",
+                anna.id
+            ),
+        );
+        assert!(left.is_empty(), "{table}: {left:?}");
+    }
+
     // The key is the server's own, kept across restarts.
     let server = server.restart();
     assert_eq!(served_key(&server.client()), key);
@@ -928,7 +949,59 @@ fn several_waiting_games_come_as_one_notification(backend: Backend) {
     assert_eq!(service.requests().len(), 4, "nothing while switched off");
 }
 
+fn a_deadline_push_comes_the_chosen_hours_before_the_deadline(backend: Backend) {
+    let server = dev_server(backend, &[("PUSH_COALESCE_SECONDS", "0")]);
+    let api = server.client();
+    let service = PushService::start(|_, _| (201, None));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    let browser = Browser::new();
+    subscribe(&api, &anna, &browser, &service.url("/push/anna"), "de");
+    let r = api.patch(
+        "/v1/me/push",
+        &anna.token,
+        &json!({ "your_turn": false, "deadline_hours": 1.0 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["deadline_hours"], 1);
+    let game = api.create_game(
+        &anna,
+        &json!({
+            "ruleset": "6-nimmt", "players": 2, "name": "Freitag",
+            "move_deadline_seconds": 10800, "options": { "end": { "rounds": 1 } }
+        }),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+
+    // Three hours to move; told an hour before the end.
+    server.advance_clock(2 * 3600 - 60);
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(service.requests().is_empty(), "not yet");
+    server.advance_clock(60);
+    let r = service.wait_for("/push/anna", 1)[0].clone();
+    let m = browser.read(&r.body);
+    assert_eq!(m["kind"], "deadline_soon");
+    assert_eq!(m["title"], "Deine Zugfrist läuft bald ab");
+    assert!(
+        m["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("\"Freitag\" (6-nimmt)"),
+        "{m}"
+    );
+    assert_eq!(m["url"], format!("#/games/{game}"));
+    assert_eq!(r.header("urgency"), "high");
+    assert_eq!(r.header("topic"), "");
+    settle_and_skip_an_hour(&server);
+    assert_eq!(service.requests().len(), 1, "once");
+}
+
 both!(
+    a_deadline_push_comes_the_chosen_hours_before_the_deadline,
     subscriptions_are_checked_listed_and_removed,
     pushes_are_encrypted_signed_and_hold_no_secrets,
     a_subscription_its_service_no_longer_knows_is_removed,
