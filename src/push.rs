@@ -67,7 +67,7 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
 /// and the service worker shows it under this tag, replacing the one shown before.
 pub const TOPIC_YOUR_TURN: &str = "your-turn";
 /// The most games a "your turn" counts.
-const MAX_COUNTED_GAMES: i64 = 50;
+const MAX_COUNTED_GAMES: i64 = 100;
 /// The subject of the VAPID JWT when neither `VAPID_SUBJECT` nor an `https` `PUBLIC_URL`
 /// is set.
 pub const DEFAULT_SUBJECT: &str = "mailto:noreply@localhost";
@@ -570,28 +570,55 @@ fn push_row(
     }
 }
 
-/// When a new "your turn" to `sub` is due: with the one still unsent to it, which it
-/// replaces (dropped; the new one keeps its due time), else at once, or when the
+/// The games a `your_turn` row stands for: those of the rows it joined, and its own.
+fn announced_games(d: &DeliveryRow) -> Vec<String> {
+    let mut games: Vec<String> = d
+        .payload
+        .0
+        .get("games")
+        .and_then(Value::as_array)
+        .map(|g| {
+            g.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if !games.contains(&d.game_id) {
+        games.push(d.game_id.clone());
+    }
+    games
+}
+
+/// When a new "your turn" of `game_id` to `sub` is due, and the games it stands for: with
+/// the ones still unsent to it, which it replaces (dropped; the new one keeps their
+/// earliest due time and stands for their games too), else at once, or when the
 /// subscription's quiet window ends; a row not joining another starts a new window of
 /// `window`.
 fn your_turn_due(
     tx: &mut Tx<'_>,
     sub: &PushSubscriptionRow,
+    game_id: &str,
     window: Duration,
     now: NaiveDateTime,
-) -> Result<NaiveDateTime, StoreError> {
+) -> Result<(NaiveDateTime, Vec<String>), StoreError> {
     let unsent = tx.unsent_pushes(&sub.id, YOUR_TURN)?;
-    if let Some(due) = unsent.iter().map(|(_, due)| *due).min() {
-        let ids: Vec<&str> = unsent.iter().map(|(id, _)| id.as_str()).collect();
+    let mut games: Vec<String> = unsent.iter().flat_map(announced_games).collect();
+    games.retain(|g| g != game_id);
+    games.sort_unstable();
+    games.dedup();
+    games.push(game_id.to_owned());
+    if let Some(due) = unsent.iter().map(|d| d.next_attempt_at).min() {
+        let ids: Vec<&str> = unsent.iter().map(|d| d.id.as_str()).collect();
         tx.drop_deliveries(&ids, "joined a newer your_turn", now)?;
-        return Ok(due);
+        return Ok((due, games));
     }
     let due = sub.quiet_until.map_or(now, |quiet| quiet.max(now));
     tx.set_push_quiet_until(
         &sub.id,
         due + TimeDelta::from_std(window).unwrap_or(TimeDelta::MAX),
     )?;
-    Ok(due)
+    Ok((due, games))
 }
 
 /// Writes the pushes that a change of a game to `after` announces (`news`), in the
@@ -672,15 +699,11 @@ pub fn enqueue(
             if chosen.your_turn {
                 // Rows written before in this transaction (another game of a batch) are in
                 // the table already: `insert_deliveries` runs per game change.
-                let due = your_turn_due(tx, sub, window, now)?;
+                let (due, games) = your_turn_due(tx, sub, game_id, window, now)?;
+                let mut payload = payload.clone();
+                payload.insert("games".into(), games.into());
                 rows.push(push_row(
-                    sub,
-                    game_id,
-                    version,
-                    YOUR_TURN,
-                    payload.clone(),
-                    due,
-                    now,
+                    sub, game_id, version, YOUR_TURN, payload, due, now,
                 ));
             }
             if let (Some(hours), Some(at)) = (chosen.deadline_hours, deadline) {
@@ -842,9 +865,9 @@ fn actions_text(actions: &[&str], de: bool) -> String {
 }
 
 /// The notification of a due push row to `sub`, or `None` when it should be dropped: the
-/// account no longer wants this kind, or (`your_turn`) no game waits for it any more. A
-/// `your_turn` names every game waiting for the account now: one game by name, several
-/// by their number, linking to the newest ask.
+/// account no longer wants this kind, or (`your_turn`) none of the games it was written
+/// for waits any more. A `your_turn` tells of every game waiting for the account now: one
+/// game by name, several by their number, linking to the newest ask that still waits.
 ///
 /// # Errors
 /// Storage failure.
@@ -886,10 +909,13 @@ pub fn render(
                 min_free_seats: None,
                 limit: MAX_COUNTED_GAMES,
             })?;
-            let Some(newest) = waiting
+            // The latest ask this notification stands for that still waits; none: the
+            // person has moved in all of them, and the other waiting games were told of
+            // before.
+            let Some(newest) = announced_games(d)
                 .iter()
-                .find(|g| g.game.id == d.game_id)
-                .or_else(|| waiting.first())
+                .rev()
+                .find_map(|id| waiting.iter().find(|g| g.game.id == *id))
             else {
                 return Ok(None);
             };

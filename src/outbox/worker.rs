@@ -149,9 +149,9 @@ struct Claim {
 /// Mails (channel `mail`) are rendered here ([`crate::mail::render`]); one no longer
 /// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
 /// every mail while mail is off. So are pushes ([`crate::push::render`]): one whose
-/// subscription is gone, whose kind is no longer chosen, or a "your turn" when no game
-/// waits any more, is dropped. (A push "your turn" names every game waiting for the account
-/// when it is sent, so the game it was written for need not still ask.)
+/// subscription is gone, whose kind is no longer chosen, or a "your turn" none of whose
+/// games waits any more, is dropped. (A push "your turn" may stand for several games, so
+/// it is checked when rendered, not by the game it was written for.)
 fn claim(
     full: &mut Tx<'_>,
     config: &WorkerConfig,

@@ -10,7 +10,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::StoreError;
-use super::outbox::{CHANNEL_PUSH, PENDING, dropped};
+use super::outbox::{CHANNEL_PUSH, DeliveryRow, PENDING, dropped};
 use super::schema::{push_settings, push_subscriptions, webhook_deliveries};
 use super::tx::{Tx, duplicate_or, on};
 
@@ -229,7 +229,7 @@ impl Tx<'_> {
     }
 
     /// The pending push deliveries of `kind` to a subscription that no attempt has started
-    /// yet: `(id, due)`.
+    /// yet.
     ///
     /// # Errors
     /// Database failure.
@@ -237,7 +237,7 @@ impl Tx<'_> {
         &mut self,
         subscription: &str,
         kind: &str,
-    ) -> Result<Vec<(String, NaiveDateTime)>, StoreError> {
+    ) -> Result<Vec<DeliveryRow>, StoreError> {
         on!(self, |c| {
             Ok(webhook_deliveries::table
                 .filter(webhook_deliveries::subscription_id.eq(subscription))
@@ -245,7 +245,7 @@ impl Tx<'_> {
                 .filter(webhook_deliveries::kind.eq(kind))
                 .filter(webhook_deliveries::status.eq(PENDING))
                 .filter(webhook_deliveries::attempts.eq(0))
-                .select((webhook_deliveries::id, webhook_deliveries::next_attempt_at))
+                .select(DeliveryRow::as_select())
                 .load(c)?)
         })
     }

@@ -941,12 +941,31 @@ fn several_waiting_games_come_as_one_notification(backend: Backend) {
     settle_and_skip_an_hour(&server);
     assert_eq!(service.requests().len(), 4, "no burst");
 
+    // After the window the next ask is told at once, counting every waiting game.
+    let fourth = lobby(&api, &anna, &bert, None);
+    let en = read(&service.wait_for("/push/en", 3)[2]);
+    assert_eq!(en["title"], "4 games wait for you", "{en}");
+    assert_eq!(en["url"], format!("#/games/{fourth}"));
+    service.wait_for("/push/de", 3);
+    // An ask that is gone before its push is sent is not told, nor are the games told of
+    // before told again.
+    let fifth = lobby(&api, &anna, &bert, None);
+    api.ok(&bert, &fifth, &json!({ "type": "leave" }));
+    assert!(asked(&api.view(&anna, &fifth)).is_empty());
+    server.advance_clock(600);
+    settle_and_skip_an_hour(&server);
+    assert_eq!(
+        service.requests().len(),
+        6,
+        "the fifth game's ask went untold"
+    );
+
     // Without the choice, no "your turn" at all.
     let r = api.patch("/v1/me/push", &anna.token, &json!({ "your_turn": false }));
     assert_eq!(r.status, 200, "{}", r.text);
     lobby(&api, &anna, &bert, None);
     settle_and_skip_an_hour(&server);
-    assert_eq!(service.requests().len(), 4, "nothing while switched off");
+    assert_eq!(service.requests().len(), 6, "nothing while switched off");
 }
 
 fn a_deadline_push_comes_the_chosen_hours_before_the_deadline(backend: Backend) {
