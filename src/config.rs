@@ -85,12 +85,14 @@ pub struct Config {
     pub webhook_backoff: Duration,
     /// `WEBHOOK_TIMEOUT_MS`, default 10000, at least 100: the limit of one webhook POST.
     pub webhook_timeout: Duration,
-    /// `WEBHOOK_ALLOW_LOOPBACK`, default `false`: `true` lets webhooks reach loopback
-    /// addresses (127.0.0.0/8, ::1) for development and tests. Private, link-local,
-    /// metadata and other internal addresses stay forbidden either way.
+    /// `WEBHOOK_ALLOW_LOOPBACK`, default `false`: `true` lets webhooks and push endpoints
+    /// reach loopback addresses (127.0.0.0/8, ::1; a push endpoint there may be plain
+    /// `http`) for development and tests. Private, link-local, metadata and other internal
+    /// addresses stay forbidden either way.
     pub webhook_targets: Targets,
     /// What the delivery worker sends at once (`WEBHOOK_CONCURRENCY` 32, `MAIL_CONCURRENCY`
-    /// 4, `WEBHOOK_PER_ACCOUNT` 4, `WEBHOOK_PER_TARGET` 2) and when it pauses a failing URL
+    /// 4, `PUSH_CONCURRENCY` 8, `WEBHOOK_PER_ACCOUNT` 4, `WEBHOOK_PER_TARGET` 2, also per
+    /// push endpoint) and when it pauses a failing URL or push endpoint
     /// (`WEBHOOK_BREAKER_FAILURES` 3 in a row, for `WEBHOOK_BREAKER_PAUSE_MS` 30000,
     /// doubling); `0` switches a per-account or per-target limit or the breaker off.
     pub delivery_limits: crate::outbox::DeliveryLimits,
@@ -134,6 +136,18 @@ pub struct Config {
     /// links in mails, e.g. `https://play.example.org`. Default: `http://` and the
     /// address the server listens on.
     pub public_url: Option<String>,
+    /// Web Push: `VAPID_PRIVATE_KEY`, the server's VAPID private key (base64url of its 32
+    /// bytes, as `web-push generate-vapid-keys` prints it); default: generated on first
+    /// start and kept in the database, like the JWT secret.
+    pub vapid_private_key: Option<String>,
+    /// `VAPID_SUBJECT`: the contact push services see in every push (`mailto:` or
+    /// `https://`); default: `PUBLIC_URL` when it is `https`, else
+    /// `mailto:noreply@localhost`.
+    pub vapid_subject: String,
+    /// `PUSH_COALESCE_SECONDS`, default 30: after a "your turn" push to a browser, later
+    /// ones wait this long and come as one ("3 games wait for you"); `0`: only those still
+    /// unsent join.
+    pub push_window: Duration,
     /// E-mail reminders, on when `SMTP_URL` is set (`smtp://host:port`, `smtps://host`,
     /// `smtp://host?tls=required`, credentials as `user:password@`); the sender is
     /// `MAIL_FROM` (default `Stammtisch <noreply@localhost>`), the digest comes
@@ -296,6 +310,49 @@ fn mail(
     }))
 }
 
+/// `VAPID_PRIVATE_KEY`, checked.
+fn vapid_private_key() -> Result<Option<String>, ConfigError> {
+    let Some(key) = var("VAPID_PRIVATE_KEY") else {
+        return Ok(None);
+    };
+    match crate::push::VapidKeys::from_private(&key, crate::push::DEFAULT_SUBJECT) {
+        Ok(_) => Ok(Some(key.trim().to_owned())),
+        Err(why) => Err(ConfigError {
+            name: "VAPID_PRIVATE_KEY",
+            value: "(not shown)".into(),
+            reason: format!(
+                "{why}; use base64url of a P-256 private key's 32 bytes (e.g. from \
+                 `npx web-push generate-vapid-keys`), or leave it unset"
+            ),
+        }),
+    }
+}
+
+/// `VAPID_SUBJECT`, or what `PUBLIC_URL` suggests.
+fn vapid_subject(public_url: Option<&str>) -> Result<String, ConfigError> {
+    match var("VAPID_SUBJECT") {
+        Some(subject) => {
+            let subject = subject.trim().to_owned();
+            let valid = subject
+                .strip_prefix("mailto:")
+                .is_some_and(|a| a.contains('@') && !a.contains(char::is_whitespace))
+                || url::Url::parse(&subject).is_ok_and(|u| u.scheme() == "https");
+            if valid {
+                Ok(subject)
+            } else {
+                Err(ConfigError {
+                    name: "VAPID_SUBJECT",
+                    value: subject,
+                    reason: "use mailto:someone@example.org or an https:// URL".into(),
+                })
+            }
+        }
+        None => Ok(public_url
+            .filter(|u| u.starts_with("https://"))
+            .map_or_else(|| crate::push::DEFAULT_SUBJECT.to_owned(), str::to_owned)),
+    }
+}
+
 fn limits() -> Result<crate::limits::LimitConfig, ConfigError> {
     let d = crate::limits::LimitConfig::default();
     Ok(crate::limits::LimitConfig {
@@ -328,6 +385,7 @@ fn delivery_limits() -> Result<crate::outbox::DeliveryLimits, ConfigError> {
     Ok(crate::outbox::DeliveryLimits {
         concurrency: at_least_one("WEBHOOK_CONCURRENCY", d.concurrency)?,
         mail_concurrency: at_least_one("MAIL_CONCURRENCY", d.mail_concurrency)?,
+        push_concurrency: at_least_one("PUSH_CONCURRENCY", d.push_concurrency)?,
         per_target: parsed("WEBHOOK_PER_TARGET", d.per_target)?,
         per_account: parsed("WEBHOOK_PER_ACCOUNT", d.per_account)?,
         breaker_failures: parsed("WEBHOOK_BREAKER_FAILURES", d.breaker_failures)?,
@@ -355,6 +413,9 @@ impl Config {
         };
         Ok(Self {
             mail: mail(&bind_addr, public_url.as_deref(), webhook_timeout)?,
+            vapid_private_key: vapid_private_key()?,
+            vapid_subject: vapid_subject(public_url.as_deref())?,
+            push_window: Duration::from_secs(parsed("PUSH_COALESCE_SECONDS", 30)?),
             public_url,
             database_url: var("DATABASE_URL").unwrap_or_else(|| "sqlite://stammtisch.db".into()),
             bind_addr,
@@ -431,7 +492,8 @@ impl Config {
 
     /// The outbox worker's settings: the webhook backoff, timeout and address policy, the
     /// delivery limits and the mail server; it looks at the outbox every 200 ms and reads
-    /// the system clock.
+    /// the system clock. Pushes need the VAPID keys, which the caller adds (they may come
+    /// from the database).
     #[must_use]
     pub fn outbox_worker(&self) -> crate::outbox::worker::WorkerConfig {
         crate::outbox::worker::WorkerConfig {
@@ -441,6 +503,7 @@ impl Config {
             poll: Duration::from_millis(200),
             limits: self.delivery_limits,
             mail: self.mail.clone(),
+            vapid: None,
             clock: crate::clock::Clock::system(),
         }
     }

@@ -22,6 +22,7 @@ pub mod mail;
 pub mod notify;
 pub mod outbox;
 pub mod pads;
+pub mod push;
 pub mod ratings;
 pub mod store;
 pub mod telemetry;

@@ -177,7 +177,9 @@ pub struct MailChoices {
 
 /// A whole number of hours, also when written as `3.0` (JSON does not tell integers from
 /// other numbers).
-fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<u32>, D::Error> {
     use serde::de::Error;
     let Some(x) = <Option<f64> as serde::Deserialize>::deserialize(d)? else {
         return Ok(None);
@@ -461,6 +463,7 @@ fn mail_row(
         created_at: now,
         finished_at: None,
         channel: CHANNEL_MAIL.to_owned(),
+        subscription_id: None,
     }
 }
 
@@ -733,7 +736,7 @@ pub fn render(
 }
 
 /// The winners of a finished game by their current names (accounts) or bot names.
-fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, StoreError> {
+pub(crate) fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, StoreError> {
     let list = |key: &str| -> Vec<String> {
         payload
             .get(key)

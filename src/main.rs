@@ -137,6 +137,28 @@ fn jwt_secret(config: &Config, store: &Store) -> anyhow::Result<Vec<u8>> {
     Ok(secret.into_bytes())
 }
 
+/// The VAPID keys that sign pushes: from `VAPID_PRIVATE_KEY`, else the key generated on
+/// the first start and kept in the database (as the JWT secret is), so that browsers'
+/// subscriptions, which are bound to the public key, outlive restarts and are shared by
+/// every replica.
+fn vapid_keys(config: &Config, store: &Store) -> anyhow::Result<stammtisch::push::VapidKeys> {
+    let private = match &config.vapid_private_key {
+        Some(key) => key.clone(),
+        None => {
+            let fresh = stammtisch::push::VapidKeys::generate_private();
+            store.write(|tx| {
+                if let Some(existing) = tx.setting("vapid_private_key")? {
+                    return Ok::<_, GrantError>(existing);
+                }
+                tx.insert_setting("vapid_private_key", &fresh)?;
+                Ok(fresh.clone())
+            })?
+        }
+    };
+    stammtisch::push::VapidKeys::from_private(&private, &config.vapid_subject)
+        .map_err(|e| anyhow::anyhow!("the stored VAPID key: {e}"))
+}
+
 /// Moves for seats whose deadline passed, every 250 ms, until shutdown. Every replica runs
 /// one; the store's compare-and-set makes each deadline fire once.
 /// The same thread forgets old rate-limit windows, expired stream leases and idempotency
@@ -241,6 +263,7 @@ fn shutdown_signal() -> impl std::future::Future<Output = ()> {
 #[actix_web::main]
 async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let secret = jwt_secret(&config, &store)?;
+    let vapid = vapid_keys(&config, &store)?;
     let backend = store.backend();
     let clock = if config.test_clock {
         tracing::warn!(
@@ -284,6 +307,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)
+        .with_push_window(config.push_window)
         .with_limits(limits.clone())
         .with_group_commit(
             config.command_batch_lanes,
@@ -296,6 +320,13 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
     let mut worker = config.outbox_worker();
     worker.clock = clock.clone();
+    let push = stammtisch::push::Push::new(
+        service.store().clone(),
+        config.webhook_targets,
+        vapid.public_key(),
+    )
+    .with_clock(clock.clone());
+    worker.vapid = Some(vapid);
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
         .map_err(|e| anyhow::anyhow!(e))?
         .with_clock(clock);
@@ -325,6 +356,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         streams,
         webhooks,
         mail,
+        push,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

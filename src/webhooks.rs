@@ -323,6 +323,7 @@ fn webhook_row(
         created_at: now,
         finished_at: None,
         channel: CHANNEL_WEBHOOK.to_owned(),
+        subscription_id: None,
     }
 }
 

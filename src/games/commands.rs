@@ -69,8 +69,8 @@ pub struct CommandRequest<'a> {
 }
 
 impl Service {
-    /// Writes the outbox rows (webhooks, and mails when on) that a change causes, in the
-    /// change's transaction.
+    /// Writes the outbox rows (webhooks, pushes, and mails when on) that a change causes,
+    /// in the change's transaction.
     pub(super) fn notify_outbox(
         &self,
         tx: &mut Tx<'_>,
@@ -82,6 +82,7 @@ impl Service {
         let news = crate::outbox::Announcements::of(before, after);
         let now = self.clock.naive();
         crate::webhooks::enqueue(tx, game_id, version, after, &news, now)?;
+        crate::push::enqueue(tx, game_id, version, after, &news, self.push_window, now)?;
         if let Some(digest) = self.mail_digest {
             crate::mail::enqueue(tx, game_id, version, after, &news, digest, now)?;
         }
@@ -537,8 +538,8 @@ impl Service {
             .filter_map(|d| d.as_ref().ok())
             .filter(|d| made.contains(&d.table))
             .collect();
-        // Outbox rows only where someone seated listens (a webhook, or a mail address when
-        // mail is on); then each command's own announcements as alone.
+        // Outbox rows only where someone seated listens (a webhook, a push subscription, or
+        // a mail address when mail is on); then each command's own announcements as alone.
         let afters: Vec<&Game> = applied.iter().map(|d| &d.after).collect();
         let seated = seated_people(&afters);
         let (listening, names) = self.seated_facts(tx, &seated, reads.people.as_deref())?;
@@ -576,10 +577,10 @@ impl Service {
         Ok(results)
     }
 
-    /// Whether anyone seated listens (a webhook, or a mail address when mail is on), and
-    /// the seated people's names: from the batch's first read when it covers them all
-    /// (PostgreSQL; someone who joined in this batch is a sender, so covered), else read
-    /// now.
+    /// Whether anyone seated listens (a webhook, a push subscription, or a mail address
+    /// when mail is on), and the seated people's names: from the batch's first read when it
+    /// covers them all (PostgreSQL; someone who joined in this batch is a sender, so
+    /// covered), else read now.
     pub(super) fn seated_facts(
         &self,
         tx: &mut Tx<'_>,
@@ -603,6 +604,7 @@ impl Service {
         }
         let listening = !seated.is_empty()
             && (!tx.webhooks_of_accounts(seated)?.is_empty()
+                || !tx.push_subscriptions_of_accounts(seated)?.is_empty()
                 || (self.mail_digest.is_some() && !tx.mail_recipients(seated)?.is_empty()));
         let names = tx.account_names(seated)?.into_iter().collect();
         Ok((listening, names))

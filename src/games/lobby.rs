@@ -446,6 +446,13 @@ impl Service {
                     &game,
                     self.clock.naive(),
                 )?;
+                crate::push::enqueue_rematch(
+                    tx,
+                    &new_row.id,
+                    new_row.version,
+                    &game,
+                    self.clock.naive(),
+                )?;
                 linked = Some((version + 1, finished));
                 Ok((
                     self.body(tx, &game, &new_row, new_row.version, account)?,

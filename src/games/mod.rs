@@ -271,6 +271,9 @@ pub struct Service {
     rematch_window: std::time::Duration,
     /// E-mail reminders are written to the outbox (with this digest interval) when on.
     mail_digest: Option<std::time::Duration>,
+    /// After a "your turn" push to a browser, later ones to it wait this long and come as
+    /// one.
+    push_window: std::time::Duration,
     /// The group commit of commands (empty: a transaction per command): a queue per
     /// lane, each game always in the same lane, so batches of one replica never race each
     /// other for a game while the lanes' batches overlap.
@@ -290,6 +293,7 @@ impl Service {
             stand_in: BotStrategy::Heuristic,
             rematch_window: std::time::Duration::from_secs(86_400),
             mail_digest: None,
+            push_window: crate::push::DEFAULT_COALESCE_WINDOW,
             batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             quick: QuickQueues::default(),
@@ -406,6 +410,14 @@ impl Service {
     #[must_use]
     pub fn with_mail(mut self, digest_interval: std::time::Duration) -> Self {
         self.mail_digest = Some(digest_interval);
+        self
+    }
+
+    /// The same service letting a browser's "your turn" pushes that come within `window`
+    /// of the last one wait and come as one.
+    #[must_use]
+    pub fn with_push_window(mut self, window: std::time::Duration) -> Self {
+        self.push_window = window;
         self
     }
 

@@ -335,6 +335,34 @@ impl From<crate::webhooks::WebhookError> for ApiError {
     }
 }
 
+impl From<crate::push::PushError> for ApiError {
+    fn from(e: crate::push::PushError) -> Self {
+        use crate::push::PushError as P;
+        let detail = e.to_string();
+        match e {
+            P::NotFound => Self::NotFound("push subscription"),
+            P::Store(store) => store.into(),
+            P::Invalid(detail) => Self::Validation(detail),
+            P::InvalidEndpoint(_) => Self::Unprocessable {
+                code: "invalid_push_endpoint",
+                detail,
+            },
+            P::EndpointNotAllowed(_) => Self::Unprocessable {
+                code: "push_endpoint_not_allowed",
+                detail,
+            },
+            P::InvalidKeys(_) => Self::Unprocessable {
+                code: "invalid_push_keys",
+                detail,
+            },
+            P::TooMany => Self::Unprocessable {
+                code: "too_many_push_subscriptions",
+                detail,
+            },
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     /// The one mapping of storage failures: an outage or a broken connection
     /// ([`StoreError::is_unavailable`], by error kind) is `503 database_unavailable`, logged

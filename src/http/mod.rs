@@ -15,6 +15,7 @@ pub mod ops;
 pub mod players;
 pub mod problem;
 pub mod problem_types;
+pub mod push;
 pub mod rulesets;
 pub mod schema;
 pub mod scorepads;
@@ -63,6 +64,8 @@ pub struct AppState {
     pub webhooks: crate::webhooks::Webhooks,
     /// E-mail addresses, their verification and reminder choices.
     pub mail: crate::mail::Mail,
+    /// Web Push: the VAPID public key, browsers' subscriptions, push choices.
+    pub push: crate::push::Push,
 }
 
 #[derive(OpenApi)]
@@ -111,6 +114,12 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(mail::add_mail_address)
         .service(mail::remove_mail_address)
         .service(mail::verify_mail_address)
+        .service(push::push_key)
+        .service(push::get_push_settings)
+        .service(push::set_push_choices)
+        .service(push::create_push_subscription)
+        .service(push::list_push_subscriptions)
+        .service(push::delete_push_subscription)
         .service(rulesets::list_rulesets)
         .service(games::quick_play)
         .service(games::create_game)

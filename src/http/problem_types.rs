@@ -174,6 +174,27 @@ const TYPES: &[(&str, &str, &str)] = &[
         "Too many webhooks",
         "Zu viele Webhooks",
     ),
+    // Web Push.
+    (
+        "invalid_push_endpoint",
+        "Invalid push endpoint",
+        "Ungültiger Push-Endpunkt",
+    ),
+    (
+        "push_endpoint_not_allowed",
+        "Push endpoint not allowed",
+        "Push-Endpunkt nicht erlaubt",
+    ),
+    (
+        "invalid_push_keys",
+        "Invalid push keys",
+        "Ungültige Push-Schlüssel",
+    ),
+    (
+        "too_many_push_subscriptions",
+        "Too many push subscriptions",
+        "Zu viele Push-Abos",
+    ),
     // Limits.
     ("rate_limited", "Too many attempts", "Zu viele Versuche"),
     ("too_many_accounts", "Too many accounts", "Zu viele Konten"),

@@ -1,8 +1,10 @@
-//! The durable outbox of notifications: webhook POSTs and e-mail reminders, one table
-//! (`webhook_deliveries`) with a channel per kind of sender (`webhook`, `mail`).
+//! The durable outbox of notifications: webhook POSTs, e-mail reminders and Web Push
+//! notifications, one table (`webhook_deliveries`) with a channel per kind of sender
+//! (`webhook`, `mail`, `push`).
 //!
 //! The channels put their rows into the queue themselves, in the transaction that appends
-//! the game change that causes them (`crate::webhooks::enqueue`, `crate::mail::enqueue`),
+//! the game change that causes them (`crate::webhooks::enqueue`, `crate::mail::enqueue`,
+//! `crate::push::enqueue`),
 //! so a notification exists exactly when its cause was committed; this module holds what
 //! they share: the kinds both announce, what a change of a game announces
 //! ([`Announcements`]), the retry bounds and the worker's limits ([`DeliveryLimits`]).
@@ -37,6 +39,47 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(600);
 pub const YOUR_TURN: &str = "your_turn";
 /// Notification kind: a game the account sits in has ended.
 pub const GAME_FINISHED: &str = "game_finished";
+
+/// How one attempt to send a delivery went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    /// The receiver accepted it.
+    Delivered,
+    /// It failed; another attempt follows after the backoff, or after `retry_after` (the
+    /// receiver's `Retry-After`) when that is longer, until [`MAX_ATTEMPTS`].
+    Failed {
+        /// What went wrong.
+        error: String,
+        /// How long the receiver asked to wait.
+        retry_after: Option<Duration>,
+    },
+    /// The receiver refused it in a way another attempt would meet again: given up now.
+    Refused(String),
+    /// The push service no longer knows the subscription (404, 410): given up, and the
+    /// subscription removed.
+    Gone(String),
+}
+
+impl Attempt {
+    /// Whether the receiver answered as a working receiver does (the breaker counts the
+    /// other outcomes as failures of its target).
+    #[must_use]
+    pub fn answered(&self) -> bool {
+        !matches!(self, Self::Failed { .. })
+    }
+}
+
+impl From<Result<(), String>> for Attempt {
+    fn from(outcome: Result<(), String>) -> Self {
+        match outcome {
+            Ok(()) => Self::Delivered,
+            Err(error) => Self::Failed {
+                error,
+                retry_after: None,
+            },
+        }
+    }
+}
 
 /// What a seat holds and has done, as the seat itself sees it: it changes when the seat
 /// acts (a card played or taken, chips paid, a new deal), and not when others act. An ask
@@ -143,20 +186,23 @@ pub(crate) fn announced_actions(payload: &Value) -> Option<Vec<&str>> {
 }
 
 /// How many deliveries the worker of one replica sends at once, and when it pauses a
-/// failing webhook URL (see [`gate`]): `WEBHOOK_CONCURRENCY`, `MAIL_CONCURRENCY`,
-/// `WEBHOOK_PER_TARGET`, `WEBHOOK_PER_ACCOUNT`, `WEBHOOK_BREAKER_FAILURES` and
-/// `WEBHOOK_BREAKER_PAUSE_MS`.
+/// failing webhook URL or push endpoint (see [`gate`]): `WEBHOOK_CONCURRENCY`,
+/// `MAIL_CONCURRENCY`, `PUSH_CONCURRENCY`, `WEBHOOK_PER_TARGET`, `WEBHOOK_PER_ACCOUNT`,
+/// `WEBHOOK_BREAKER_FAILURES` and `WEBHOOK_BREAKER_PAUSE_MS`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeliveryLimits {
     /// Webhook POSTs in flight at once (at least 1).
     pub concurrency: usize,
     /// Mails in flight at once, beside the webhooks (at least 1).
     pub mail_concurrency: usize,
-    /// Deliveries to one webhook URL in flight at once (`0`: no limit).
+    /// Pushes in flight at once, beside the webhooks and mails (at least 1).
+    pub push_concurrency: usize,
+    /// Deliveries to one webhook URL or push endpoint in flight at once (`0`: no limit).
     pub per_target: usize,
     /// Deliveries of one account in flight at once, per lane (`0`: no limit).
     pub per_account: usize,
-    /// Failed attempts in a row that pause a webhook URL (`0`: never paused).
+    /// Failed attempts in a row that pause a webhook URL or push endpoint (`0`: never
+    /// paused).
     pub breaker_failures: u32,
     /// The first pause of a failing URL; doubling with each further trip, up to
     /// [`MAX_BACKOFF`].
@@ -168,6 +214,7 @@ impl Default for DeliveryLimits {
         Self {
             concurrency: 32,
             mail_concurrency: 4,
+            push_concurrency: 8,
             per_target: 2,
             per_account: 4,
             breaker_failures: 3,
@@ -200,6 +247,16 @@ impl DeliveryLimits {
             per_target: 0,
             breaker_failures: 0,
             pause: self.breaker_pause,
+        }
+    }
+
+    /// The limits of the push lane: like the webhook lane's, per push endpoint (one
+    /// browser), with the breaker pausing an endpoint that keeps failing.
+    #[must_use]
+    pub fn push_lane(&self) -> LaneLimits {
+        LaneLimits {
+            concurrency: self.push_concurrency.max(1),
+            ..self.webhook_lane()
         }
     }
 }

@@ -1,10 +1,13 @@
 //! The outbox's worker: every replica runs one, with a sender lane per channel (webhooks,
-//! mail), each with its own capacity, so mail never waits for webhooks, nor webhooks for
-//! mail. A lane claims the due rows its [`Gate`] admits, drops those no longer true, leases
-//! the others and sends each on a thread of its own (a signed POST, [`crate::webhooks::sign`],
-//! to the addresses the webhook's host resolves to and its policy allows; a mail rendered
-//! when it is sent, [`crate::mail::render`]), then records the outcome: `delivered`,
-//! another attempt after a backoff, or `failed` after [`MAX_ATTEMPTS`].
+//! mail, push), each with its own capacity, so no channel waits for another. A lane claims
+//! the due rows its [`Gate`] admits, drops those no longer true, leases the others and
+//! sends each on a thread of its own (a signed POST, [`crate::webhooks::sign`], to the
+//! addresses the webhook's host resolves to and its policy allows; a mail rendered when it
+//! is sent, [`crate::mail::render`]; a push rendered when it is sent,
+//! [`crate::push::render`], encrypted and VAPID-signed, [`crate::push::deliver`], through
+//! the same address policy), then records the outcome: `delivered`, another attempt after
+//! a backoff, or `failed` after [`MAX_ATTEMPTS`] (at once for a refusal that would meet
+//! every attempt; a push subscription its service no longer knows is removed).
 //!
 //! Blocking: runs on threads of its own.
 
@@ -14,10 +17,10 @@ use std::time::Duration;
 use chrono::{NaiveDateTime, TimeDelta};
 
 use super::gate::{Gate, LaneLimits};
-use super::{DeliveryLimits, MAX_ATTEMPTS, MAX_BACKOFF, YOUR_TURN, announced_actions};
+use super::{Attempt, DeliveryLimits, MAX_ATTEMPTS, MAX_BACKOFF, YOUR_TURN, announced_actions};
 use crate::store::{
-    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, Store, StoreError,
-    Tx,
+    CHANNEL_MAIL, CHANNEL_PUSH, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED,
+    Store, StoreError, Tx,
 };
 use crate::webhooks::{CheckedResolver, DELIVERY_HEADER, SIGNATURE_HEADER, Targets, sign};
 
@@ -38,6 +41,8 @@ pub struct WorkerConfig {
     /// E-mail reminders (`SMTP_URL` set), sent from the same outbox; `None`: mail rows
     /// are dropped.
     pub mail: Option<crate::mail::MailConfig>,
+    /// The VAPID keys that sign pushes; `None`: push rows are dropped.
+    pub vapid: Option<crate::push::VapidKeys>,
     /// What due dates, leases, backoffs, pauses and signature timestamps are measured
     /// against (the system clock unless the server runs with a test clock).
     pub clock: crate::clock::Clock,
@@ -78,6 +83,8 @@ enum Target {
     },
     /// A mail, rendered.
     Mail(crate::mail::Outgoing),
+    /// A push, rendered (encrypted when it is sent).
+    Push(crate::push::Outgoing),
 }
 
 /// A delivery a worker has leased, with where it goes.
@@ -87,11 +94,12 @@ struct Claimed {
 }
 
 impl Claimed {
-    /// The URL a webhook delivery goes to (`None`: a mail), the key of the per-target limit
-    /// and of the breaker.
+    /// The URL a webhook delivery or a push goes to (`None`: a mail), the key of the
+    /// per-target limit and of the breaker.
     fn url(&self) -> Option<&str> {
         match &self.target {
             Target::Hook { url, .. } => Some(url),
+            Target::Push(push) => Some(&push.endpoint),
             Target::Mail(_) => None,
         }
     }
@@ -140,7 +148,10 @@ struct Claim {
 ///
 /// Mails (channel `mail`) are rendered here ([`crate::mail::render`]); one no longer
 /// wanted (no address, the choice switched off, an empty digest) is dropped too, and so is
-/// every mail while mail is off.
+/// every mail while mail is off. So are pushes ([`crate::push::render`]): one whose
+/// subscription is gone, whose kind is no longer chosen, or a "your turn" none of whose
+/// games waits any more, is dropped. (A push "your turn" may stand for several games, so
+/// it is checked when rendered, not by the game it was written for.)
 fn claim(
     full: &mut Tx<'_>,
     config: &WorkerConfig,
@@ -165,12 +176,18 @@ fn claim(
     }
     let hook_ids: Vec<&str> = due.iter().filter_map(|d| d.webhook_id.as_deref()).collect();
     let hooks = full.webhooks_by_id(&hook_ids)?;
+    let subscription_ids: Vec<&str> = due
+        .iter()
+        .filter_map(|d| d.subscription_id.as_deref())
+        .collect();
+    let subscriptions = full.push_subscriptions_by_id(&subscription_ids)?;
     let lease_until = now + delta(config.lease());
     for mut delivery in due {
         if gate.free() == 0 {
             break;
         }
-        let asks_move = delivery.kind == YOUR_TURN || delivery.kind == crate::mail::DEADLINE_SOON;
+        let asks_move = (delivery.kind == YOUR_TURN && delivery.channel != CHANNEL_PUSH)
+            || delivery.kind == crate::mail::DEADLINE_SOON;
         if asks_move && !still_asked(full, &delivery)? {
             full.finish_delivery(
                 &delivery.id,
@@ -185,7 +202,25 @@ fn claim(
             done.settled += 1;
             continue;
         }
-        let hook = if delivery.channel == CHANNEL_MAIL {
+        let subscription = if delivery.channel == CHANNEL_PUSH {
+            let found = subscriptions
+                .iter()
+                .find(|s| Some(s.id.as_str()) == delivery.subscription_id.as_deref());
+            let Some(found) = found else {
+                full.finish_delivery(
+                    &delivery.id,
+                    DROPPED,
+                    Some("the push subscription was removed"),
+                    now,
+                )?;
+                done.settled += 1;
+                continue;
+            };
+            Some(found)
+        } else {
+            None
+        };
+        let hook = if delivery.channel == CHANNEL_MAIL || delivery.channel == CHANNEL_PUSH {
             None
         } else {
             // The foreign key deletes deliveries with their webhook, so this always finds one.
@@ -197,7 +232,9 @@ fn claim(
             };
             Some(hook)
         };
-        let url = hook.map(|h| h.url.as_str());
+        let url = hook
+            .map(|h| h.url.as_str())
+            .or(subscription.map(|s| s.endpoint.as_str()));
         if let Some(until) = url.and_then(|url| gate.paused_until(url, now)) {
             full.postpone_delivery(&delivery.id, until)?;
             tracing::debug!(
@@ -216,6 +253,22 @@ fn claim(
                 url: hook.url.clone(),
                 secret: hook.secret.clone(),
             }
+        } else if let Some(subscription) = subscription {
+            let rendered = match &config.vapid {
+                Some(_) => crate::push::render(full, &delivery, subscription)?,
+                None => None,
+            };
+            let Some(push) = rendered else {
+                full.finish_delivery(
+                    &delivery.id,
+                    DROPPED,
+                    Some("no longer wanted (choice changed, no game waits, or push is off)"),
+                    now,
+                )?;
+                done.settled += 1;
+                continue;
+            };
+            Target::Push(push)
         } else {
             let rendered = match &config.mail {
                 Some(mail) => crate::mail::render(full, &delivery, &mail.public_url)?,
@@ -241,22 +294,40 @@ fn claim(
     Ok(done)
 }
 
-/// Sends one delivery (a POST or a mail); `Err` describes a failed attempt.
+/// Sends one delivery (a POST, a mail or a push).
 fn send(
     agent: &ureq::Agent,
     mailer: Option<&crate::mail::Mailer>,
-    clock: &crate::clock::Clock,
+    config: &WorkerConfig,
     c: &Claimed,
-) -> Result<(), String> {
+) -> Attempt {
+    let clock = &config.clock;
     let (url, secret) = match &c.target {
         Target::Hook { url, secret } => (url, secret),
         Target::Mail(mail) => {
             return match mailer {
-                Some(mailer) => mailer.send(mail),
-                None => Err("mail is not configured".into()),
+                Some(mailer) => mailer.send(mail).into(),
+                None => Err("mail is not configured".to_owned()).into(),
+            };
+        }
+        Target::Push(push) => {
+            return match &config.vapid {
+                Some(keys) => crate::push::deliver(agent, keys, push, clock.now()),
+                None => Err("push is not configured".to_owned()).into(),
             };
         }
     };
+    post(agent, clock, c, url, secret).into()
+}
+
+/// A signed webhook POST; `Err` describes a failed attempt.
+fn post(
+    agent: &ureq::Agent,
+    clock: &crate::clock::Clock,
+    c: &Claimed,
+    url: &str,
+    secret: &str,
+) -> Result<(), String> {
     let body = serde_json::to_string(&c.delivery.payload.0).map_err(|e| e.to_string())?;
     let timestamp = clock.timestamp();
     let signature = sign(secret, timestamp, body.as_bytes());
@@ -275,29 +346,59 @@ fn send(
     }
 }
 
-/// Records the outcome of an attempt.
+/// Records the outcome of an attempt: a retry waits the backoff, or the receiver's
+/// `Retry-After` when that is longer.
 fn record(
     store: &Store,
     config: &WorkerConfig,
     c: &Claimed,
-    outcome: Result<(), String>,
+    outcome: Attempt,
 ) -> Result<(), StoreError> {
     let now = config.clock.naive();
     let id = c.delivery.id.as_str();
-    store.write(|tx| match outcome {
-        Ok(()) => tx.finish_delivery(id, DELIVERED, None, now),
-        Err(error) => {
-            let error: String = error.chars().take(500).collect();
-            if c.delivery.attempts >= MAX_ATTEMPTS {
-                tracing::warn!(delivery = id, error, "giving up a webhook delivery");
-                tx.finish_delivery(id, FAILED, Some(&error), now)
-            } else {
-                let wait = config.backoff_after(c.delivery.attempts);
+    let channel = c.delivery.channel.as_str();
+    let short = |error: &str| -> String { error.chars().take(500).collect() };
+    store.write(|tx| match &outcome {
+        Attempt::Delivered => tx.finish_delivery(id, DELIVERED, None, now),
+        Attempt::Refused(error) => {
+            let error = short(error);
+            tracing::warn!(
+                delivery = id,
+                channel,
+                error,
+                "giving up a refused delivery"
+            );
+            tx.finish_delivery(id, FAILED, Some(&error), now)
+        }
+        Attempt::Gone(error) => {
+            let error = short(error);
+            tx.finish_delivery(id, FAILED, Some(&error), now)?;
+            if let Some(subscription) = c.delivery.subscription_id.as_deref() {
                 tracing::info!(
                     delivery = id,
+                    subscription,
+                    error,
+                    "removing a push subscription its service no longer knows"
+                );
+                tx.remove_push_subscription(subscription, "the subscription has ended", now)?;
+            }
+            Ok(())
+        }
+        Attempt::Failed { error, retry_after } => {
+            let error = short(error);
+            if c.delivery.attempts >= MAX_ATTEMPTS {
+                tracing::warn!(delivery = id, channel, error, "giving up a delivery");
+                tx.finish_delivery(id, FAILED, Some(&error), now)
+            } else {
+                let wait = config
+                    .backoff_after(c.delivery.attempts)
+                    .max(retry_after.unwrap_or_default());
+                tracing::info!(
+                    delivery = id,
+                    channel,
                     error,
                     ?wait,
-                    "webhook delivery failed; will retry"
+                    "delivery failed; will retry"
                 );
                 tx.retry_delivery(id, now + delta(wait), &error)
             }
@@ -340,9 +441,9 @@ struct LaneState {
 }
 
 /// One sender lane: the deliveries of one outbox channel, with sender capacity of its own,
-/// so mail never waits for webhooks, nor webhooks for mail. Its claimer thread claims what
-/// the lane's [`Gate`] admits and starts a thread per delivery; each send ends on its own
-/// and frees its slot, so a slow receiver holds back only what waits for its own slots.
+/// so no channel waits for another. Its claimer thread claims what the lane's [`Gate`]
+/// admits and starts a thread per delivery; each send ends on its own and frees its slot,
+/// so a slow receiver holds back only what waits for its own slots.
 struct Lane {
     channel: &'static str,
     state: Mutex<LaneState>,
@@ -432,11 +533,11 @@ impl Lane {
         let spawned = std::thread::Builder::new()
             .name(format!("{}-send", self.channel))
             .spawn(move || {
-                let clock = &worker.config.clock;
-                let outcome = send(&worker.agent, worker.mailer.as_ref(), clock, &c);
+                let config = &worker.config;
+                let outcome = send(&worker.agent, worker.mailer.as_ref(), config, &c);
                 // The breaker learns the outcome before it is recorded: once the outbox
                 // shows a failure, the pause it caused is in force.
-                slot.outcome(outcome.is_ok(), clock.naive());
+                slot.outcome(outcome.answered(), config.clock.naive());
                 if let Err(e) = record(&worker.store, &worker.config, &c, outcome) {
                     tracing::warn!(delivery = c.delivery.id, error = %crate::telemetry::Chain(&e), "could not record a delivery");
                 }
@@ -474,7 +575,7 @@ impl Drop for Slot {
 }
 
 /// Sends due deliveries on threads of their own, until shutdown: one claimer thread per
-/// lane (webhooks, mail) looks at the outbox every 200 ms and whenever a send ends, and
+/// lane (webhooks, mail, push) looks at the outbox every 200 ms and whenever a send ends, and
 /// starts a thread per delivery it leases. Every replica runs one of each; leases (and
 /// `SKIP LOCKED` on PostgreSQL) keep them from sending the same delivery at once.
 pub fn spawn_worker(
@@ -498,6 +599,7 @@ pub fn spawn_worker(
             Lane::new(CHANNEL_WEBHOOK, config.limits.webhook_lane()),
         ),
         ("mail", Lane::new(CHANNEL_MAIL, config.limits.mail_lane())),
+        ("push", Lane::new(CHANNEL_PUSH, config.limits.push_lane())),
     ];
     let worker = Arc::new(Worker {
         agent: agent(&config),
@@ -530,6 +632,7 @@ mod tests {
             poll: Duration::from_millis(200),
             limits: DeliveryLimits::default(),
             mail: None,
+            vapid: None,
             clock: crate::clock::Clock::system(),
         };
         let waits: Vec<u64> = (1..=12)

@@ -4,8 +4,8 @@
 //!
 //! A deleted account keeps its row, because the event log refers to its id; its name
 //! becomes [`DELETED_NAME`], its password hash and roles are removed, and its webhooks,
-//! mail settings, verification tokens, stream tickets, pending notifications and score pads
-//! (with their rounds) go.
+//! mail settings, verification tokens, push subscriptions and choices, stream tickets,
+//! pending notifications and score pads (with their rounds) go.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -13,8 +13,8 @@ use diesel::prelude::*;
 use super::StoreError;
 use super::outbox::PENDING;
 use super::schema::{
-    accounts, mail_settings, mail_verifications, scorepad_events, scorepads, settings,
-    stream_tickets, webhook_deliveries, webhooks,
+    accounts, mail_settings, mail_verifications, push_settings, push_subscriptions,
+    scorepad_events, scorepads, settings, stream_tickets, webhook_deliveries, webhooks,
 };
 use super::tx::{Tx, duplicate_or, on};
 
@@ -316,6 +316,9 @@ impl Tx<'_> {
             diesel::delete(mail_settings::table.find(id)).execute(c)?;
             diesel::delete(mail_verifications::table.filter(mail_verifications::account_id.eq(id)))
                 .execute(c)?;
+            diesel::delete(push_subscriptions::table.filter(push_subscriptions::account_id.eq(id)))
+                .execute(c)?;
+            diesel::delete(push_settings::table.find(id)).execute(c)?;
             diesel::delete(stream_tickets::table.filter(stream_tickets::account_id.eq(id)))
                 .execute(c)?;
             // Score pads hold free-text player names: they go, rounds first. The events'

@@ -90,14 +90,14 @@ pub struct BatchReads {
 }
 
 /// A person concerned by a batch: the name its views show, and whether anything listens
-/// for its news (a webhook, or a mail address when mail is on).
+/// for its news (a webhook, a push subscription, or a mail address when mail is on).
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct PersonRow {
     /// Account id.
     pub id: String,
     /// Account name.
     pub name: String,
-    /// Has a webhook, or a mail address (when asked with `mail`).
+    /// Has a webhook or a push subscription, or a mail address (when asked with `mail`).
     pub listens: bool,
 }
 
@@ -244,8 +244,9 @@ impl ReadTogether for diesel::pg::PgConnection {
     ///   version); the batch admits by that same test on the same rows. The counters are
     ///   written in key order, so that two transactions counting the same accounts wait
     ///   for each other instead of deadlocking.
-    /// - `listens`: what `webhooks_of_accounts` and `mail_recipients` would find: a
-    ///   webhook of the account, or a mail address when mail is on.
+    /// - `listens`: what `webhooks_of_accounts`, `push_subscriptions_of_accounts` and
+    ///   `mail_recipients` would find: a webhook or a push subscription of the account, or
+    ///   a mail address when mail is on.
     fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
         use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
         let keys: Vec<&str> = query.count.iter().map(|(k, _, _)| k.as_str()).collect();
@@ -288,6 +289,8 @@ impl ReadTogether for diesel::pg::PgConnection {
                     (SELECT COALESCE(json_agg(json_build_object( \
                          'id', a.id, 'name', a.name, 'listens', \
                          EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = a.id) \
+                         OR EXISTS (SELECT 1 FROM push_subscriptions ps \
+                              WHERE ps.account_id = a.id) \
                          OR ($8::bool AND EXISTS (SELECT 1 FROM mail_settings m \
                               WHERE m.account_id = a.id AND m.address IS NOT NULL)))), '[]') \
                        FROM people p JOIN accounts a ON a.id = p.id)::text AS people",

@@ -15,6 +15,7 @@ mod outbox;
 mod pads;
 mod platform;
 pub mod prepared;
+mod push;
 pub mod schema;
 pub mod tx;
 pub mod wakeups;
@@ -42,11 +43,12 @@ pub use games::{
     Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent,
 };
 pub use outbox::{
-    CHANNEL_MAIL, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED, PENDING, SeatAsk,
-    WebhookRow,
+    CHANNEL_MAIL, CHANNEL_PUSH, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED,
+    PENDING, SeatAsk, WebhookRow,
 };
 pub use pads::{NewPadEvent, PadRow, StoredPadEvent};
 pub use platform::{BoardRow, RatingRow, ResultRow, StatsRow};
+pub use push::{PushSettingsRow, PushSubscriptionRow};
 pub use tx::Tx;
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");

@@ -12,7 +12,9 @@ use diesel::prelude::*;
 
 use super::StoreError;
 use super::json::JsonValue;
-use super::schema::{accounts, game_seats, games, webhook_deliveries, webhooks};
+use super::schema::{
+    accounts, game_seats, games, push_subscriptions, webhook_deliveries, webhooks,
+};
 use super::tx::{Conn, Tx, duplicate_or, on};
 
 /// A delivery that waits to be sent (or sent again).
@@ -44,6 +46,8 @@ pub(super) fn dropped(reason: &str, now: NaiveDateTime) -> Dropped<'_> {
 pub const CHANNEL_WEBHOOK: &str = "webhook";
 /// The outbox channel of an e-mail.
 pub const CHANNEL_MAIL: &str = "mail";
+/// The outbox channel of a Web Push notification.
+pub const CHANNEL_PUSH: &str = "push";
 
 /// A registered webhook.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -67,7 +71,7 @@ pub struct WebhookRow {
 pub struct DeliveryRow {
     /// Id (UUID text), also the payload's `id` and the `Stammtisch-Delivery` header.
     pub id: String,
-    /// The webhook it goes to (`None` for a mail).
+    /// The webhook it goes to (`None` for a mail or a push).
     pub webhook_id: Option<String>,
     /// The account notified.
     pub account_id: String,
@@ -91,8 +95,10 @@ pub struct DeliveryRow {
     pub created_at: NaiveDateTime,
     /// When it left the `pending` state.
     pub finished_at: Option<NaiveDateTime>,
-    /// `webhook` or `mail`.
+    /// `webhook`, `mail` or `push`.
     pub channel: String,
+    /// The push subscription it goes to (`None` unless a push).
+    pub subscription_id: Option<String>,
 }
 
 /// What the index says a person is asked in a game now.
@@ -106,15 +112,15 @@ pub struct SeatAsk {
     pub version: i32,
 }
 
-/// Which due deliveries a worker lane looks at: one channel, without the accounts and
-/// webhook URLs that have as many deliveries in flight as they may.
+/// Which due deliveries a worker lane looks at: one channel, without the accounts, webhook
+/// URLs and push endpoints that have as many deliveries in flight as they may.
 #[derive(Debug, Clone, Copy)]
 pub struct Due<'a> {
-    /// `webhook` or `mail`.
+    /// `webhook`, `mail` or `push`.
     pub channel: &'a str,
     /// Accounts whose deliveries are skipped.
     pub skip_accounts: &'a [&'a str],
-    /// Webhook URLs whose deliveries are skipped.
+    /// Webhook URLs and push endpoints whose deliveries are skipped.
     pub skip_urls: &'a [&'a str],
 }
 
@@ -266,6 +272,15 @@ impl Tx<'_> {
                                 .select(webhooks::id.nullable()),
                         )),
                 )
+                .filter(
+                    webhook_deliveries::subscription_id.is_null().or(
+                        webhook_deliveries::subscription_id.ne_all(
+                            push_subscriptions::table
+                                .filter(push_subscriptions::endpoint.eq_any(due.skip_urls))
+                                .select(push_subscriptions::id.nullable()),
+                        ),
+                    ),
+                )
                 .select(webhook_deliveries::id)
                 .first(c)
                 .optional()?;
@@ -298,6 +313,15 @@ impl Tx<'_> {
                             .filter(webhooks::url.eq_any(due.skip_urls))
                             .select(webhooks::id.nullable()),
                     )),
+            )
+            .filter(
+                webhook_deliveries::subscription_id.is_null().or(
+                    webhook_deliveries::subscription_id.ne_all(
+                        push_subscriptions::table
+                            .filter(push_subscriptions::endpoint.eq_any(due.skip_urls))
+                            .select(push_subscriptions::id.nullable()),
+                    ),
+                ),
             )
             .order((
                 webhook_deliveries::next_attempt_at.asc(),

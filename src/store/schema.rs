@@ -150,6 +150,36 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::store::json::Jsonb;
 
+    push_settings (account_id) {
+        account_id -> Text,
+        your_turn -> Bool,
+        deadline_hours -> Nullable<Int4>,
+        game_finished -> Bool,
+        rematch_offered -> Bool,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    push_subscriptions (id) {
+        id -> Text,
+        account_id -> Text,
+        endpoint -> Text,
+        p256dh -> Text,
+        auth -> Text,
+        language -> Text,
+        quiet_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
     rate_counters (key, window_start) {
         key -> Text,
         window_start -> Int8,
@@ -252,6 +282,7 @@ diesel::table! {
         created_at -> Timestamp,
         finished_at -> Nullable<Timestamp>,
         channel -> Text,
+        subscription_id -> Nullable<Text>,
     }
 }
 
@@ -273,6 +304,8 @@ diesel::joinable!(game_seats -> games (game_id));
 diesel::joinable!(idempotency_keys -> games (game_id));
 diesel::joinable!(mail_settings -> accounts (account_id));
 diesel::joinable!(mail_verifications -> accounts (account_id));
+diesel::joinable!(push_settings -> accounts (account_id));
+diesel::joinable!(push_subscriptions -> accounts (account_id));
 diesel::joinable!(scorepad_events -> scorepads (pad_id));
 diesel::joinable!(scorepads -> accounts (owner));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
@@ -288,6 +321,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     mail_verifications,
     player_results,
     projections,
+    push_settings,
+    push_subscriptions,
     rate_counters,
     ratings,
     scorepad_events,

@@ -26,6 +26,7 @@ mod nimm_oder_schieb;
 mod openapi;
 mod platform;
 mod play_by_mail;
+mod push;
 mod rulesets;
 mod scenarios;
 mod scorepads;

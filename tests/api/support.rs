@@ -480,6 +480,22 @@ impl Api {
         Reply::from(req.send().unwrap())
     }
 
+    /// `PATCH` with a JSON body and a bearer token.
+    pub fn patch(&self, path: &str, token: &str, body: &Value) -> Reply {
+        let req = self
+            .http
+            .patch(self.url(path))
+            .json(body)
+            .bearer_auth(token);
+        Reply::from(req.send().unwrap())
+    }
+
+    /// `DELETE` with a bearer token.
+    pub fn delete(&self, path: &str, token: &str) -> Reply {
+        let req = self.http.delete(self.url(path)).bearer_auth(token);
+        Reply::from(req.send().unwrap())
+    }
+
     pub fn post_raw(
         &self,
         path: &str,

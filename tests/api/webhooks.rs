@@ -22,10 +22,10 @@ use crate::both;
 use crate::support::{Api, Backend, Player, TestDb, TestServer};
 
 /// The setting that lets webhooks reach the local receiver.
-const LOOPBACK: (&str, &str) = ("WEBHOOK_ALLOW_LOOPBACK", "true");
+pub(crate) const LOOPBACK: (&str, &str) = ("WEBHOOK_ALLOW_LOOPBACK", "true");
 
 /// A server whose webhooks may reach loopback addresses.
-fn dev_server(backend: Backend, env: &[(&str, &str)]) -> TestServer {
+pub(crate) fn dev_server(backend: Backend, env: &[(&str, &str)]) -> TestServer {
     let mut env = env.to_vec();
     env.push(LOOPBACK);
     TestServer::start_with_env(TestDb::new(backend), backend, &env)
@@ -309,7 +309,10 @@ pub(crate) fn register(api: &Api, p: &Player, url: &str) -> (String, String) {
 }
 
 /// The outbox rows, as the database has them: id → (status, attempts, last_error).
-fn outbox(backend: Backend, url: &str) -> HashMap<String, (String, i32, Option<String>)> {
+pub(crate) fn outbox(
+    backend: Backend,
+    url: &str,
+) -> HashMap<String, (String, i32, Option<String>)> {
     #[derive(diesel::QueryableByName)]
     struct Row {
         #[diesel(sql_type = diesel::sql_types::Text)]
@@ -372,7 +375,7 @@ fn wait_until_put_off(backend: Backend, url: &str, n: usize, after: chrono::Naiv
     }
 }
 
-fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
+pub(crate) fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
     let start = Instant::now();
     loop {
         let rows = outbox(backend, url);
@@ -391,7 +394,7 @@ fn wait_for_status(backend: Backend, url: &str, id: &str, status: &str) {
 /// moves the server's clock an hour on, past every backoff and lease, and gives the
 /// delivery worker (which looks every 200 ms) a few looks: whatever it would still send
 /// has been sent by then.
-fn settle_and_skip_an_hour(server: &TestServer) {
+pub(crate) fn settle_and_skip_an_hour(server: &TestServer) {
     let start = Instant::now();
     loop {
         let rows = outbox(server.backend, &server.db.url);
@@ -410,7 +413,7 @@ fn settle_and_skip_an_hour(server: &TestServer) {
 
 /// Waits until the outbox records a failed attempt of `id` (so its retry is scheduled from
 /// the clock as it is now, not from a clock the test moved meanwhile).
-fn wait_for_failed_attempt(server: &TestServer, id: &str, attempts: i32) {
+pub(crate) fn wait_for_failed_attempt(server: &TestServer, id: &str, attempts: i32) {
     let start = Instant::now();
     loop {
         let rows = outbox(server.backend, &server.db.url);
@@ -430,7 +433,7 @@ fn wait_for_failed_attempt(server: &TestServer, id: &str, attempts: i32) {
 
 /// A private 2-player 6-nimmt game of one round hosted by `host`, `other` seated (not
 /// started). `deal`: a prepared first deal.
-fn lobby(api: &Api, host: &Player, other: &Player, deal: Option<Value>) -> String {
+pub(crate) fn lobby(api: &Api, host: &Player, other: &Player, deal: Option<Value>) -> String {
     let mut body =
         json!({ "ruleset": "6-nimmt", "players": 2, "options": { "end": { "rounds": 1 } } });
     if let Some(deal) = deal {
@@ -445,7 +448,7 @@ fn lobby(api: &Api, host: &Player, other: &Player, deal: Option<Value>) -> Strin
 }
 
 /// The actions a view says its caller is asked now.
-fn asked(view: &Value) -> Vec<String> {
+pub(crate) fn asked(view: &Value) -> Vec<String> {
     view["awaiting"]
         .as_array()
         .unwrap()
@@ -457,7 +460,7 @@ fn asked(view: &Value) -> Vec<String> {
 
 /// The caller's first legal game move (start, play_card, take_row) when the caller is
 /// asked to act (a selection may be replaced while others choose; that is no ask).
-fn first_move(view: &Value) -> Option<Value> {
+pub(crate) fn first_move(view: &Value) -> Option<Value> {
     if asked(view).is_empty() {
         return None;
     }
@@ -909,13 +912,13 @@ fn a_move_no_longer_asked_is_not_notified(backend: Backend) {
 }
 
 /// Seat 0 holds 21–30, seat 1 holds 41–50; the rows start 1, 2, 3, 4.
-fn dealt(seat: usize) -> Vec<u64> {
+pub(crate) fn dealt(seat: usize) -> Vec<u64> {
     let start = [21, 41][seat];
     (start..start + 10).collect()
 }
 
 /// Every number in a JSON value, with the key it sits under.
-fn numbers(v: &Value, key: &str, out: &mut Vec<(String, u64)>) {
+pub(crate) fn numbers(v: &Value, key: &str, out: &mut Vec<(String, u64)>) {
     match v {
         Value::Number(n) => out.extend(n.as_u64().map(|n| (key.to_owned(), n))),
         Value::Array(items) => items.iter().for_each(|i| numbers(i, key, out)),

@@ -466,6 +466,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's push choices and how many browsers it subscribed. */
+        get: operations["get_push_settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes the caller's push choices ("your turn", "deadline in less than N hours", "game
+         *     finished", "rematch offered"); absent fields stay. They hold for every browser of the
+         *     caller.
+         */
+        patch: operations["set_push_choices"];
+        trace?: never;
+    };
+    "/v1/me/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's push subscriptions, without their keys. */
+        get: operations["list_push_subscriptions"];
+        put?: never;
+        /**
+         * Subscribes a browser to the caller's notifications: the body is the browser's
+         *     `PushSubscription.toJSON()` (optionally with `language`). The server then sends its
+         *     notifications to the endpoint, encrypted for the browser (RFC 8291, `aes128gcm`) and
+         *     signed with its VAPID key (RFC 8292); each decrypts to a JSON object with `kind`,
+         *     `title`, `body`, `url` (`#/games/<id>`), `tag`, `game_id` and `ruleset`. The same
+         *     browser again keeps its subscription with the new keys (`200`); an endpoint another
+         *     account subscribed moves to the caller. See docs/push.md.
+         */
+        post: operations["create_push_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/push-subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unsubscribes one of the caller's browsers; its notifications not yet sent are dropped. */
+        delete: operations["delete_push_subscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/register": {
         parameters: {
             query?: never;
@@ -519,6 +584,27 @@ export interface paths {
          *     player themself.
          */
         get: operations["list_player_games"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's VAPID public key, for `pushManager.subscribe({ userVisibleOnly: true,
+         *     applicationServerKey })`. It stays the same across restarts (kept in the database, or
+         *     `VAPID_PRIVATE_KEY`).
+         */
+        get: operations["get_push_key"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2467,6 +2553,27 @@ export interface components {
             /** @description 3–32 of `A–Z a–z 0–9 _ -`. */
             name: string;
         };
+        /** @description A browser's push subscription, as `PushSubscription.toJSON()` gives it. */
+        NewSubscription: {
+            /**
+             * @description The push service's URL for this browser: `https://`, at most 2048 characters, a
+             *     public address (`push_endpoint_not_allowed` otherwise).
+             */
+            endpoint: string;
+            /**
+             * Format: double
+             * @description As the browser gives it; not used (the push service tells when a subscription
+             *     ended, by answering 404 or 410).
+             */
+            expirationTime?: number | null;
+            /** @description The browser's keys. */
+            keys: components["schemas"]["SubscriptionKeys"];
+            /**
+             * @description The language of the notifications' texts, `en` or `de`; default: the request's
+             *     `Accept-Language`.
+             */
+            language?: string;
+        };
         /** @description The data of a `nos_game_ended` event. */
         NosGameEnd: {
             /** @description Chips left, per seat. */
@@ -2980,6 +3087,60 @@ export interface components {
             title: string;
             /** @description A URI naming the problem type. */
             type: string;
+        };
+        /** @description A change of the push choices; absent fields stay. */
+        PushChoices: {
+            /**
+             * Format: int32
+             * @description A notification when a move deadline is less than this many hours away, 1–720; `0`
+             *     switches it off.
+             */
+            deadline_hours?: number | null;
+            /** @description A notification when a game of the account ends. */
+            game_finished?: boolean | null;
+            /** @description A notification when a rematch keeps a seat for the account. */
+            rematch_offered?: boolean | null;
+            /** @description A notification when it becomes the account's turn. */
+            your_turn?: boolean | null;
+        };
+        /** @description The key browsers subscribe with. */
+        PushKey: {
+            /**
+             * @description The server's VAPID public key (RFC 8292): the uncompressed P-256 point, base64url
+             *     without padding. Pass it, decoded, as `applicationServerKey` to
+             *     `pushManager.subscribe`.
+             */
+            public_key: string;
+        };
+        /** @description An account's push choices. */
+        PushSettings: {
+            /**
+             * Format: int32
+             * @description A notification when a move deadline is less than this many hours away (`null`:
+             *     off).
+             */
+            deadline_hours: number | null;
+            /** @description A notification when a game of the account ends. */
+            game_finished: boolean;
+            /** @description A notification when a rematch keeps a seat for the account. */
+            rematch_offered: boolean;
+            /**
+             * Format: int32
+             * @description How many browsers the account has subscribed.
+             */
+            subscriptions: number;
+            /**
+             * @description A notification when it becomes the account's turn (several waiting games come as
+             *     one notification).
+             */
+            your_turn: boolean;
+        };
+        /** @description The caller's push subscriptions. */
+        PushSubscriptionPage: {
+            /** @description Subscriptions, oldest first (at most 10). */
+            items: components["schemas"]["SubscriptionBody"][];
+            /** @description Always `null`: the list fits one page. */
+            next_cursor: string | null;
         };
         /** @description What quick play looks for. */
         QuickPlay: {
@@ -3992,6 +4153,27 @@ export interface components {
             expires_in: number;
             /** @description Opaque; pass as `?ticket=` to `GET /v1/games/{id}/stream`. Works once. */
             ticket: string;
+        };
+        /** @description A push subscription as its owner sees it (without its keys). */
+        SubscriptionBody: {
+            /**
+             * Format: date-time
+             * @description When it was subscribed (UTC, RFC 3339).
+             */
+            created_at: string;
+            /** @description The push service's URL for the browser. */
+            endpoint: string;
+            /** @description The subscription's id (a UUID), as in `DELETE /v1/me/push-subscriptions/{id}`. */
+            id: string;
+            /** @description The language of its notifications, `en` or `de`. */
+            language: string;
+        };
+        /** @description The browser's keys of a push subscription (base64url, padding optional). */
+        SubscriptionKeys: {
+            /** @description The browser's auth secret: 16 bytes. */
+            auth: string;
+            /** @description The browser's P-256 public key: the uncompressed point, 65 bytes. */
+            p256dh: string;
         };
         /**
          * @description A suit of the standard deck.
@@ -6424,6 +6606,359 @@ export interface operations {
             };
         };
     };
+    get_push_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `PushSettings` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSettings"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_push_choices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushChoices"];
+            };
+        };
+        responses: {
+            /** @description OK: `PushSettings` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSettings"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_push_subscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `PushSubscriptionPage` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionPage"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_push_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSubscription"];
+            };
+        };
+        responses: {
+            /** @description the browser was subscribed already; its keys and language are updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionBody"];
+                };
+            };
+            /** @description subscribed */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionBody"];
+                };
+            };
+            /** @description malformed body; `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`, `invalid_push_endpoint` (not an https URL), `push_endpoint_not_allowed` (a private, loopback, link-local, metadata or other internal address, or a name resolving to one), `invalid_push_keys`, `too_many_push_subscriptions` (at most 10 per account) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_push_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Push subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` (also for another account's subscription) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     register_guest: {
         parameters: {
             query?: never;
@@ -6648,6 +7183,44 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_push_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `PushKey` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKey"];
                 };
             };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */

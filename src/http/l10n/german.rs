@@ -46,6 +46,14 @@ pub fn detail(error: &ApiError) -> String {
                 format!("An diese Adresse darf kein Webhook gehen: {detail}")
             }
             "too_many_webhooks" => "Ein Konto darf höchstens 10 Webhooks anlegen.".into(),
+            "invalid_push_endpoint" => format!("Der Push-Endpunkt ist ungültig: {detail}"),
+            "push_endpoint_not_allowed" => {
+                format!("An diese Adresse darf keine Push-Nachricht gehen: {detail}")
+            }
+            "invalid_push_keys" => format!("Die Schlüssel des Push-Abos sind ungültig: {detail}"),
+            "too_many_push_subscriptions" => {
+                "Ein Konto darf höchstens 10 Browser für Push-Nachrichten anmelden.".into()
+            }
             _ => format!("Das lässt sich nicht ausführen: {detail}"),
         },
         ApiError::BadRequest { code, detail } => match *code {
@@ -102,6 +110,7 @@ fn thing(what: &str) -> &'static str {
         "game" => "Das Spiel",
         "player" => "Der Spieler",
         "webhook" => "Der Webhook",
+        "push subscription" => "Das Push-Abo",
         "score pad" => "Der Spielblock",
         "invite" => "Die Einladung",
         "ruleset" => "Das Regelwerk",
