@@ -192,6 +192,8 @@ describe("the web client offline", () => {
     await p.context().setOffline(false);
     await p.locator("[data-dropped-move=play_card]").waitFor({ timeout: 20_000 });
     assert.match(await p.locator("[data-dropped-move]").textContent(), /was not made: the game moved on while you were offline/);
+    // (The table settles first: a card caught mid-animation is faded.)
+    await until(async () => (await p.locator("button.skip").count()) === 0, 15_000, "the table settled");
     await p.screenshot({ path: join(OUT, "93-offline-move-dropped-phone.png") });
     await assertAccessible(p, "a dropped move");
     assert.equal(await p.locator("[data-pending-move]").count(), 0);
@@ -201,6 +203,71 @@ describe("the web client offline", () => {
       return (await r.json()).items.filter((e) => e.type === "card_selected").map((e) => e.data.cause ?? "person");
     }, id);
     assert.deepEqual(choices, ["deadline"], "only the deadline's choice was recorded for her");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("notifications: asked for only on a click; choices saved; a push delivered to the service worker shows a notification whose click opens the game", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "nina");
+    const otto = await host("otto");
+    const id = await seatedGame(p, otto);
+    await until(
+      () => p.evaluate(async () => (await navigator.serviceWorker.ready).active?.state === "activated"),
+      15_000,
+      "the service worker installed and active",
+    );
+
+    // The account page offers notifications, but asks the browser nothing by itself.
+    await p.goto(server.base + "/#/account");
+    await p.locator("#push-h").waitFor();
+    await p.locator("#push-turn").waitFor();
+    assert.equal(await p.evaluate(() => Notification.permission), "default", "no permission was asked on load");
+    assert.equal(await p.locator("[data-push-here]").getAttribute("data-push-here"), "off");
+    // The choices are kept by the server (for every device of the account).
+    await p.locator("#push-finished").uncheck();
+    await p.locator("#push-hours").fill("6");
+    await p.locator(".push-choices button[type=submit]").click();
+    await p.locator(".push-choices [role=status]", { hasText: "Saved" }).waitFor();
+    await p.reload();
+    await p.locator("#push-turn").waitFor();
+    assert.equal(await p.locator("#push-finished").isChecked(), false);
+    assert.equal(await p.locator("#push-hours").inputValue(), "6");
+    await p.screenshot({ path: join(OUT, "94-notifications-account-phone.png"), fullPage: true });
+    await assertAccessible(p, "the account page's notifications");
+
+    // A click turns them on: only now does the browser ask (the test's browser says yes).
+    // Headless Chromium has no push service to subscribe with, so the page says so plainly.
+    // (A test's browser context counts as incognito, where Chrome logs that it has no Push API.)
+    me.allow(/does not support the Push API in incognito mode/);
+    await p.context().grantPermissions(["notifications"], { origin: server.base });
+    await p.locator("[data-push=on]").click();
+    await p.locator("[data-push-note]").waitFor();
+    assert.match(await p.locator("[data-push-note]").textContent(), /could not subscribe to notifications here/);
+
+    // A push message, as the server sends it (public facts only), delivered to the service
+    // worker through the DevTools protocol: it shows a notification.
+    const cdp = await p.context().newCDPSession(p);
+    const registration = new Promise((resolve) => {
+      cdp.on("ServiceWorker.workerRegistrationUpdated", (e) => {
+        const r = e.registrations.find((x) => x.scopeURL === `${server.base}/` && !x.isDeleted);
+        if (r) resolve(r.registrationId);
+      });
+    });
+    await cdp.send("ServiceWorker.enable");
+    const registrationId = await registration;
+    const message = { kind: "your_turn", title: "Your turn", body: "6 nimmt!: choose a card", url: `#/games/${id}`, tag: "your-turn", game_id: id, ruleset: "6-nimmt" };
+    await cdp.send("ServiceWorker.deliverPushMessage", { origin: server.base, registrationId, data: JSON.stringify(message) });
+    const shown = () => p.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map((n) => `${n.title}|${n.body}`));
+    await until(async () => (await shown()).includes("Your turn|6 nimmt!: choose a card"), 10_000, "the notification");
+    // Its click (the worker's click path, asked for by the page: a test cannot click a
+    // system notification) opens the game in the open window, and the notification goes.
+    await p.evaluate((tag) => navigator.serviceWorker.controller.postMessage({ type: "click-notification", tag }), "your-turn");
+    await p.waitForURL(new RegExp(`#/games/${id}$`));
+    await p.locator(".hand-cards button").first().waitFor();
+    assert.deepEqual(await shown(), [], "the clicked notification is closed");
     me.assertClean();
     await me.context.close();
   });

@@ -1,15 +1,17 @@
 // The account page: a guest registers to keep their games; a registered person changes
-// their password; e-mail reminders (address and choices); log out everywhere; deletion.
+// their password; e-mail reminders (address and choices); notifications on this device (Web
+// Push) and their choices; log out everywhere; deletion.
 // The session itself lives in api.ts.
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { components } from "../../../typescript/src/index.ts";
 import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
-import { dateTime, t } from "../i18n";
+import { dateTime, lang, t } from "../i18n";
 import { useStore } from "../store";
 import { ErrorMessage, Field, InputHint, passwordLengthOk, useAction } from "../ui";
 
 type MailSettings = components["schemas"]["MailSettings"];
+type PushSettings = components["schemas"]["PushSettings"];
 
 const NAME = /^[A-Za-z0-9_-]{3,32}$/;
 
@@ -30,6 +32,7 @@ export function AccountPage() {
         <div>
           {a.guest ? <Register s={s} onDone={() => setDone(t("registered"))} /> : <ChangePassword />}
           <Mail />
+          <Push />
         </div>
         <div>
           <LogoutEverywhere guest={a.guest} />
@@ -328,6 +331,170 @@ function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void })
         <label class="check">
           <input type="checkbox" id="mail-digest" checked={digest} onChange={(e) => setDigest(e.currentTarget.checked)} />
           {t("mailDigest")}
+        </label>
+        <InputHint text={hint} />
+        <ErrorMessage error={error} />
+        <button type="submit" disabled={busy}>
+          {t("save")}
+        </button>
+        <Done text={done} />
+      </fieldset>
+    </form>
+  );
+}
+
+/** A base64url string (the server's VAPID key) as bytes, for `pushManager.subscribe`. */
+function base64url(s: string): Uint8Array<ArrayBuffer> {
+  const b = atob(s.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((s.length + 3) % 4));
+  const out = new Uint8Array(new ArrayBuffer(b.length));
+  for (let i = 0; i < b.length; i++) out[i] = b.charCodeAt(i);
+  return out;
+}
+
+/** This browser's push subscription, if it has one and may have one. */
+async function browserSubscription(): Promise<PushSubscription | null> {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window)) return null;
+  const reg = await navigator.serviceWorker.getRegistration();
+  return (await reg?.pushManager.getSubscription()) ?? null;
+}
+
+/**
+ * Notifications on this device (Web Push): turned on only by the person's click, which is
+ * when the browser asks for permission (never on load); the choices of what to be told hold
+ * for every device of the account.
+ */
+function Push() {
+  const [settings, setSettings] = useState<PushSettings | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [here, setHere] = useState<"unsupported" | "off" | "on" | "blocked">("off");
+  const [note, setNote] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const supported = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  useEffect(() => {
+    unwrap(api.GET("/v1/me/push")).then(setSettings, setLoadError);
+    if (!supported) return setHere("unsupported");
+    if (Notification.permission === "denied") return setHere("blocked");
+    void browserSubscription().then((sub) => setHere(sub ? "on" : "off"));
+  }, []);
+  const turnOn = () =>
+    void run(async () => {
+      setNote(null);
+      const permission = await Notification.requestPermission();
+      if (permission !== "granted") {
+        setHere(permission === "denied" ? "blocked" : "off");
+        return setNote(t("pushNotAllowed"));
+      }
+      const { public_key } = await unwrap(api.GET("/v1/push/key"));
+      const reg = await navigator.serviceWorker.ready;
+      let sub: PushSubscription;
+      try {
+        sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64url(public_key) });
+      } catch (e) {
+        return setNote(t("pushUnavailable", { why: e instanceof Error ? e.message : String(e) }));
+      }
+      const json = sub.toJSON() as { endpoint: string; keys: { p256dh: string; auth: string } };
+      await unwrap(api.POST("/v1/me/push-subscriptions", { body: { endpoint: json.endpoint, keys: json.keys, language: lang.get() } }));
+      setHere("on");
+      setSettings(await unwrap(api.GET("/v1/me/push")));
+      setNote(t("pushOn"));
+    });
+  const turnOff = () =>
+    void run(async () => {
+      setNote(null);
+      const sub = await browserSubscription();
+      if (sub) {
+        const mine = (await unwrap(api.GET("/v1/me/push-subscriptions"))).items.find((x) => x.endpoint === sub.endpoint);
+        if (mine) await unwrap(api.DELETE("/v1/me/push-subscriptions/{id}", { params: { path: { id: mine.id } } }));
+        await sub.unsubscribe();
+      }
+      setHere("off");
+      setSettings(await unwrap(api.GET("/v1/me/push")));
+      setNote(t("pushOff"));
+    });
+  return (
+    <section class="panel push" aria-labelledby="push-h">
+      <h2 id="push-h">{t("pushTitle")}</h2>
+      <p>{t("pushExplain")}</p>
+      <ErrorMessage error={loadError} />
+      <p data-push-here={here}>
+        {here === "unsupported" ? t("pushUnsupported") : here === "blocked" ? t("pushBlocked") : here === "on" ? t("pushHereOn") : t("pushHereOff")}
+      </p>
+      {here === "off" ? (
+        <button type="button" class="primary" disabled={busy} onClick={turnOn} data-push="on">
+          {t("pushTurnOn")}
+        </button>
+      ) : here === "on" ? (
+        <button type="button" disabled={busy} onClick={turnOff} data-push="off">
+          {t("pushTurnOff")}
+        </button>
+      ) : null}
+      <ErrorMessage error={error} />
+      {note ? (
+        <p class="hint" role="status" data-push-note>
+          {note}
+        </p>
+      ) : null}
+      {settings ? <PushChoices p={settings} set={setSettings} /> : null}
+    </section>
+  );
+}
+
+function PushChoices(props: { p: PushSettings; set: (p: PushSettings) => void }) {
+  const { p } = props;
+  const [yourTurn, setYourTurn] = useState(p.your_turn);
+  const [finished, setFinished] = useState(p.game_finished);
+  const [rematch, setRematch] = useState(p.rematch_offered);
+  const [hours, setHours] = useState(String(p.deadline_hours ?? 0));
+  const [hint, setHint] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    setDone(null);
+    const h = Number(hours);
+    if (hours.trim() === "" || !Number.isInteger(h) || h < 0 || h > 720) return setHint(t("badDeadlineHours"));
+    setHint(null);
+    void run(async () => {
+      const r = await unwrap(
+        api.PATCH("/v1/me/push", { body: { your_turn: yourTurn, game_finished: finished, rematch_offered: rematch, deadline_hours: h } }),
+      );
+      props.set(r);
+      setDone(t("saved"));
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate class="push-choices">
+      <fieldset>
+        <legend>{t("pushChoicesTitle")}</legend>
+        <label class="check">
+          <input type="checkbox" id="push-turn" checked={yourTurn} onChange={(e) => setYourTurn(e.currentTarget.checked)} />
+          {t("mailYourTurn")}
+        </label>
+        <div class="field">
+          <label for="push-hours">{t("mailDeadlineHours")}</label>
+          <input
+            id="push-hours"
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={720}
+            step={1}
+            value={hours}
+            aria-describedby="push-hours-hint"
+            aria-invalid={hint ? "true" : undefined}
+            onInput={(e) => setHours(e.currentTarget.value)}
+          />
+          <small id="push-hours-hint" class="hint">
+            {t("mailDeadlineHint")}
+          </small>
+        </div>
+        <label class="check">
+          <input type="checkbox" id="push-finished" checked={finished} onChange={(e) => setFinished(e.currentTarget.checked)} />
+          {t("mailGameFinished")}
+        </label>
+        <label class="check">
+          <input type="checkbox" id="push-rematch" checked={rematch} onChange={(e) => setRematch(e.currentTarget.checked)} />
+          {t("pushRematch")}
         </label>
         <InputHint text={hint} />
         <ErrorMessage error={error} />
