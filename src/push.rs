@@ -200,7 +200,7 @@ pub enum PushError {
 pub struct NewSubscription {
     /// The push service's URL for this browser: `https://`, at most 2048 characters, a
     /// public address (`push_endpoint_not_allowed` otherwise).
-    #[schema(max_length = 2048)]
+    #[schema(max_length = 2048, pattern = "^https://[^\\s]+$")]
     pub endpoint: String,
     /// As the browser gives it; not used (the push service tells when a subscription
     /// ended, by answering 404 or 410).
@@ -209,22 +209,44 @@ pub struct NewSubscription {
     pub expiration_time: Option<f64>,
     /// The browser's keys.
     pub keys: SubscriptionKeys,
-    /// The language of the notifications' texts, `en` or `de`; default: the request's
+    /// The language of the notifications' texts; default: the request's
     /// `Accept-Language`.
     #[serde(default)]
     #[schema(nullable = false)]
-    pub language: Option<String>,
+    pub language: Option<Language>,
+}
+
+/// The language of a browser's notifications.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    En,
+    /// German.
+    De,
+}
+
+impl Language {
+    /// The language's tag.
+    #[must_use]
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::De => "de",
+        }
+    }
 }
 
 /// The browser's keys of a push subscription (base64url, padding optional).
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubscriptionKeys {
-    /// The browser's P-256 public key: the uncompressed point, 65 bytes.
-    #[schema(max_length = 100)]
+    /// The browser's P-256 public key: the uncompressed point, 65 bytes (a point on the
+    /// curve, `invalid_push_keys` otherwise).
+    #[schema(pattern = "^[A-Za-z0-9_-]{87}=?$")]
     pub p256dh: String,
     /// The browser's auth secret: 16 bytes.
-    #[schema(max_length = 100)]
+    #[schema(pattern = "^[A-Za-z0-9_-]{22}(==)?$")]
     pub auth: String,
 }
 
@@ -411,10 +433,9 @@ impl Push {
         new: &NewSubscription,
         language: &str,
     ) -> Result<(SubscriptionBody, bool), PushError> {
-        let language = match new.language.as_deref() {
+        let language: &str = match new.language {
+            Some(chosen) => chosen.tag(),
             None => language,
-            Some(l @ ("en" | "de")) => l,
-            Some(_) => return Err(PushError::Invalid("language must be en or de".into())),
         };
         let endpoint = validate_endpoint(&new.endpoint, self.targets)?;
         let (p256dh, auth) = validate_keys(&new.keys)?;
