@@ -22,7 +22,8 @@
 //! Coalescing: a browser gets at most one "your turn" per window (`PUSH_COALESCE_SECONDS`).
 //! The first is sent at once; a turn within the window waits until it ends, and turns
 //! that come while one waits join it: it is one notification, saying how many games wait
-//! ("3 games wait for you"), with the newest game's link.
+//! ("3 games wait for you"), with the link of the newest ask that still waits (dropped
+//! when none of the games it stands for waits any more).
 //!
 //! Endpoints are checked like webhook targets ([`crate::webhooks::targets`]): `https`, a
 //! public address; plain `http` only to loopback and only with `WEBHOOK_ALLOW_LOOPBACK`.
@@ -180,7 +181,7 @@ pub enum PushError {
     /// `keys.p256dh` or `keys.auth` is not what a browser gives.
     #[error("{0}")]
     InvalidKeys(String),
-    /// A choice out of range, or an unknown language.
+    /// A choice out of range.
     #[error("{0}")]
     Invalid(String),
     /// The account has [`MAX_SUBSCRIPTIONS_PER_ACCOUNT`] subscriptions already.
@@ -425,8 +426,8 @@ impl Push {
     /// this one (the browser changed hands). Blocking (a name lookup).
     ///
     /// # Errors
-    /// An invalid or forbidden endpoint, invalid keys or language, too many
-    /// subscriptions, storage failure.
+    /// An invalid or forbidden endpoint, invalid keys, too many subscriptions, storage
+    /// failure.
     pub fn subscribe(
         &self,
         account: &str,
