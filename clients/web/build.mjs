@@ -48,6 +48,7 @@ const css = await esbuild.build({
 
 const text = (r) => r.outputFiles[0].text;
 const hash = (s) => createHash("sha256").update(s).digest("hex").slice(0, 12);
+/** name → content: a string (text) or a Buffer (the PNG icons). */
 const files = new Map();
 files.set("app.js", text(js));
 files.set("app.css", text(css));
@@ -56,16 +57,38 @@ files.set(
   "index.html",
   template.replace("__JS_HASH__", hash(files.get("app.js"))).replace("__CSS_HASH__", hash(files.get("app.css"))),
 );
+// The installable app: its manifest and icons, copied as they are.
+files.set("manifest.webmanifest", await readFile(here("./src/manifest.webmanifest"), "utf8"));
+for (const icon of ["icon.svg", "icon-192.png", "icon-512.png"]) {
+  const raw = await readFile(here(`./src/icons/${icon}`));
+  files.set(`icons/${icon}`, icon.endsWith(".svg") ? raw.toString("utf8") : raw);
+}
+// The service worker caches the shell under the build's identity, so every build that
+// changes any of it is a new worker.
+const shell = ["./", ...[...files.keys()].filter((n) => n !== "index.html").map((n) =>
+  n === "app.js" || n === "app.css" ? `${n}?v=${hash(files.get(n))}` : n,
+)];
+const build = hash([...files.entries()].map(([n, c]) => `${n}:${hash(c)}`).join("\n"));
+const sw = await esbuild.build({
+  ...common,
+  entryPoints: ["sw/sw.ts"],
+  outfile: "out/sw.js",
+  format: "iife",
+  define: { SHELL: JSON.stringify(shell), BUILD: JSON.stringify(build) },
+});
+files.set("sw.js", text(sw));
 
 if (check) {
   const problems = [];
   // Dotfiles (dist/.gitkeep) are not the build's.
-  const present = (await readdir(outDir).catch(() => [])).filter((n) => !n.startsWith("."));
+  const present = (await readdir(outDir, { recursive: true }).catch(() => []))
+    .filter((n) => !n.split("/").some((part) => part.startsWith(".")))
+    .filter((n) => n !== "icons");
   for (const name of new Set([...present, ...files.keys()])) {
     const want = files.get(name);
-    const got = await readFile(join(outDir, name), "utf8").catch(() => null);
+    const got = await readFile(join(outDir, name)).catch(() => null);
     if (want === undefined) problems.push(`${name}: not produced by the build`);
-    else if (got !== want) problems.push(`${name}: ${got === null ? "missing" : "differs"}`);
+    else if (got === null || !got.equals(Buffer.from(want))) problems.push(`${name}: ${got === null ? "missing" : "differs"}`);
   }
   if (problems.length > 0) {
     console.error(`clients/web/dist is stale (run scripts/gen-clients):\n  ${problems.join("\n  ")}`);
@@ -75,21 +98,25 @@ if (check) {
   process.exit(0);
 }
 
-await mkdir(outDir, { recursive: true });
+await mkdir(join(outDir, "icons"), { recursive: true });
 for (const name of await readdir(outDir)) {
-  if (!name.startsWith(".") && !files.has(name)) await rm(join(outDir, name), { recursive: true, force: true });
+  if (!name.startsWith(".") && name !== "icons" && !files.has(name)) await rm(join(outDir, name), { recursive: true, force: true });
+}
+for (const name of await readdir(join(outDir, "icons"))) {
+  if (!files.has(`icons/${name}`)) await rm(join(outDir, "icons", name), { force: true });
 }
 let total = 0;
 let totalGz = 0;
 for (const [name, content] of files) {
   await writeFile(join(outDir, name), content);
   const raw = Buffer.byteLength(content);
-  const gz = gzipSync(content, { level: 9 }).length;
+  // PNGs are compressed already and go out as they are.
+  const gz = typeof content === "string" ? gzipSync(content, { level: 9 }).length : raw;
   total += raw;
   totalGz += gz;
-  console.log(`${name.padEnd(12)} ${String(raw).padStart(8)} B  ${String(gz).padStart(7)} B gzipped`);
+  console.log(`${name.padEnd(22)} ${String(raw).padStart(8)} B  ${String(gz).padStart(7)} B gzipped`);
 }
-console.log(`${"total".padEnd(12)} ${String(total).padStart(8)} B  ${String(totalGz).padStart(7)} B gzipped (limit ${LIMIT} B)`);
+console.log(`${"total".padEnd(22)} ${String(total).padStart(8)} B  ${String(totalGz).padStart(7)} B gzipped (limit ${LIMIT} B)`);
 if (totalGz > LIMIT) {
   console.error("the web client is over its size budget of 200 KB gzipped");
   process.exit(1);

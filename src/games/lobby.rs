@@ -60,6 +60,36 @@ pub struct CreateRequest<'a> {
     pub public: bool,
 }
 
+/// What an invite link shows before anyone signs in (`GET /v1/invites/{code}`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct InvitePreview {
+    /// The game's id (a UUID), as in `/v1/games/{id}`.
+    pub game_id: String,
+    /// The game played.
+    pub ruleset: rules::Ruleset,
+    /// 6-nimmt: the variant whose cards, dealing and placement the game has (`standard`
+    /// included); `null` for another combination and for the other rulesets.
+    #[schema(required = true)]
+    pub preset: Option<rules::Preset>,
+    /// Options in force, as in the game's view.
+    pub options: rules::OptionsView,
+    /// The name the host gave the game; `null` when none was given.
+    #[schema(required = true)]
+    pub name: Option<String>,
+    /// Who invites: the host's current display name (`deleted player` once the account is
+    /// deleted).
+    pub host: String,
+    /// `lobby` (seats can be taken), `active` (it has begun) or `finished`.
+    pub status: Status,
+    /// Number of seats.
+    pub players: u8,
+    /// Seats held by a person or a bot.
+    pub seats_taken: usize,
+    /// Seats anyone with the code may take now (in the lobby: neither held nor kept for a
+    /// rematch's player).
+    pub free_seats: usize,
+}
+
 /// A fresh invite code: 10 characters without look-alikes.
 pub(super) fn new_invite_code() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -245,6 +275,63 @@ impl Service {
         self.store
             .read(|tx| tx.game_by_invite_code(code).map_err(ServiceError::from))?
             .ok_or(ServiceError::GameNotFound)
+    }
+
+    /// What the invite link of a private game shows to anyone who holds its code, signed
+    /// in or not: the game, who invites, how many seats are taken, and how far it is.
+    /// Nothing of the play: no hand, seed, prepared deal or seat's name but the host's.
+    ///
+    /// # Errors
+    /// No game has that code (`GameNotFound`), storage failure.
+    pub fn invite_preview(&self, code: &str) -> Result<InvitePreview, ServiceError> {
+        self.store.read(|tx| {
+            let id = tx
+                .game_by_invite_code(code)?
+                .ok_or(ServiceError::GameNotFound)?;
+            let (row, version, game) = self.load_row(tx, &id)?;
+            if self.cache.would_keep(&id, version) {
+                self.cache.put(&id, version, game.clone());
+            }
+            let host = game
+                .seats
+                .get(usize::from(game.host_seat))
+                .and_then(rules::Seat::account);
+            let host_name = match host {
+                Some(account) => tx
+                    .account_names(&[account])?
+                    .into_iter()
+                    .next()
+                    .map(|(_, name)| name),
+                None => None,
+            };
+            let setup = &game.setup;
+            let preset = (setup.ruleset == rules::Ruleset::SixNimmt)
+                .then(|| {
+                    rules::Preset::ALL.into_iter().find(|p| {
+                        let o = p.options();
+                        (o.deck, o.deal, o.placement)
+                            == (
+                                setup.options.deck,
+                                setup.options.deal,
+                                setup.options.placement,
+                            )
+                    })
+                })
+                .flatten();
+            let count = |f: fn(&rules::Seat) -> bool| game.seats.iter().filter(|s| f(s)).count();
+            Ok(InvitePreview {
+                game_id: row.id,
+                ruleset: setup.ruleset,
+                preset,
+                options: setup.options.view(setup.ruleset),
+                name: game.name.clone(),
+                host: host_name.unwrap_or_else(|| crate::store::DELETED_NAME.to_owned()),
+                status: game.status(),
+                players: setup.players,
+                seats_taken: count(|s| s.occupant.is_some()),
+                free_seats: count(|s| s.occupant.is_none() && s.reserved_for.is_none()),
+            })
+        })
     }
 
     /// Starts the rematch of a finished game for one of its people, or finds the one

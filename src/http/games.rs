@@ -12,8 +12,8 @@ use super::errors::{ApiError, Problem};
 use super::ops::Metrics;
 use super::{AppState, Body, blocking, etag, if_match};
 use crate::games::{
-    CommandOutcome, CommandRequest, CreateRequest, GameBody, GameSummary, ListRequest,
-    QuickRequest, ServiceError,
+    CommandOutcome, CommandRequest, CreateRequest, GameBody, GameSummary, InvitePreview,
+    ListRequest, QuickRequest, ServiceError,
 };
 
 /// The body of `POST /v1/games`: the game to create.
@@ -414,6 +414,45 @@ pub async fn post_command(
     }
 }
 
+/// Whether `code` could be an invite code at all: short and alphanumeric (anything else
+/// names no game, and is answered as an unknown code is).
+fn plausible_invite_code(code: &str) -> bool {
+    (1..=32).contains(&code.len()) && code.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// What an invite link shows before anyone signs in: the game (ruleset, variant, options,
+/// name), who invites (the host's name), how many of its seats are taken, and whether it has
+/// begun or ended. Needs no token: the code is what admits, as it is for joining. Nothing
+/// of the play is in it (no hand, seed or prepared deal). A code that names no game is
+/// answered exactly as `POST /v1/invites/{code}/join` answers it.
+#[utoipa::path(
+    operation_id = "get_invite",
+    tag = "games",
+    security(()),
+    params(("code" = String, Path, description = "Invite code, e.g. `K7QX2MPW9R`")),
+    responses(
+        (status = 200, body = InvitePreview, description = "the game the code invites to, whatever its state"),
+        (status = 404, description = "`not_found`: no game has this invite code", body = Problem)
+    )
+)]
+#[get("/v1/invites/{code}")]
+pub async fn get_invite(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let code = path.into_inner();
+    if !plausible_invite_code(&code) {
+        return Err(ApiError::NotFound("invite"));
+    }
+    let preview = blocking(move || state.service.invite_preview(&code))
+        .await
+        .map_err(|e| match e {
+            ApiError::NotFound(_) => ApiError::NotFound("invite"),
+            other => other,
+        })?;
+    Ok(HttpResponse::Ok().json(preview))
+}
+
 /// Joins a private game by its invite code alone (the 10 characters one player passes on
 /// to another), as `join` with `invite_code` does beside the game's id: the caller takes the
 /// lowest free seat and gets the game (its id in `Location`).
@@ -436,8 +475,7 @@ pub async fn join_by_invite(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let code = path.into_inner();
-    // Codes are short and alphanumeric; anything else names no game.
-    if !(1..=32).contains(&code.len()) || !code.bytes().all(|b| b.is_ascii_alphanumeric()) {
+    if !plausible_invite_code(&code) {
         return Err(ApiError::NotFound("invite"));
     }
     let st = state.clone();

@@ -11,6 +11,7 @@
 //! `Vary: Accept-Language`. Handlers with localized content take [`Lang`] as an extractor.
 
 pub mod german;
+pub mod rounds;
 
 use std::future::{Ready, ready};
 

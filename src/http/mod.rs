@@ -127,6 +127,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(games::get_game)
         .service(games::patch_game)
         .service(games::rematch)
+        .service(games::get_invite)
         .service(games::join_by_invite)
         .service(games::post_command)
         .service(games::list_events)

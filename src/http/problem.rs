@@ -48,13 +48,13 @@ impl ResponseError for ApiError {
             Self::Contention(Contention::VersionConflict { current }) => Some(*current),
             _ => None,
         };
-        let body = problem_body(
-            status,
-            self.code(),
-            self.to_string(),
-            current_version,
-            Lang::En,
-        );
+        let english = match self {
+            Self::Pad(rules::pad::PadError::ImpossibleRound(why)) => {
+                super::l10n::rounds::sentence(why, Lang::En)
+            }
+            _ => self.to_string(),
+        };
+        let body = problem_body(status, self.code(), english, current_version, Lang::En);
         let german = problem_body(
             status,
             self.code(),

@@ -405,7 +405,10 @@ fn six_nimmt_refusals(backend: Backend) {
     take_back(&api, &p, &id).assert_problem(422, "no_round_to_take_back");
     let r = refused_round(&api, &p, &id, &json!([-1, 5]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("negative"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("an entry is never below 0"),
         "{}",
         r.text
     );
@@ -413,7 +416,10 @@ fn six_nimmt_refusals(backend: Backend) {
     // most bullheads, 79).
     let r = refused_round(&api, &p, &id, &json!([37, 43]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("4 ..= 79"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("a round gives between 4 and 79 in all"),
         "{}",
         r.text
     );
@@ -484,7 +490,10 @@ fn eleven_nimmt_pad(backend: Backend) {
     let id = id_of(&pad);
     let r = refused_round(&api, &p, &id, &json!([70, 8]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("4 ..= 77"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("a round gives between 4 and 77 in all"),
         "{}",
         r.text
     );
@@ -538,7 +547,10 @@ fn x_nimmt_pad(backend: Backend) {
     // a round scores at most twice the 16 highest bullhead values, 136.
     let r = refused_round(&api, &p, &id, &json!([300, 0]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("0 ..= 136"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Anna cannot have 300 bullheads in one round: in X nimmt! with 2 players, one player gets between 0 and 136"),
         "{}",
         r.text
     );
@@ -610,7 +622,10 @@ fn nimm_oder_schieb_pad(backend: Backend) {
     refused_round(&api, &p, &id, &json!([565, -33, 0]), "impossible_round");
     let r = refused_round(&api, &p, &id, &json!([-33, 0, 0]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("-30"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("between -30 and 323"),
         "{}",
         r.text
     );
@@ -620,7 +635,10 @@ fn nimm_oder_schieb_pad(backend: Backend) {
     // players with 11 chips each beside a hand of 300 points.
     let r = refused_round(&api, &p, &id, &json!([-11, -11, 300]), "impossible_round");
     assert!(
-        r.body["detail"].as_str().unwrap().contains("no split"),
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("beside the other entries"),
         "{}",
         r.text
     );
@@ -1022,6 +1040,87 @@ fn a_deleted_accounts_pads_and_rounds_are_deleted_with_it(backend: Backend) {
     assert_eq!(count(backend, &url, &rounds(&theirs)), 2);
 }
 
+/// The refusal of an impossible round is a sentence with the player's name and the bounds,
+/// in the language asked for; the code stays `impossible_round`.
+fn an_impossible_round_reads_as_a_sentence_in_both_languages(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let p = api.guest("keeper");
+    let pad = create(
+        &api,
+        &p,
+        &json!({ "ruleset": "6-nimmt", "players": ["Anna", "Ben", "Carla", "Dan"] }),
+    );
+    let id = id_of(&pad);
+    let path = format!("/v1/scorepads/{id}/rounds");
+    let body = json!({ "scores": [300, 0, 0, 0] });
+    let en = api.post_with(&path, Some(&p.token), &body, &[("Accept-Language", "en")]);
+    en.assert_problem(422, "impossible_round");
+    assert_eq!(
+        en.body["detail"],
+        "Anna cannot have 300 bullheads in one round: in 6 nimmt! with 4 players, one player \
+         gets between 0 and 107 in a round.",
+        "{}",
+        en.text
+    );
+    assert_eq!(en.header("content-language").as_deref(), Some("en"));
+    let de = api.post_with(
+        &path,
+        Some(&p.token),
+        &body,
+        &[("Accept-Language", "de-AT, en;q=0.5")],
+    );
+    de.assert_problem(422, "impossible_round");
+    assert_eq!(
+        de.body["detail"],
+        "Anna kann in einer Runde nicht 300 Hornochsen haben: In 6 nimmt! mit 4 Spielern \
+         bekommt ein Spieler in einer Runde zwischen 0 und 107.",
+        "{}",
+        de.text
+    );
+    assert_eq!(de.body["title"], "Unmögliche Runde");
+    assert_eq!(de.header("content-language").as_deref(), Some("de"));
+    // A sum out of bounds names no player; in German too.
+    let de = api.post_with(
+        &path,
+        Some(&p.token),
+        &json!({ "scores": [0, 0, 0, 0] }),
+        &[("Accept-Language", "de")],
+    );
+    de.assert_problem(422, "impossible_round");
+    assert!(
+        de.body["detail"].as_str().unwrap().starts_with(
+            "Zusammen ergeben diese Einträge 0 Hornochsen, aber in 6 nimmt! mit 4 Spielern"
+        ),
+        "{}",
+        de.text
+    );
+    // Nimm oder schieb speaks of points, and of the cards and chips when no split fits.
+    let nos = create(
+        &api,
+        &p,
+        &json!({ "ruleset": "nimm-oder-schieb", "players": ["Anna", "Ben", "Carla"] }),
+    );
+    let path = format!("/v1/scorepads/{}/rounds", id_of(&nos));
+    let body = json!({ "scores": [-11, -11, 300] });
+    let en = api.post_with(&path, Some(&p.token), &body, &[("Accept-Language", "en")]);
+    en.assert_problem(422, "impossible_round");
+    let detail = en.body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("points beside the other entries: no way of sharing the 24 cards in play and the 33 chips among 3 players"),
+        "{detail}"
+    );
+    let de = api.post_with(&path, Some(&p.token), &body, &[("Accept-Language", "de")]);
+    let detail = de.body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "Punkte haben: Keine Verteilung der 24 Karten im Spiel und der 33 Chips auf 3 Spieler"
+        ),
+        "{detail}"
+    );
+    assert_eq!(get(&api, &p, &id)["version"], 1, "refusals change nothing");
+}
+
 both!(
     pads_and_rounds_count_against_the_limits,
     a_deleted_accounts_pads_and_rounds_are_deleted_with_it,
@@ -1036,4 +1135,5 @@ both!(
     if_match_pins_the_version,
     concurrent_rounds_are_all_recorded,
     corrections_are_events_and_events_are_append_only,
+    an_impossible_round_reads_as_a_sentence_in_both_languages,
 );

@@ -81,6 +81,9 @@ const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
+  ".webmanifest": "application/manifest+json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
 };
 
 /** The page's policy for a copy of the client whose API is at `apiBase` (another origin). */
@@ -219,7 +222,7 @@ export async function person(browser, { viewport = DESKTOP, locale = "en-US", sp
   };
 }
 
-/** Screenshots of the page at phone and desktop size: OUT/<name>-phone.png, -desktop.png. */
+/** Screenshots of the page at phone and desktop size: OUT/<name>-phone.png, -desktop.png (full pages), and -phone-screen.png (the phone's screen). */
 export async function shoot(page, name) {
   await mkdir(OUT, { recursive: true });
   const before = page.viewportSize();
@@ -230,6 +233,9 @@ export async function shoot(page, name) {
     await page.setViewportSize(size);
     await page.waitForTimeout(100);
     await page.screenshot({ path: join(OUT, `${name}-${label}.png`), fullPage: true });
+    // On a phone the hand is docked to the screen's bottom, which a full-page picture shows
+    // mid-page: the screen as the person sees it, too.
+    if (label === "phone") await page.screenshot({ path: join(OUT, `${name}-${label}-screen.png`) });
   }
   if (before) await page.setViewportSize(before);
 }

@@ -46,11 +46,21 @@ after(async () => {
   await otherSite?.stop();
 });
 
-/** Creates a game through the lobby's form; returns its id. */
+/** Opens the new-game form's "More options" (closed at first). */
+async function openMoreOptions(page) {
+  const more = page.locator("form.create details.more-options");
+  if ((await more.getAttribute("open")) === null) await more.locator("summary").click();
+  await page.locator("#c-name").waitFor();
+}
+
+/** Creates a game through the lobby's form (`setup` sets "More options"); returns its id. */
 async function createGame(page, { ruleset, players, setup }) {
   await page.locator("#c-ruleset").selectOption(ruleset);
   await page.locator("#c-players").fill(String(players));
-  if (setup) await setup(page);
+  if (setup) {
+    await openMoreOptions(page);
+    await setup(page);
+  }
   await page.locator("form.create button[type=submit]").click();
   await page.waitForURL(/#\/games\//);
   await page.locator(".game-lobby").waitFor();
@@ -243,6 +253,127 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("Nimm oder schieb cards lead with their value, a seat's runs are framed, and the log follows a language switch", async () => {
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "yvonne");
+    // A prepared pile: 33, 34 and 35 come first, and seat 0 acts first in game 1; whoever
+    // takes a card acts first on the next, so taking three times makes the run 33–35.
+    const pile = [33, 34, 35, ...Array.from({ length: 21 }, (_, i) => 3 + i)];
+    await createGame(p, {
+      ruleset: "nimm-oder-schieb",
+      players: 3,
+      setup: async (q) => {
+        await q.locator("#c-deal-json").fill(JSON.stringify({ draw_pile: pile }));
+      },
+    });
+    await addBot(p, "random");
+    await addBot(p, "heuristic");
+    await p.locator(".lobby-actions button.primary").click();
+    const take = p.locator(".nos-actions button.primary");
+    for (const value of [33, 34, 35]) {
+      await p.locator(`.open-card .card.nos[data-value='${value}']`).waitFor();
+      await until(() => take.isEnabled(), 10_000, `the take button for ${value}`);
+      await take.click();
+      await p.locator(`.seat[data-seat='0'] .card.nos[data-value='${value}']`).waitFor();
+    }
+    // The open card's value is its large print; rank and suit are small.
+    await p.locator(".open-card .card.nos[data-value='3']").waitFor();
+    const sizes = (sel) =>
+      p.locator(sel).evaluate((card) => ({
+        value: parseFloat(getComputedStyle(card.querySelector(".value")).fontSize),
+        rank: parseFloat(getComputedStyle(card.querySelector(".rank")).fontSize),
+        text: card.querySelector(".value").textContent,
+      }));
+    const open = await sizes(".open-card .card.nos");
+    assert.equal(open.text, "3");
+    assert.ok(open.value >= 2 * open.rank, `the open card's value (${open.value} px) leads its rank (${open.rank} px)`);
+    // The seat's cards form one run in one frame, with a caption saying what it counts.
+    const run = p.locator(".seat[data-seat='0'] .run.multi");
+    assert.equal(await run.count(), 1);
+    assert.equal(await run.getAttribute("data-run"), "33-35");
+    assert.equal(await run.locator(".card.nos").count(), 3, "a run of three cards");
+    assert.equal(await run.locator(".card.nos.set-back").count(), 2, "only the lowest card counts");
+    assert.equal(await run.locator(".run-caption").textContent(), "run 33–35: counts 33");
+    const taken = await sizes(".seat[data-seat='0'] .run .card.nos[data-value='34']");
+    assert.ok(taken.value > taken.rank, `a taken card's value (${taken.value} px) leads its rank (${taken.rank} px)`);
+    // A screen reader hears the values and the run in one sentence.
+    assert.equal(
+      await p.locator(".seat[data-seat='0'] [data-runs-summary]").textContent(),
+      "Cards taken, by value: 33 to 35 (a run: counts 33). They count 33.",
+    );
+    assert.equal(await p.locator(".open-card .card.nos").getAttribute("aria-label"), "3♣ (value 3)");
+    await assertLabelled(p);
+    await shoot(p, "80-nos-values-and-runs");
+
+    // The log's lines are made from the events when shown: a language switch rewords them.
+    const line = p.locator(".log-list li[data-event=card_taken]").first();
+    assert.match(await line.textContent(), /^yvonne \(you\) takes 33 \(7♥\) with 0 chips\.$/);
+    const revealed = p.locator(".log-list li[data-event=card_revealed]").first();
+    assert.match(await revealed.textContent(), /is turned up\.$/);
+    await p.locator("#lang").selectOption("de");
+    await until(async () => /nimmt 33/.test(await line.textContent()), 5_000, "the old line in German");
+    assert.match(await line.textContent(), /^yvonne \(du\) nimmt 33 \(7♥\) mit 0 Chips\.$/);
+    assert.match(await revealed.textContent(), /wird aufgedeckt\.$/);
+    assert.equal(await p.locator(".log-list li", { hasText: "takes" }).count(), 0, "no English line is left");
+    assert.equal(await run.locator(".run-caption").textContent(), "Folge 33–35: zählt 33");
+    assert.equal(
+      await p.locator(".seat[data-seat='0'] [data-runs-summary]").textContent(),
+      "Genommene Karten, nach Wert: 33 bis 35 (eine Folge: zählt 33). Sie zählen 33.",
+    );
+    await assertLabelled(p);
+    await shoot(p, "81-nos-values-and-runs-de");
+    await p.locator("#lang").selectOption("en");
+    await until(async () => /takes 33/.test(await line.textContent()), 5_000, "the old line in English again");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("a score pad refuses an impossible round with a sentence, in English and in German", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    // The impossible rounds below are refused by the server on purpose.
+    me.allow(/status of 422/);
+    me.allow(/HTTP 422: POST .*\/rounds$/);
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "zora");
+    await p.locator("header nav a[href='#/pads']").click();
+    await p.locator("#p-ruleset").selectOption("6-nimmt");
+    await p.locator("#p-name-0").waitFor();
+    for (const [i, n] of ["Anna", "Ben", "Carla"].entries()) await p.locator(`#p-name-${i}`).fill(n);
+    await p.locator(".pads form button[type=submit]").click();
+    await p.locator(".pad-table").waitFor();
+    const enter = async (scores) => {
+      for (const [i, s] of scores.entries()) await p.locator(`#pad-score-${i}`).fill(String(s));
+      await p.locator(".pad-actions button[type=submit]").click();
+    };
+    const detail = p.locator(".pad .error .detail");
+    await enter([300, 0, 0]);
+    await detail.waitFor();
+    assert.equal(
+      await detail.textContent(),
+      "Details: Anna cannot have 300 bullheads in one round: in 6 nimmt! with 3 players, one player gets between 0 and 97 in a round.",
+    );
+    await assertLabelled(p);
+    await shoot(p, "82-pad-impossible-round");
+    // The page asks the server in the language chosen on the page, not the browser's.
+    await p.locator("#lang").selectOption("de");
+    await enter([300, 0, 0]);
+    // (The shown error's own words follow the switch at once; its detail comes with the answer.)
+    await until(async () => (await detail.textContent()).includes("Hornochsen"), 10_000, "the German sentence");
+    assert.equal(
+      await detail.textContent(),
+      "Einzelheiten: Anna kann in einer Runde nicht 300 Hornochsen haben: In 6 nimmt! mit 3 Spielern bekommt ein Spieler in einer Runde zwischen 0 und 97.",
+    );
+    assert.match(await p.locator(".pad .error p").first().textContent(), /Diese Runde kann es so nicht geben/);
+    await assertLabelled(p);
+    await shoot(p, "83-pad-impossible-round-de");
+    await p.locator("#lang").selectOption("en");
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("one click seats a person with bots of the chosen strength and starts; played to the end", async () => {
     const me = await person(browser, { viewport: PHONE });
     const p = me.page;
@@ -300,7 +431,6 @@ describe("the web client", () => {
       players: 2,
       setup: async (q) => {
         await q.locator("#c-deals").fill("1");
-        await q.locator("details summary").click();
         await q.locator("#c-deal-json").fill(JSON.stringify(deal));
       },
     });
@@ -325,7 +455,8 @@ describe("the web client", () => {
     await assertLabelled(p);
     // By keyboard: the prompt puts the focus on the cheapest row (all cost 3: the first);
     // two Tabs reach row 3, Enter takes it, and the focus stays on the table.
-    const focused = () => p.evaluate(() => document.activeElement?.textContent ?? "");
+    // (innerText: what is shown, without the phone's short label, which is hidden here.)
+    const focused = () => p.evaluate(() => document.activeElement?.innerText?.trim() ?? "");
     await until(async () => (await focused()) === "Take row 1 (3 bullheads)", 10_000, "the focus on the cheapest row");
     await p.keyboard.press("Tab");
     await p.keyboard.press("Tab");
@@ -411,6 +542,167 @@ describe("the web client", () => {
     guest.assertClean();
     await host.context.close();
     await guest.context.close();
+  });
+
+  test("the new-game form shows the game, players and bots; every other option is under More options", async () => {
+    const me = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "lore");
+    const form = p.locator("form.create");
+    await form.waitFor();
+    const shown = () =>
+      form.evaluate((f) =>
+        // checkVisibility: what a closed <details> holds keeps its boxes but is not shown.
+        [...f.querySelectorAll("input, select, textarea")].filter((el) => el.checkVisibility()).map((el) => el.id || el.type),
+      );
+    // At first: the game, the number of players and the bots, nothing else.
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots"]);
+    const more = form.locator("details.more-options");
+    assert.equal(await more.getAttribute("open"), null, "More options starts closed");
+    assert.equal((await more.locator("summary").textContent()).trim(), "More options");
+    // With bots, their strength.
+    await p.locator("#c-players").fill("3");
+    assert.deepEqual(
+      await p.locator("#c-bots option").allTextContents(),
+      ["No bots", "1 bot", "2 bots"],
+      "every seat but the host's may be a bot",
+    );
+    await p.locator("#c-bots").selectOption("2");
+    await p.locator("#c-bot-strength").selectOption("expert");
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots", "c-bot-strength"]);
+    await form.scrollIntoViewIfNeeded();
+    await shoot(p, "31-new-game-simple");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await p.setViewportSize(viewport);
+      await assertAccessible(p, `the lobby's simple new-game form (${size})`);
+    }
+    await assertLabelled(p);
+
+    // By keyboard: the summary is reached and opened like a button.
+    await more.locator("summary").focus();
+    await p.keyboard.press("Enter");
+    await p.locator("#c-name").waitFor();
+    assert.notEqual(await more.getAttribute("open"), null);
+    const all = await shown();
+    for (const id of ["c-preset", "c-deck", "c-deal", "c-placement", "c-points", "c-name", "c-deadline", "checkbox", "c-deal-json"]) {
+      assert.ok(all.includes(id), `${id} is under More options: ${all}`);
+    }
+    await shoot(p, "32-new-game-more-options");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await p.setViewportSize(viewport);
+      await assertAccessible(p, `the lobby's new-game form with More options (${size})`);
+    }
+    await p.locator("#lang").selectOption("de");
+    assert.equal((await more.locator("summary").textContent()).trim(), "Weitere Optionen");
+    assert.equal(await p.locator("label[for=c-bot-strength]").textContent(), "Stärke der Bots");
+    await p.locator("#lang").selectOption("en");
+    // Closed again by keyboard.
+    await more.locator("summary").press("Enter");
+    assert.equal(await more.getAttribute("open"), null);
+
+    // The game made from it: three seats, the two bots of the chosen strength; it starts
+    // and is played.
+    await form.locator("button[type=submit]").click();
+    await p.waitForURL(/#\/games\//);
+    await p.locator(".game-lobby").waitFor();
+    await until(async () => (await p.locator(".seats-list .tag", { hasText: "bot: Expert" }).count()) === 2, 10_000, "the two expert bots");
+    assert.equal(await p.locator(".seats-list li").count(), 3);
+    assert.match(await p.locator(".game-lobby .options").textContent(), /66 points/);
+    await p.locator(".lobby-actions button.primary").click();
+    await p.locator(".hand-cards button").first().waitFor();
+    assert.equal(await p.locator(".hand-cards button").count(), 10);
+    await until(async () => {
+      await moveIfAsked(p);
+      return (await p.locator(".hand-cards button").count()) < 10;
+    }, 30_000, "a turn played with the bots");
+    me.assertClean();
+    await me.context.close();
+  });
+
+  test("an invite link opened while signed out says who invites to which game; as a guest the person is seated", async () => {
+    const host = await person(browser, { viewport: DESKTOP, locale: "en-US" });
+    await host.page.goto(server.base + "/");
+    await signInAsGuest(host.page, "petra");
+    // A private game of four with a bot, the Tactics variant (under More options).
+    await host.page.locator("#c-bots").selectOption("1");
+    const id = await createGame(host.page, {
+      ruleset: "6-nimmt",
+      players: 4,
+      setup: async (q) => {
+        await q.locator("#c-preset").selectOption("taktik");
+      },
+    });
+    await host.page.locator(".seats-list .tag", { hasText: "bot" }).waitFor();
+    const link = await host.page.locator("#invite-link").inputValue();
+
+    // Someone not signed in opens it: above the sign-in, who invites to which game.
+    const guest = await person(browser, { viewport: PHONE, locale: "en-US" });
+    const g = guest.page;
+    await g.goto(link);
+    const note = g.locator(".invite-note");
+    await note.locator(".invite-line").waitFor();
+    assert.equal(
+      (await note.locator(".invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra invites you to a game of 6 nimmt! (Taktik) — 2 of 4 seats taken",
+    );
+    assert.equal(await note.getAttribute("data-invite"), "lobby");
+    assert.ok(
+      await g.evaluate(() => {
+        const n = document.querySelector(".invite-note");
+        const form = document.querySelector("#guest-name");
+        return n && form && n.compareDocumentPosition(form) & Node.DOCUMENT_POSITION_FOLLOWING;
+      }),
+      "the note comes before the sign-in form",
+    );
+    await shoot(g, "33-invite-signed-out");
+    for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
+      await g.setViewportSize(viewport);
+      await assertAccessible(g, `the invite's sign-in page (${size})`);
+    }
+    await assertLabelled(g);
+
+    // In German, and for a code no game has (the server's 404 is expected).
+    const reader = await person(browser, { viewport: PHONE, locale: "de-DE" });
+    const r = reader.page;
+    reader.allow(/404/);
+    await r.goto(link);
+    await r.locator(".invite-note .invite-line").waitFor();
+    assert.equal(
+      (await r.locator(".invite-note .invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra lädt dich zu einer Partie 6 nimmt! (Taktik) ein — 2 von 4 Plätzen besetzt",
+    );
+    await r.goto(server.base + "/#/invite/ZZZZZZZZZ2");
+    await r.locator(".invite-note .invite-unknown").waitFor();
+    assert.match(await r.locator(".invite-note").textContent(), /Dieser Einladungslink ist ungültig/);
+    await assertAccessible(r, "an unknown invite code");
+    await shoot(r, "34-invite-unknown");
+    assert.ok(reader.seen.some((m) => /404/.test(m)), "the unknown code was answered 404");
+
+    // Continuing as a guest seats the person in that game.
+    await signInAsGuest(g, "kurt");
+    await g.waitForURL(new RegExp(`#/games/${id}$`));
+    await g.locator(".seats-list [data-seat='2'] .seat-name", { hasText: "kurt" }).waitFor();
+    await host.page.locator(".seats-list [data-seat='2'] .seat-name", { hasText: "kurt" }).waitFor();
+
+    // Once the game has begun, the link says so.
+    await addBot(host.page, "random");
+    await host.page.locator(".lobby-actions button.primary").click();
+    await host.page.locator(".hand-cards button").first().waitFor();
+    await r.goto(link);
+    await r.locator(".invite-note[data-invite=active]").waitFor();
+    assert.match(await r.locator(".invite-note").textContent(), /Diese Partie hat schon begonnen/);
+    assert.equal(
+      (await r.locator(".invite-note .invite-line").textContent()).replace(/\s+/g, " ").trim(),
+      "petra lädt dich zu einer Partie 6 nimmt! (Taktik) ein.",
+    );
+    await shoot(r, "35-invite-started");
+    host.assertClean();
+    guest.assertClean();
+    reader.assertClean();
+    await host.context.close();
+    await guest.context.close();
+    await reader.context.close();
   });
 
   test("an invite code typed alone seats a signed-in person", async () => {
@@ -1133,6 +1425,7 @@ describe("the web client", () => {
     await p.locator("#b-ruleset").selectOption("nimm-oder-schieb");
     assert.equal(await p.locator(".bots .rules-link").getAttribute("href"), "#/rules/nimm-oder-schieb");
     await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await openMoreOptions(p);
     await p.locator("#c-preset").selectOption("profi");
     assert.match(await p.locator("#c-preset-hint").textContent(), /left end of a row/);
     await shoot(p, "71-rules-links-lobby");

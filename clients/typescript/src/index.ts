@@ -34,6 +34,7 @@ export type GameBody = S["GameBody"];
 export type GameSummary = S["GameSummary"];
 export type GameView = S["GameView"];
 export type HandScoreBody = S["HandScoreBody"];
+export type InvitePreview = S["InvitePreview"];
 export type OptionsInput = S["OptionsInput"];
 export type PadBody = S["PadBody"];
 export type Preset = S["Preset"];

@@ -294,6 +294,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invites/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an invite link shows before anyone signs in: the game (ruleset, variant, options,
+         *     name), who invites (the host's name), how many of its seats are taken, and whether it has
+         *     begun or ended. Needs no token: the code is what admits, as it is for joining. Nothing
+         *     of the play is in it (no hand, seed or prepared deal). A code that names no game is
+         *     answered exactly as `POST /v1/invites/{code}/join` answers it.
+         */
+        get: operations["get_invite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/invites/{code}/join": {
         parameters: {
             query?: never;
@@ -2325,6 +2348,37 @@ export interface components {
              * @description `card_points − chips`; lower is better.
              */
             total: number;
+        };
+        /** @description What an invite link shows before anyone signs in (`GET /v1/invites/{code}`). */
+        InvitePreview: {
+            /**
+             * @description Seats anyone with the code may take now (in the lobby: neither held nor kept for a
+             *     rematch's player).
+             */
+            free_seats: number;
+            /** @description The game's id (a UUID), as in `/v1/games/{id}`. */
+            game_id: string;
+            /**
+             * @description Who invites: the host's current display name (`deleted player` once the account is
+             *     deleted).
+             */
+            host: string;
+            /** @description The name the host gave the game; `null` when none was given. */
+            name: string | null;
+            /** @description Options in force, as in the game's view. */
+            options: components["schemas"]["OptionsView"];
+            /**
+             * Format: int32
+             * @description Number of seats.
+             */
+            players: number;
+            preset: components["schemas"]["Preset"] | null;
+            /** @description The game played. */
+            ruleset: components["schemas"]["Ruleset"];
+            /** @description Seats held by a person or a bot. */
+            seats_taken: number;
+            /** @description `lobby` (seats can be taken), `active` (it has begun) or `finished`. */
+            status: components["schemas"]["Status"];
         };
         /**
          * JoinCommand
@@ -5707,6 +5761,56 @@ export interface operations {
             };
             /** @description `too_many_guests` from this client address */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invite code, e.g. `K7QX2MPW9R` */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the game the code invites to, whatever its state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitePreview"];
+                };
+            };
+            /** @description `not_found`: no game has this invite code */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,7 +8,7 @@ import {
   type Account,
   type RulesetInfo,
 } from "../../typescript/src/index.ts";
-import { has, t } from "./i18n";
+import { has, lang, t } from "./i18n";
 import { Store } from "./store";
 
 export { ApiError, unwrap };
@@ -63,6 +63,17 @@ export const api = createApi({
 });
 
 /**
+ * Asks for the language the reader chose, not the browser's, so the server's words (a
+ * problem's detail, such as why a score pad refuses a round) come in the page's language.
+ */
+api.use({
+  onRequest({ request }) {
+    request.headers.set("Accept-Language", lang.get());
+    return request;
+  },
+});
+
+/**
  * Signs out when the server no longer accepts the token: only the current one (a request
  * still on its way with a token replaced meanwhile must not end the fresh session).
  */
@@ -108,9 +119,22 @@ export function errorText(e: unknown): { text: string; detail: string | null } {
 
 let rulesetsPromise: Promise<RulesetInfo[]> | null = null;
 
-/** The rulesets (`GET /v1/rulesets`), fetched once. */
+const RULESETS_KEY = "stammtisch.rulesets";
+
+/** The rulesets (`GET /v1/rulesets`), fetched once; offline, the copy of the last fetch. */
 export function rulesets(): Promise<RulesetInfo[]> {
-  rulesetsPromise ??= unwrap(api.GET("/v1/rulesets")).then((r) => r.items);
+  rulesetsPromise ??= unwrap(api.GET("/v1/rulesets")).then(
+    (r) => {
+      localStorage.setItem(RULESETS_KEY, JSON.stringify(r.items));
+      return r.items;
+    },
+    (e: unknown) => {
+      const kept = localStorage.getItem(RULESETS_KEY);
+      // No answer at all (status 0): the copy of the last fetch.
+      if (e instanceof ApiError && e.status === 0 && kept) return JSON.parse(kept) as RulesetInfo[];
+      throw e;
+    },
+  );
   rulesetsPromise.catch(() => {
     rulesetsPromise = null;
   });

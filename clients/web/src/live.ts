@@ -6,7 +6,9 @@
 import { eventTypes, listEvents, streamUrl, type CardFace, type Command, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
+import { hold, recall, remember, unreachable } from "./offline";
 import { Store } from "./store";
+import { nosLabel } from "./ui";
 
 export type Speed = "normal" | "fast" | "off";
 function initialSpeed(): Speed {
@@ -49,9 +51,18 @@ const REMATCH_POLL_MS = 3000;
 
 export type Connection = "connecting" | "live" | "reconnecting" | "polling" | "closed";
 
+/**
+ * A log line kept as data: the event and who sat where when it happened. Its words are made
+ * when it is shown ([`logText`]), so old lines follow a language switch.
+ */
 export interface LogEntry {
   seq: number;
-  text: string;
+  event: EventItem;
+  /** Seat names at the time (a seat may be left or taken by someone else later). */
+  names: (string | null)[];
+  /** Your seat at the time, if you played. */
+  you: number | null;
+  ruleset: string;
 }
 
 export interface GameState {
@@ -69,6 +80,8 @@ export interface GameState {
   connection: Connection;
   /** An error loading the game (not found, …). */
   error: unknown;
+  /** When the view shown was last seen, while the server cannot be reached (else null). */
+  seenAt: number | null;
 }
 
 /** Bullheads of a row-game card, from the ruleset's table. */
@@ -116,6 +129,7 @@ export class GameSession {
       log: [],
       connection: "connecting",
       error: null,
+      seenAt: null,
     });
   }
 
@@ -139,6 +153,15 @@ export class GameSession {
       this.patch({ view, shown: view, info, error: null });
       this.connect();
     } catch (e) {
+      // Offline: the game as it was last seen here, until the stream is back.
+      const seen = unreachable(e) ? recall<GameBody>(`game.${this.id}`) : null;
+      if (seen) {
+        const info = (await rulesets().catch(() => [])).find((r) => r.name === seen.value.ruleset) ?? null;
+        this.lastSeq = seen.value.version;
+        this.patch({ view: seen.value, shown: seen.value, info, error: null, seenAt: seen.at });
+        this.reconnectLater();
+        return;
+      }
       this.patch({ error: e, connection: "closed" });
     }
   }
@@ -160,14 +183,25 @@ export class GameSession {
     return unwrap(api.GET("/v1/games/{id}", { params: { path: { id: this.id } } }));
   }
 
-  /** Sends a command; the answer (the new view) is shown after its events are replayed. */
+  /** Sends a command; the answer (the new view) is shown after its events are replayed.
+   *  Where the server cannot be reached, the move waits (offline.ts) and goes out, with the
+   *  same Idempotency-Key, when the connection returns. */
   async act(command: Command): Promise<void> {
-    const view = await unwrap(
-      api.POST("/v1/games/{id}/commands", { params: { path: { id: this.id } }, body: command }),
-    ).catch(async (e: unknown) => {
+    const key = crypto.randomUUID();
+    const seen = this.state.get().view;
+    let view: GameBody;
+    try {
+      view = await unwrap(
+        api.POST("/v1/games/{id}/commands", { params: { path: { id: this.id }, header: { "Idempotency-Key": key } }, body: command }),
+      );
+    } catch (e) {
+      if (unreachable(e) && seen) {
+        hold(this.id, command, key, seen);
+        return;
+      }
       if (e instanceof ApiError && e.code === "version_conflict") this.refresh();
       throw e;
-    });
+    }
     this.onView(view);
   }
 
@@ -194,7 +228,8 @@ export class GameSession {
   private onView(view: GameBody): void {
     const cur = this.state.get().view;
     if (cur && view.version < cur.version) return;
-    this.patch({ view });
+    remember(`game.${this.id}`, view);
+    this.patch({ view, seenAt: null });
     if (view.version > this.lastSeq) this.catchUp();
     void this.pump();
   }
@@ -230,8 +265,8 @@ export class GameSession {
         const e = this.queue.shift() as EventItem;
         const st = this.state.get();
         const next = st.shown ? reduce(st.shown, e, st.info) : st.shown;
-        const text = describe(e, st.shown ?? st.view, st.info);
-        const log = text ? [...st.log, { seq: e.seq, text }].slice(-60) : st.log;
+        const entry = logEntry(e, st.shown ?? st.view);
+        const log = describe(entry, st.info) !== null ? [...st.log, entry].slice(-60) : st.log;
         const moved = e.type === "card_placed" ? e.data.card : null;
         const factor = speed.get() === "normal" ? 1 : speed.get() === "fast" ? 0.25 : 0;
         const wait = this.skip ? 0 : pause(e) * factor;
@@ -521,21 +556,46 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
 
 // --- events in words ---------------------------------------------------------------
 
-export function seatName(view: GameBody | null, seat: number): string {
-  const s = view?.seats[seat];
-  if (view?.you?.seat === seat) return s?.name ? `${s.name} (${t("you")})` : t("you");
-  return s?.name ?? t("seat", { seat });
+/** A seat's name for the reader: "Anna (you)", "you" or "Seat 3" for an empty one. */
+function nameOf(names: (string | null | undefined)[], you: number | null | undefined, seat: number): string {
+  const name = names[seat];
+  if (you === seat) return name ? `${name} (${t("you")})` : t("you");
+  return name ?? t("seat", { seat });
 }
 
-/** A row-game card or a nimm-oder-schieb card in words. */
-export function cardText(view: GameBody | null, info: RulesetInfo | null, card: number): string {
-  return view?.ruleset === "nimm-oder-schieb" ? face(info, card).label : String(card);
+export function seatName(view: GameBody | null, seat: number): string {
+  return nameOf(view?.seats.map((s) => s.name ?? null) ?? [], view?.you?.seat, seat);
+}
+
+/** A log entry for an event, with the table as it was then. */
+export function logEntry(e: EventItem, view: GameBody | null): LogEntry {
+  return {
+    seq: e.seq,
+    event: e,
+    names: view?.seats.map((s) => s.name ?? null) ?? [],
+    you: view?.you?.seat ?? null,
+    ruleset: view?.ruleset ?? "",
+  };
+}
+
+/**
+ * A row-game card, or a nimm-oder-schieb card in words: its value first (what it counts),
+ * then rank and suit in the current language ("35 (9♥)").
+ */
+export function cardText(ruleset: string, info: RulesetInfo | null, card: number): string {
+  return ruleset === "nimm-oder-schieb" ? `${card} (${nosLabel(face(info, card))})` : String(card);
+}
+
+/** A log line's words in the current language. */
+export function logText(entry: LogEntry, info: RulesetInfo | null): string {
+  return describe(entry, info) ?? "";
 }
 
 /** One log line for an event, or null for events that say nothing to a player. */
-export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo | null): string | null {
-  const name = (s: number) => seatName(view, s);
-  const card = (c: number) => cardText(view, info, c);
+export function describe(entry: LogEntry, info: RulesetInfo | null): string | null {
+  const e = entry.event;
+  const name = (s: number) => nameOf(entry.names, entry.you, s);
+  const card = (c: number) => cardText(entry.ruleset, info, c);
   // Moves the server made for a seat whose deadline passed say so.
   const late = (e.data as Record<string, unknown>).cause === "deadline" ? ` ${t("ev_deadline")}` : "";
   const k = (key: Key, p: Record<string, string | number> = {}) => t(key, p) + late;
@@ -554,7 +614,7 @@ export function describe(e: EventItem, view: GameBody | null, info: RulesetInfo 
     case "round_started":
       return k("ev_round_started", { round: e.data.round });
     case "selection_made":
-      return view?.you?.seat === e.data.seat ? null : k("ev_selection_made", { name: name(e.data.seat) });
+      return entry.you === e.data.seat ? null : k("ev_selection_made", { name: name(e.data.seat) });
     case "card_selected":
       return k("ev_card_selected", { card: card(e.data.card) });
     case "cards_revealed":

@@ -142,7 +142,8 @@ function App() {
           {s ? (
             <>
               <span class="who" data-account={s.account.name}>
-                {t("signedInAs", { name: s.account.name })}
+                <span class="who-prefix">{t("signedInPrefix")} </span>
+                <span class="who-name">{s.account.name}</span>
                 {s.account.guest ? ` (${t("guestMark")})` : ""}
               </span>
               <button type="button" class="link" onClick={() => signOut()}>
@@ -157,6 +158,18 @@ function App() {
       </main>
     </>
   );
+}
+
+// The service worker keeps the app's shell for opening at once and offline (a secure origin
+// only: https, or this machine). Without it the app works as before.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("sw.js").catch(() => undefined);
+  // A notification clicked while the app is open: the worker hands over where it leads.
+  navigator.serviceWorker.addEventListener("message", (e: MessageEvent<{ type?: string; url?: string }>) => {
+    if (e.data?.type !== "open" || !e.data.url) return;
+    const to = new URL(e.data.url, location.href);
+    if (to.origin === location.origin) location.hash = to.hash;
+  });
 }
 
 const root = document.getElementById("app");

@@ -3,7 +3,7 @@ import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { CardFace } from "../../typescript/src/index.ts";
 import { errorText } from "./api";
-import { t } from "./i18n";
+import { joinNames, lang, t } from "./i18n";
 
 /** A bullhead, drawn once in index.html and reused. */
 export function Bull() {
@@ -42,23 +42,92 @@ export function Card(props: { n: number; bulls: number; mark?: string | undefine
 
 const SUIT: Record<string, string> = { clubs: "♣", diamonds: "♦", hearts: "♥" };
 
-/** A nimm-oder-schieb card, drawn as a standard-deck card with its value. */
-export function NosCard(props: { c: CardFace; big?: boolean }) {
+/**
+ * A nimm-oder-schieb card's rank and suit as players of the current language write them
+ * (German: B for the jack, D for the queen, as the server's German labels); game views carry
+ * English faces, so the label is made here and follows a language switch at once.
+ */
+export function nosLabel(c: CardFace): string {
+  const rank = lang.get() === "de" ? ({ J: "B", Q: "D" } as Record<string, string>)[c.rank] ?? c.rank : c.rank;
+  return `${rank}${SUIT[c.suit] ?? ""}`;
+}
+
+/**
+ * A nimm-oder-schieb card: its value large (the number that counts), its rank and suit
+ * small beneath. `setBack`: a card of a run that does not count (only the run's lowest does).
+ */
+export function NosCard(props: { c: CardFace; big?: boolean; setBack?: boolean }) {
   const { c } = props;
+  const label = nosLabel(c);
   return (
     <span
-      class={`card nos suit-${c.suit}${props.big ? " big" : ""}`}
+      class={`card nos suit-${c.suit}${props.big ? " big" : ""}${props.setBack ? " set-back" : ""}`}
       role="img"
-      aria-label={`${c.label} (${c.value})`}
+      aria-label={t("nosCardLabel", { label, value: c.value })}
+      data-value={c.value}
     >
-      <span class="rank" aria-hidden="true">
-        {c.rank}
-        {SUIT[c.suit] ?? ""}
-      </span>
       <span class="value" aria-hidden="true">
         {c.value}
       </span>
+      <span class="rank" aria-hidden="true">
+        {label}
+      </span>
     </span>
+  );
+}
+
+/** Runs of consecutive values, lowest first; each run counts its lowest value (runs cross suits). */
+export function runsOf(cards: CardFace[]): CardFace[][] {
+  const sorted = [...cards].sort((a, b) => a.value - b.value);
+  const runs: CardFace[][] = [];
+  for (const c of sorted) {
+    const last = runs[runs.length - 1];
+    const top = last?.[last.length - 1];
+    if (last && top && top.value === c.value - 1) last.push(c);
+    else runs.push([c]);
+  }
+  return runs;
+}
+
+/** What a hand's cards count: the lowest value of each run. */
+export function runPoints(runs: CardFace[][]): number {
+  return runs.reduce((a, r) => a + (r[0]?.value ?? 0), 0);
+}
+
+/**
+ * A hand of nimm-oder-schieb cards grouped into runs: each run of two or more cards in one
+ * frame with a caption ("run 33–35: counts 33"), its cards above the lowest set back. A
+ * screen reader hears one sentence instead: the values, the runs and what they count.
+ */
+export function NosRuns(props: { runs: CardFace[][]; title: string }) {
+  const { runs } = props;
+  const parts = runs.map((r) => {
+    const from = r[0]?.value ?? 0;
+    const to = r[r.length - 1]?.value ?? from;
+    return r.length > 1 ? t("runPart", { from, to }) : String(from);
+  });
+  return (
+    <div class="nos-runs">
+      <p class="visually-hidden" data-runs-summary>
+        {t("runsSummary", { title: props.title, list: joinNames(parts), points: runPoints(runs) })}
+      </p>
+      <ul class="runs" aria-hidden="true">
+        {runs.map((r) => {
+          const from = r[0]?.value ?? 0;
+          const to = r[r.length - 1]?.value ?? from;
+          return (
+            <li key={from} class={`run${r.length > 1 ? " multi" : ""}`} data-run={`${from}-${to}`} data-run-length={r.length}>
+              <span class="run-cards">
+                {r.map((c, i) => (
+                  <NosCard key={c.value} c={c} setBack={i > 0} />
+                ))}
+              </span>
+              {r.length > 1 ? <span class="run-caption">{t("runCaption", { from, to })}</span> : null}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
   );
 }
 

@@ -82,54 +82,194 @@ impl Ruleset {
     /// and chips that gives every player their entry at once ([`nos_split_exists`]).
     ///
     /// # Errors
-    /// [`PadError::ImpossibleRound`] naming the bound that is broken.
+    /// [`PadError::ImpossibleRound`] with the bound that is broken and its numbers (the
+    /// players' names are the pad's to add: [`ImpossibleRound::named`]).
     pub fn check_round(self, scores: &[i32]) -> Result<(), PadError> {
         let players = scores.len();
+        let refuse = |broken: BrokenBound| {
+            Err(PadError::ImpossibleRound(ImpossibleRound {
+                ruleset: self,
+                players,
+                names: Vec::new(),
+                broken,
+            }))
+        };
         let (min, max) = self.players();
         if !(usize::from(min)..=usize::from(max)).contains(&players) {
-            return Err(PadError::ImpossibleRound(format!(
-                "{} is played by {min} to {max} players, not {players}",
-                self.name()
-            )));
+            return refuse(BrokenBound::PlayerCount { min, max });
         }
         let b = self.round_bounds(players);
-        let name = self.name();
         if let Some((player, score)) = scores
             .iter()
             .enumerate()
             .find(|(_, s)| !(b.entry_min..=b.entry_max).contains(&i64::from(**s)))
         {
-            let why = if b.entry_min == 0 && *score < 0 {
-                format!("{name} entries are bullheads and cannot be negative")
+            let score = *score;
+            return refuse(if b.entry_min == 0 && score < 0 {
+                BrokenBound::NegativeEntry { player, score }
             } else {
-                format!(
-                    "with {players} players an entry of {name} lies within {} ..= {}",
-                    b.entry_min, b.entry_max
-                )
-            };
-            return Err(PadError::ImpossibleRound(format!(
-                "player {player} has {score}, but {why}"
-            )));
+                BrokenBound::Entry {
+                    player,
+                    score,
+                    min: b.entry_min,
+                    max: b.entry_max,
+                }
+            });
         }
         let sum: i64 = scores.iter().map(|s| i64::from(*s)).sum();
         if !(b.sum_min..=b.sum_max).contains(&sum) {
-            return Err(PadError::ImpossibleRound(format!(
-                "the entries add up to {sum}, but with {players} players a round of {name} adds \
-                 up to {} ..= {}",
-                b.sum_min, b.sum_max
-            )));
+            return refuse(BrokenBound::Sum {
+                sum,
+                min: b.sum_min,
+                max: b.sum_max,
+            });
         }
         if self == Self::NimmOderSchieb
             && let Some(player) = (0..players).find(|x| !nos_split_exists(scores, *x))
         {
-            let chips = nos_all_chips(players);
-            return Err(PadError::ImpossibleRound(format!(
-                "player {player} cannot have {} beside the other entries: no split of the \
-                 {NOS_CARDS_IN_PLAY} cards in play and the {chips} chips gives them all",
-                scores.get(player).copied().unwrap_or_default()
-            )));
+            return refuse(BrokenBound::NoSplit {
+                player,
+                score: scores.get(player).copied().unwrap_or_default(),
+                cards: NOS_CARDS_IN_PLAY,
+                chips: nos_all_chips(players),
+            });
         }
         Ok(())
+    }
+}
+
+/// Why a round cannot happen: the ruleset, the number of players, the bound the entries
+/// break with its numbers, and the players' names once the pad has added them — everything
+/// a sentence in any language needs (the server words it in English and German).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImpossibleRound {
+    /// The game scored.
+    pub ruleset: Ruleset,
+    /// Players at the table (entries sent).
+    pub players: usize,
+    /// The players' names in order; empty when the round was checked without a pad.
+    pub names: Vec<String>,
+    /// The bound that is broken.
+    pub broken: BrokenBound,
+}
+
+/// The bound an impossible round breaks (see [`RoundBounds`] for where they come from).
+/// `player` is a 0-based index into the entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokenBound {
+    /// The ruleset is played by `min ..= max` players.
+    PlayerCount {
+        /// Fewest players.
+        min: u8,
+        /// Most players.
+        max: u8,
+    },
+    /// A negative entry where entries count bullheads.
+    NegativeEntry {
+        /// The player.
+        player: usize,
+        /// Their entry.
+        score: i32,
+    },
+    /// An entry that one player cannot get in one round: it lies within `min ..= max`.
+    Entry {
+        /// The player.
+        player: usize,
+        /// Their entry.
+        score: i32,
+        /// Lowest entry of one player.
+        min: i64,
+        /// Highest entry of one player.
+        max: i64,
+    },
+    /// Entries whose sum a round cannot give: it lies within `min ..= max`.
+    Sum {
+        /// The entries' sum.
+        sum: i64,
+        /// Lowest sum of a round.
+        min: i64,
+        /// Highest sum of a round.
+        max: i64,
+    },
+    /// Nimm oder schieb: no split of the `cards` in play and the `chips` gives this
+    /// player's entry beside the others.
+    NoSplit {
+        /// The player.
+        player: usize,
+        /// Their entry.
+        score: i32,
+        /// Cards in play.
+        cards: u8,
+        /// Chips at the table.
+        chips: i64,
+    },
+}
+
+impl ImpossibleRound {
+    /// The same refusal with the players' names (in player order).
+    #[must_use]
+    pub fn named(mut self, names: &[String]) -> Self {
+        self.names = names.to_vec();
+        self
+    }
+
+    /// The name of `player`, when the names are known.
+    #[must_use]
+    pub fn name(&self, player: usize) -> Option<&str> {
+        self.names.get(player).map(String::as_str)
+    }
+}
+
+/// A plain English statement of the numbers, for logs and tests; the sentences players
+/// read are the server's (`src/http/l10n/rounds.rs`).
+impl std::fmt::Display for ImpossibleRound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.ruleset.name();
+        let players = self.players;
+        let who = |player: usize| {
+            self.name(player)
+                .map_or_else(|| format!("player {player}"), |n| format!("{n:?}"))
+        };
+        match self.broken {
+            BrokenBound::PlayerCount { min, max } => {
+                write!(
+                    f,
+                    "{name} is played by {min} to {max} players, not {players}"
+                )
+            }
+            BrokenBound::NegativeEntry { player, score } => write!(
+                f,
+                "{} has {score}, but {name} entries are bullheads and cannot be negative",
+                who(player)
+            ),
+            BrokenBound::Entry {
+                player,
+                score,
+                min,
+                max,
+            } => write!(
+                f,
+                "{} has {score}, but with {players} players an entry of {name} lies within \
+                 {min} ..= {max}",
+                who(player)
+            ),
+            BrokenBound::Sum { sum, min, max } => write!(
+                f,
+                "the entries add up to {sum}, but with {players} players a round of {name} adds \
+                 up to {min} ..= {max}"
+            ),
+            BrokenBound::NoSplit {
+                player,
+                score,
+                cards,
+                chips,
+            } => write!(
+                f,
+                "{} cannot have {score} beside the other entries: no split of the {cards} \
+                 cards in play and the {chips} chips gives them all",
+                who(player)
+            ),
+        }
     }
 }
 
@@ -150,9 +290,9 @@ pub enum PadError {
         /// Entries sent.
         got: usize,
     },
-    /// Entries that cannot happen in one round of the game.
+    /// Entries that cannot happen in one round of the game, and why.
     #[error("impossible round: {0}")]
-    ImpossibleRound(String),
+    ImpossibleRound(ImpossibleRound),
     /// The end condition is met; take the last round back to correct it.
     #[error("the pad is finished; take the last round back to correct it")]
     PadFinished,
@@ -371,7 +511,12 @@ impl Pad {
                         got: scores.len(),
                     });
                 }
-                self.ruleset.check_round(scores)?;
+                self.ruleset.check_round(scores).map_err(|e| match e {
+                    PadError::ImpossibleRound(why) => {
+                        PadError::ImpossibleRound(why.named(&self.players))
+                    }
+                    other => other,
+                })?;
                 Ok(vec![PadEvent::RoundRecorded {
                     scores: scores.clone(),
                 }])
@@ -762,6 +907,76 @@ mod tests {
         record(&mut p, &[-30, 0, 0]).unwrap();
         assert_eq!(p.totals(), vec![36, 60, 35]);
         assert_eq!(p.winners(), Some(vec![2]));
+    }
+
+    #[test]
+    fn an_impossible_round_names_the_player_and_the_numbers() {
+        let mut p = pad(Ruleset::SixNimmt, 4, Some(EndCondition::Points(100)));
+        let PadError::ImpossibleRound(why) = record(&mut p, &[0, 300, 0, 0]).unwrap_err() else {
+            panic!("an impossible round");
+        };
+        let b = Ruleset::SixNimmt.round_bounds(4);
+        assert_eq!(
+            (why.ruleset, why.players, why.name(1), why.broken),
+            (
+                Ruleset::SixNimmt,
+                4,
+                Some("Ben"),
+                BrokenBound::Entry {
+                    player: 1,
+                    score: 300,
+                    min: 0,
+                    max: b.entry_max
+                }
+            )
+        );
+        let PadError::ImpossibleRound(why) = record(&mut p, &[0, 0, -2, 0]).unwrap_err() else {
+            panic!("an impossible round");
+        };
+        assert_eq!(
+            (why.name(2), why.broken),
+            (
+                Some("Carla"),
+                BrokenBound::NegativeEntry {
+                    player: 2,
+                    score: -2
+                }
+            )
+        );
+        let PadError::ImpossibleRound(why) = record(&mut p, &[0, 0, 0, 0]).unwrap_err() else {
+            panic!("an impossible round");
+        };
+        assert_eq!(
+            why.broken,
+            BrokenBound::Sum {
+                sum: 0,
+                min: b.sum_min,
+                max: b.sum_max
+            }
+        );
+        let mut n = pad(Ruleset::NimmOderSchieb, 3, None);
+        let PadError::ImpossibleRound(why) = record(&mut n, &[-11, -11, 300]).unwrap_err() else {
+            panic!("an impossible round");
+        };
+        let BrokenBound::NoSplit {
+            player,
+            score,
+            cards,
+            chips,
+        } = why.broken
+        else {
+            panic!("no split: {why}");
+        };
+        assert_eq!((cards, chips), (24, 33));
+        assert_eq!(why.name(player), names(3).get(player).map(String::as_str));
+        assert_eq!([-11, -11, 300].get(player), Some(&score));
+        // Checked without a pad, the round knows no names.
+        let Err(PadError::ImpossibleRound(bare)) = Ruleset::SixNimmt.check_round(&[0, 300, 0, 0])
+        else {
+            panic!("an impossible round");
+        };
+        assert_eq!(bare.name(1), None);
+        assert!(bare.to_string().contains("player 1 has 300"), "{bare}");
     }
 
     #[test]

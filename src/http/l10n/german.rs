@@ -1,5 +1,5 @@
 //! The German `detail` of every error. Where the English detail carries a validator's or
-//! parser's own message (invalid options, a malformed body, an impossible pad round), the
+//! parser's own message (invalid options, a malformed body), the
 //! German sentence says what is wrong and quotes that message after a colon.
 
 use rules::RuleError;
@@ -168,9 +168,7 @@ fn pad_detail(pad: &PadError) -> String {
         PadError::WrongNumberOfScores { expected, got } => format!(
             "Eine Runde braucht {expected} Einträge, einen je Spieler; gekommen sind {got}."
         ),
-        PadError::ImpossibleRound(why) => {
-            format!("Diese Runde kann so nicht vorkommen: {why}")
-        }
+        PadError::ImpossibleRound(why) => super::rounds::sentence(why, super::Lang::De),
         PadError::PadFinished => "Der Block ist abgeschlossen; nimm die letzte Runde zurück, \
                                   um sie zu korrigieren."
             .into(),

@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { CardFace, HandScoreBody } from "../../../typescript/src/index.ts";
 import { api, rulesets, unwrap } from "../api";
 import { t, type Key } from "../i18n";
-import { ErrorMessage, NosCard } from "../ui";
+import { ErrorMessage, NosCard, NosRuns } from "../ui";
 
 export function CalculatorPage() {
   const [cards, setCards] = useState<CardFace[]>([]);
@@ -103,15 +103,7 @@ export function CalculatorPage() {
           {result.runs.length > 0 ? (
             <>
               <h3>{t("runs")}</h3>
-              <ul class="runs">
-                {result.runs.map((run) => (
-                  <li key={run[0]?.value} class="run">
-                    {run.map((c) => (
-                      <NosCard key={c.value} c={c} />
-                    ))}
-                  </li>
-                ))}
-              </ul>
+              <NosRuns runs={result.runs} title={t("runs")} />
             </>
           ) : null}
         </section>

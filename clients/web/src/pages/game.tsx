@@ -13,11 +13,12 @@ import {
 } from "../../../typescript/src/index.ts";
 import { api, unwrap } from "../api";
 import { verify, type Check } from "../fairness";
-import { duration, has, joinNames, rulesetName, t, type Key } from "../i18n";
-import { bulls, deadlineText, GameSession, seatName, speed, type GameState, type Speed } from "../live";
+import { duration, has, joinNames, lang, rulesetName, t, type Key } from "../i18n";
+import { bulls, deadlineText, GameSession, logText, seatName, speed, type GameState, type Speed } from "../live";
+import { cancel, dismiss, dropped, pending } from "../offline";
 import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
-import { Bull, Card, CopyButton, ErrorMessage, NosCard, Select, useAction } from "../ui";
+import { Bull, Card, CopyButton, ErrorMessage, NosCard, NosRuns, runPoints, runsOf, Select, useAction } from "../ui";
 import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
@@ -66,6 +67,7 @@ export function GamePage(props: { id: string }) {
       <p class="rules-line">
         <RulesLink to={rulesRef(v.ruleset, v.ruleset === "6-nimmt" ? presetOf(v.options) : null)} />
       </p>
+      <OfflineMoves id={props.id} st={st} />
       <div class="action-error" aria-live="assertive">
         {error ? (
           <div>
@@ -81,6 +83,45 @@ export function GamePage(props: { id: string }) {
       ) : (
         <Table st={st} v={v} act={act} busy={busy} session={session} />
       )}
+    </div>
+  );
+}
+
+/** A move's words ("play 34", "take row 2"). */
+function moveWords(c: Command): string {
+  const key = `mv_${c.type}`;
+  return has(key) ? t(key, c as unknown as Record<string, number>) : c.type;
+}
+
+/** Offline: that the table is as last seen, the move waiting for the connection (which the
+ *  person may take back), and a waiting move that could not be made after all. */
+function OfflineMoves(props: { id: string; st: GameState }) {
+  const waiting = useStore(pending).filter((p) => p.game === props.id);
+  const failed = useStore(dropped).filter((d) => d.game === props.id);
+  const at = props.st.seenAt;
+  return (
+    <div class="offline-moves" aria-live="polite">
+      {at !== null ? (
+        <p class="notice" data-offline-seen={at}>
+          {t("offlineSeen", { time: new Date(at).toLocaleTimeString(lang.get(), { hour: "2-digit", minute: "2-digit" }) })}
+        </p>
+      ) : null}
+      {waiting.map((m) => (
+        <p key={m.key} class="notice" data-pending-move={m.command.type}>
+          {t("pendingMove", { move: moveWords(m.command) })}{" "}
+          <button type="button" class="small" onClick={() => cancel(m)}>
+            {t("cancelMove")}
+          </button>
+        </p>
+      ))}
+      {failed.map((d, i) => (
+        <div key={i} class="error" data-dropped-move={d.command.type}>
+          <p>{t("droppedMove", { move: moveWords(d.command), reason: d.reason })}</p>
+          <button type="button" class="link" onClick={() => dismiss(d)}>
+            {t("close")}
+          </button>
+        </div>
+      ))}
     </div>
   );
 }
@@ -256,36 +297,40 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
   const { st, v, act, busy } = props;
   const nos = v.ruleset === "nimm-oder-schieb";
   return (
-    <div class="table-layout">
-      <div class="table-main">
-        <Status st={st} v={v} />
-        <RoundSummary v={v} />
-        <KeepFocus />
-        {st.replaying ? (
-          <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
-            {t("skip")}
-          </button>
-        ) : null}
-        {nos ? (
-          <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
-        ) : (
-          <>
-            <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
-            <Revealed v={v} info={st.info} />
-            <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
-            {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
-          </>
-        )}
-        {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+    <>
+      {/* Outside the two columns, so that on a phone it stays on screen down to the log. */}
+      <SeatStrip v={v} />
+      <div class="table-layout">
+        <div class="table-main">
+          <Status st={st} v={v} />
+          <RoundSummary v={v} />
+          <KeepFocus />
+          {st.replaying ? (
+            <button type="button" class="link skip" onClick={() => props.session.skipReplay()}>
+              {t("skip")}
+            </button>
+          ) : null}
+          {nos ? (
+            <NosCenter v={v} info={st.info} act={act} busy={busy || st.replaying} />
+          ) : (
+            <>
+              <DraftPool v={v} info={st.info} act={act} busy={busy || st.replaying} />
+              <Rows v={v} info={st.info} act={act} busy={busy || st.replaying} highlight={st.highlight} />
+              <Revealed v={v} info={st.info} />
+              <PendingKeep v={v} info={st.info} act={act} busy={busy || st.replaying} />
+              {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
+            </>
+          )}
+          {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+        </div>
+        <div class="table-side">
+          <Seats v={v} info={st.info} />
+          <Log st={st} />
+          <Scores v={v} />
+          <Fairness v={v} info={st.info} />
+        </div>
       </div>
-      <div class="table-side">
-        <Seats v={v} info={st.info} />
-        <Log st={st} />
-        <Scores v={v} />
-        <Fairness v={v} info={st.info} />
-      </div>
-    </div>
+    </>
   );
 }
 
@@ -492,14 +537,35 @@ function Status(props: { st: GameState; v: GameBody }) {
   else if (others.length > 0) text = t("waitingFor", { names: joinNames(others.map((s) => seatName(v, s))) });
   else text = st.replaying ? t("resolving") : "";
   if (!v.you) text = `${t("spectating")} ${text}`;
+  const why = whyOf(v, mine);
   const myDeadline = me !== undefined ? v.seats[me]?.deadline_at : null;
   const left = mine.length > 0 ? deadlineText(myDeadline, now) : null;
   return (
     <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" tabIndex={-1} data-your-turn={mine.length > 0}>
       <p>{text}</p>
+      {why.map((k) => (
+        <p key={k} class="why" data-why={k}>
+          {t(k)}
+        </p>
+      ))}
       {left ? <p class="deadline">{left}</p> : null}
     </div>
   );
+}
+
+/** What the rules make of the choice the table asks of this person, in a sentence or two
+ *  under the prompt (the rules page has the rest). */
+function whyOf(v: GameBody, mine: string[]): Key[] {
+  const o = v.options as { placement?: string | null; deal?: string | null };
+  if (mine.includes("take_row")) return v.ruleset === "x-nimmt" ? ["whyTakeRow", "whyTakeRowX"] : ["whyTakeRow"];
+  if (mine.includes("keep_card")) return ["whyKeep"];
+  if (mine.includes("draft_card")) return ["whyPlayDraft"];
+  if (mine.includes("take")) return ["whyTakeOrPass"];
+  if (mine.includes("play_card")) {
+    if (v.ruleset === "x-nimmt") return ["whyPlayX"];
+    return o.placement === "both_ends" ? ["whyPlay", "whyPlayProfi"] : ["whyPlay"];
+  }
+  return [];
 }
 
 function rowBulls(info: RulesetInfo | null, cards: number[]): number {
@@ -560,7 +626,15 @@ function Rows(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: bo
                   disabled={busy}
                   onClick={() => act({ type: "take_row", row: i })}
                 >
-                  {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
+                  <span class="take-long">
+                    {t("takeRow", { n: i })} ({t("bullheads", { n: b })})
+                  </span>
+                  {/* On a phone the row's button sits in the row: "Take 5🐂" (the full
+                      sentence stays the button's name for screen readers). */}
+                  <span class="take-short" aria-hidden="true">
+                    {t("takeShort")} {b}
+                    <Bull />
+                  </span>
                 </button>
               ) : null}
             </li>
@@ -647,12 +721,26 @@ function DraftPool(props: { v: GameBody; info: RulesetInfo | null; act: Act; bus
 
 function Hand(props: { v: GameBody; info: RulesetInfo | null; act: Act; busy: boolean }) {
   const { v, info, act, busy } = props;
+  // Where the hand is docked at the bottom (a phone), the page keeps room below its end
+  // and the focus clear of it by the dock's height, which the number of cards decides.
+  const dock = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = dock.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const watch = new ResizeObserver(() => root.style.setProperty("--dock-h", `${Math.ceil(el.offsetHeight)}px`));
+    watch.observe(el);
+    return () => {
+      watch.disconnect();
+      root.style.removeProperty("--dock-h");
+    };
+  }, []);
   if (!v.you) return null;
   const playable = new Set(legalOf(v, "play_card").map((c) => (c as { card: number }).card));
   const sel = v.you.selected;
   const stack = v.you.x_stack ?? [];
   return (
-    <section class="hand panel" aria-labelledby="hand-h">
+    <section class="hand panel" aria-labelledby="hand-h" ref={dock}>
       <h2 id="hand-h">{t("yourHand")}</h2>
       {v.you.hand.length === 0 ? <p class="empty">{t("emptyHand")}</p> : null}
       <ul class="card-list hand-cards">
@@ -749,18 +837,6 @@ function NosCenter(props: { v: GameBody; info: RulesetInfo | null; act: Act; bus
   );
 }
 
-/** Runs of consecutive values, and what they count (each run its lowest card). */
-function runsOf(values: number[]): number[][] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const runs: number[][] = [];
-  for (const v of sorted) {
-    const last = runs[runs.length - 1];
-    if (last && last[last.length - 1] === v - 1) last.push(v);
-    else runs.push([v]);
-  }
-  return runs;
-}
-
 /** What a seat is asked to do, in words ("take a row", "take or pass"). */
 function actionWords(actions: string[]): string {
   const names = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))];
@@ -805,7 +881,7 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
               {typeof s.chips === "number" ? t("chipsOf", { n: s.chips }) : t("chipsHidden")}
             </span>
             <span>
-              {t("cardPoints")}: {runsOf(cards.map((c) => c.value)).reduce((a, r) => a + (r[0] ?? 0), 0)}
+              {t("cardPoints")}: {runPoints(runsOf(cards))}
             </span>
           </>
         )}
@@ -842,20 +918,60 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
       ) : null}
       {!rowGame && cards.length > 0 ? (
         <div class="nos-taken">
-          <span class="label">{t("cardsTaken")}:</span>
-          <ul class="runs">
-            {runsOf(cards.map((c) => c.value)).map((run) => (
-              <li key={run[0]} class="run">
-                {run.map((val) => {
-                  const c = cards.find((x) => x.value === val);
-                  return c ? <NosCard key={val} c={c} /> : null;
-                })}
-              </li>
-            ))}
-          </ul>
+          <span class="label" aria-hidden="true">
+            {t("cardsTaken")}:
+          </span>
+          <NosRuns runs={runsOf(cards)} title={t("cardsTaken")} />
         </div>
       ) : null}
     </li>
+  );
+}
+
+/** The players in one line above the table: name, whether they have chosen or must act, and
+ *  their total. On a phone it stays at the top of the screen while the page scrolls (the
+ *  full player panels are further down there); on a wide screen the panels beside the
+ *  table show the same, and the strip is not shown. */
+function SeatStrip(props: { v: GameBody }) {
+  const { v } = props;
+  if (v.status === "finished") return null;
+  const rowGame = v.ruleset !== "nimm-oder-schieb";
+  return (
+    <ul class="seat-strip" aria-label={t("playerStrip")}>
+      {v.seats.map((s) => {
+        const acting = v.awaiting.some((a) => a.seat === s.seat);
+        const choosing = rowGame && v.awaiting.some((a) => a.seat === s.seat && a.action === "play_card");
+        const state =
+          rowGame && s.selected ? "chosen" : choosing ? "choosing" : acting ? "acting" : "idle";
+        const mark = state === "chosen" ? "✓" : state === "choosing" ? "…" : state === "acting" ? "▶" : "";
+        const word =
+          state === "chosen"
+            ? t("hasSelected")
+            : state === "choosing"
+              ? t("thinking")
+              : state === "acting"
+                ? actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))
+                : "";
+        return (
+          <li
+            key={s.seat}
+            class={`strip-seat ${state}${v.you?.seat === s.seat ? " me" : ""}`}
+            data-strip-seat={s.seat}
+            data-strip-state={state}
+          >
+            <span class="strip-mark" aria-hidden="true">
+              {mark}
+            </span>
+            <span class="strip-name">{s.name ?? t("free")}</span>
+            {word ? <span class="visually-hidden"> ({word})</span> : null}
+            <strong class="strip-total">
+              <span class="visually-hidden">{t("total")}: </span>
+              {v.totals[s.seat] ?? s.total}
+            </strong>
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -887,7 +1003,9 @@ function Log(props: { st: GameState }) {
       <ol class="log-list" ref={list} tabIndex={0} aria-labelledby="log-h" aria-live="polite" aria-relevant="additions">
         {log.length === 0 ? <li class="empty">{t("logEmpty")}</li> : null}
         {log.slice(-12).map((l) => (
-          <li key={l.seq}>{l.text}</li>
+          <li key={l.seq} data-event={l.event.type}>
+            {logText(l, props.st.info)}
+          </li>
         ))}
       </ol>
       <p class="speed">

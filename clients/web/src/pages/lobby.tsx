@@ -1,6 +1,7 @@
 // The lobby: quick play ("Play now"), the inbox of games awaiting me (with deadlines), my
-// games, open public games (filtered by free seats), games to watch, creating a game of any
-// ruleset with every option, joining by invite link.
+// games, open public games (filtered by free seats), games to watch, creating a game (the
+// game, players and bots at once; every other option under "More options"), joining by
+// invite link.
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
   botStrategyValues,
@@ -21,6 +22,7 @@ import { api, rulesets, session, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
 import { ErrorMessage, Field, InputHint, Select, useAction } from "../ui";
+import { recall, remember, unreachable } from "../offline";
 import { useStore } from "../store";
 import { rulesRef } from "../rules";
 import { RulesLink } from "./rules";
@@ -124,12 +126,19 @@ export function Lobby() {
       ]);
       setInbox(a.items);
       setMine(b.items);
+      remember("inbox", a.items);
+      remember("mine", b.items);
       setOpen(c.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
       setWatch(d.items.filter((g) => g.your_seat === null || g.your_seat === undefined));
       setError(null);
       setNow(Date.now());
     } catch (e) {
       setError(e);
+      // Offline: the person's own games as last seen (the open tables are not kept).
+      if (unreachable(e)) {
+        setInbox((cur) => cur ?? recall<GameSummary[]>("inbox")?.value ?? null);
+        setMine((cur) => cur ?? recall<GameSummary[]>("mine")?.value ?? null);
+      }
     }
   };
 
@@ -391,6 +400,8 @@ function CreateGameForm() {
   const [isPublic, setPublic] = useState(false);
   const [deadline, setDeadline] = useState("");
   const [dealJson, setDealJson] = useState("");
+  const [bots, setBots] = useState(0);
+  const [strategy, setStrategy] = useState<BotStrategy>("heuristic");
   const [localError, setLocalError] = useState<string | null>(null);
   const [run, busy, error] = useAction();
 
@@ -407,7 +418,11 @@ function CreateGameForm() {
   const chooseRuleset = (r: Ruleset) => {
     setRuleset(r);
     const i = infos?.find((x) => x.name === r);
-    if (i) setPlayers((n) => Math.min(Math.max(n, i.players.min), i.players.max));
+    if (i) {
+      const n = Math.min(Math.max(players, i.players.min), i.players.max);
+      setPlayers(n);
+      setBots((b) => Math.max(0, Math.min(b, n - 1)));
+    }
     setPreset(r === "6-nimmt" ? "standard" : "");
   };
 
@@ -456,13 +471,28 @@ function CreateGameForm() {
         return;
       }
     }
+    const seats = Math.min(bots, Math.max(0, players - 1));
     void run(async () => {
       const g = await unwrap(api.POST("/v1/games", { body }));
-      go(href("games", g.id));
+      // The bots sit down as the host would seat them in the game's lobby. The game exists
+      // once created: should a bot not sit down, its lobby still lets the host add one.
+      const path = { params: { path: { id: g.id } } };
+      try {
+        for (let i = 0; i < seats; i++) {
+          await unwrap(api.POST("/v1/games/{id}/commands", { ...path, body: { type: "add_bot", strategy } }));
+        }
+      } finally {
+        go(href("games", g.id));
+      }
     });
   };
 
   const names = rulesetValues.map((r) => ({ value: r, label: rulesetName(r) }));
+  // Every seat but the host's may be a bot.
+  const botChoices = Array.from({ length: Math.max(1, players) }, (_, n) => ({
+    value: String(n),
+    label: n === 0 ? t("botsNone") : t("botsCount", { n }),
+  }));
   return (
     <section class="panel" aria-labelledby="create-h">
       <h2 id="create-h">{t("createTitle")}</h2>
@@ -482,127 +512,144 @@ function CreateGameForm() {
             max={info?.players.max}
             value={players}
             aria-describedby="c-players-hint"
-            onInput={(e) => setPlayers(Number(e.currentTarget.value))}
+            onInput={(e) => {
+              const n = Number(e.currentTarget.value);
+              setPlayers(n);
+              setBots((b) => Math.max(0, Math.min(b, n - 1)));
+            }}
           />
         </Field>
-        {ruleset === "6-nimmt" ? (
-          <>
-            <Field id="c-preset" label={t("preset")} hint={preset ? t(`presetHint_${preset}` as Key) : undefined}>
-              <Select<Preset>
-                id="c-preset"
-                describedBy={preset ? "c-preset-hint" : undefined}
-                value={preset}
-                onChange={choosePreset}
-                options={[
-                  ...presetValues.map((p) => ({ value: p as Preset, label: t(`preset_${p}` as Key) })),
-                  { value: "" as Preset, label: t("presetCustom") },
-                ]}
-              />
-            </Field>
-            <Field id="c-deck" label={t("deck")}>
-              <Select
-                id="c-deck"
-                value={opts.deck}
-                onChange={(v) => setOpt("deck", v)}
-                options={deckOptionValues.map((v) => ({ value: v, label: t(`deck_${v}` as Key) }))}
-              />
-            </Field>
-            <Field id="c-deal" label={t("deal")}>
-              <Select
-                id="c-deal"
-                value={opts.deal}
-                onChange={(v) => setOpt("deal", v)}
-                options={dealOptionValues.map((v) => ({ value: v, label: t(`deal_${v}` as Key) }))}
-              />
-            </Field>
-            <Field id="c-placement" label={t("placement")}>
-              <Select
-                id="c-placement"
-                value={opts.placement}
-                onChange={(v) => setOpt("placement", v)}
-                options={placementOptionValues.map((v) => ({ value: v, label: t(`placement_${v}` as Key) }))}
-              />
-            </Field>
-          </>
-        ) : null}
-        {ruleset === "6-nimmt" || ruleset === "11-nimmt" ? (
-          <fieldset>
-            <legend>{t("end")}</legend>
-            <label class="inline">
-              <input type="radio" name="end" checked={endKind === "points"} onChange={() => setEndKind("points")} />{" "}
-              {t("endPoints")}
-            </label>
-            <label class="inline">
-              <input type="radio" name="end" checked={endKind === "rounds"} onChange={() => setEndKind("rounds")} />{" "}
-              {t("endRounds")}
-            </label>
-            {endKind === "points" ? (
-              <Field id="c-points" label={t("points")}>
-                <input
-                  id="c-points"
-                  type="number"
-                  min={1}
-                  max={999}
-                  list="c-points-list"
-                  value={points}
-                  onInput={(e) => setPoints(Number(e.currentTarget.value))}
-                />
-                <datalist id="c-points-list">
-                  <option value="33" />
-                  <option value="66" />
-                  <option value="100" />
-                </datalist>
-              </Field>
-            ) : (
-              <Field id="c-rounds" label={t("rounds")}>
-                <input
-                  id="c-rounds"
-                  type="number"
-                  min={1}
-                  max={50}
-                  value={rounds}
-                  onInput={(e) => setRounds(Number(e.currentTarget.value))}
-                />
-              </Field>
-            )}
-          </fieldset>
-        ) : null}
-        {ruleset === "x-nimmt" ? (
-          <Field id="c-deals" label={t("deals")}>
-            <input id="c-deals" type="number" min={1} max={50} value={deals} onInput={(e) => setDeals(Number(e.currentTarget.value))} />
+        <Field id="c-bots" label={t("botSeats")}>
+          <Select id="c-bots" value={String(bots)} onChange={(v) => setBots(Number(v))} options={botChoices} />
+        </Field>
+        {bots > 0 ? (
+          <Field id="c-bot-strength" label={t("botStrengthOf")}>
+            <Select
+              id="c-bot-strength"
+              value={strategy}
+              onChange={setStrategy}
+              options={botStrategyValues.map((v) => ({ value: v, label: t(`strategy_${v}` as Key) }))}
+            />
           </Field>
         ) : null}
-        {ruleset === "nimm-oder-schieb" ? (
-          <>
-            <Field id="c-chips" label={t("chips")}>
-              <Select
-                id="c-chips"
-                value={chips}
-                onChange={setChips}
-                options={chipsOptionValues.map((v) => ({ value: v, label: t(`chips_${v}` as Key) }))}
-              />
+        <details class="more-options">
+          <summary>{t("moreOptions")}</summary>
+          {ruleset === "6-nimmt" ? (
+            <>
+              <Field id="c-preset" label={t("preset")} hint={preset ? t(`presetHint_${preset}` as Key) : undefined}>
+                <Select<Preset>
+                  id="c-preset"
+                  describedBy={preset ? "c-preset-hint" : undefined}
+                  value={preset}
+                  onChange={choosePreset}
+                  options={[
+                    ...presetValues.map((p) => ({ value: p as Preset, label: t(`preset_${p}` as Key) })),
+                    { value: "" as Preset, label: t("presetCustom") },
+                  ]}
+                />
+              </Field>
+              <Field id="c-deck" label={t("deck")}>
+                <Select
+                  id="c-deck"
+                  value={opts.deck}
+                  onChange={(v) => setOpt("deck", v)}
+                  options={deckOptionValues.map((v) => ({ value: v, label: t(`deck_${v}` as Key) }))}
+                />
+              </Field>
+              <Field id="c-deal" label={t("deal")}>
+                <Select
+                  id="c-deal"
+                  value={opts.deal}
+                  onChange={(v) => setOpt("deal", v)}
+                  options={dealOptionValues.map((v) => ({ value: v, label: t(`deal_${v}` as Key) }))}
+                />
+              </Field>
+              <Field id="c-placement" label={t("placement")}>
+                <Select
+                  id="c-placement"
+                  value={opts.placement}
+                  onChange={(v) => setOpt("placement", v)}
+                  options={placementOptionValues.map((v) => ({ value: v, label: t(`placement_${v}` as Key) }))}
+                />
+              </Field>
+            </>
+          ) : null}
+          {ruleset === "6-nimmt" || ruleset === "11-nimmt" ? (
+            <fieldset>
+              <legend>{t("end")}</legend>
+              <label class="inline">
+                <input type="radio" name="end" checked={endKind === "points"} onChange={() => setEndKind("points")} />{" "}
+                {t("endPoints")}
+              </label>
+              <label class="inline">
+                <input type="radio" name="end" checked={endKind === "rounds"} onChange={() => setEndKind("rounds")} />{" "}
+                {t("endRounds")}
+              </label>
+              {endKind === "points" ? (
+                <Field id="c-points" label={t("points")}>
+                  <input
+                    id="c-points"
+                    type="number"
+                    min={1}
+                    max={999}
+                    list="c-points-list"
+                    value={points}
+                    onInput={(e) => setPoints(Number(e.currentTarget.value))}
+                  />
+                  <datalist id="c-points-list">
+                    <option value="33" />
+                    <option value="66" />
+                    <option value="100" />
+                  </datalist>
+                </Field>
+              ) : (
+                <Field id="c-rounds" label={t("rounds")}>
+                  <input
+                    id="c-rounds"
+                    type="number"
+                    min={1}
+                    max={50}
+                    value={rounds}
+                    onInput={(e) => setRounds(Number(e.currentTarget.value))}
+                  />
+                </Field>
+              )}
+            </fieldset>
+          ) : null}
+          {ruleset === "x-nimmt" ? (
+            <Field id="c-deals" label={t("deals")}>
+              <input id="c-deals" type="number" min={1} max={50} value={deals} onInput={(e) => setDeals(Number(e.currentTarget.value))} />
             </Field>
-            <Field id="c-games" label={t("games")}>
-              <input id="c-games" type="number" min={1} max={50} value={games} onInput={(e) => setGames(Number(e.currentTarget.value))} />
-            </Field>
-          </>
-        ) : null}
-        <Field id="c-name" label={t("gameName")}>
-          <input id="c-name" maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-        </Field>
-        <Field id="c-deadline" label={t("moveDeadline")}>
-          <Select
-            id="c-deadline"
-            value={deadline}
-            onChange={setDeadline}
-            options={DEADLINES.map((d) => ({ value: d.value, label: t(d.key, { n: d.n }) }))}
-          />
-        </Field>
-        <label class="check">
-          <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} /> {t("publicGame")}
-        </label>
-        <details>
-          <summary>{t("advanced")}</summary>
+          ) : null}
+          {ruleset === "nimm-oder-schieb" ? (
+            <>
+              <Field id="c-chips" label={t("chips")}>
+                <Select
+                  id="c-chips"
+                  value={chips}
+                  onChange={setChips}
+                  options={chipsOptionValues.map((v) => ({ value: v, label: t(`chips_${v}` as Key) }))}
+                />
+              </Field>
+              <Field id="c-games" label={t("games")}>
+                <input id="c-games" type="number" min={1} max={50} value={games} onInput={(e) => setGames(Number(e.currentTarget.value))} />
+              </Field>
+            </>
+          ) : null}
+          <Field id="c-name" label={t("gameName")}>
+            <input id="c-name" maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </Field>
+          <Field id="c-deadline" label={t("moveDeadline")}>
+            <Select
+              id="c-deadline"
+              value={deadline}
+              onChange={setDeadline}
+              options={DEADLINES.map((d) => ({ value: d.value, label: t(d.key, { n: d.n }) }))}
+            />
+          </Field>
+          <label class="check">
+            <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} /> {t("publicGame")}
+          </label>
           <Field id="c-deal-json" label={t("preparedDeal")} hint={t("preparedDealHint")}>
             <textarea
               id="c-deal-json"

@@ -1,14 +1,18 @@
-// Guest sign-in, log in and registration.
+// Guest sign-in, log in and registration; for an invite link, what it invites to first.
 import { useState } from "preact/hooks";
 import { api, signOutReason, startSession, unwrap } from "../api";
 import { t } from "../i18n";
+import { route } from "../router";
 import { useStore } from "../store";
 import { ErrorMessage, Field, InputHint, passwordLengthOk, useAction } from "../ui";
+import { InviteNote, inviteOf } from "./join";
 
 const NAME = /^[A-Za-z0-9_-]{3,32}$/;
 
 export function SignIn() {
   const reason = useStore(signOutReason);
+  // An invite link opened while signed out: say who invites to which game first.
+  const invite = inviteOf(useStore(route));
   // A suggested name, so that a guest can start with one click (a valid name: letters,
   // a hyphen and four digits).
   const [guestName, setGuestName] = useState(() => `${t("guestPrefix")}-${1000 + Math.floor(Math.random() * 9000)}`);
@@ -65,6 +69,7 @@ export function SignIn() {
           {reason}
         </p>
       ) : null}
+      {invite ? <InviteNote key={invite.code} id={invite.id} code={invite.code} /> : null}
       <div class="cols">
         <section class="panel" aria-labelledby="guest-h">
           <h2 id="guest-h">{t("guestTitle")}</h2>
