@@ -22,7 +22,8 @@
 //! Coalescing: a browser gets at most one "your turn" per window (`PUSH_COALESCE_SECONDS`).
 //! The first is sent at once; a turn within the window waits until it ends, and turns
 //! that come while one waits join it: it is one notification, saying how many games wait
-//! ("3 games wait for you"), with the newest game's link.
+//! ("3 games wait for you"), with the link of the newest ask that still waits (dropped
+//! when none of the games it stands for waits any more).
 //!
 //! Endpoints are checked like webhook targets ([`crate::webhooks::targets`]): `https`, a
 //! public address; plain `http` only to loopback and only with `WEBHOOK_ALLOW_LOOPBACK`.
@@ -180,7 +181,7 @@ pub enum PushError {
     /// `keys.p256dh` or `keys.auth` is not what a browser gives.
     #[error("{0}")]
     InvalidKeys(String),
-    /// A choice out of range, or an unknown language.
+    /// A choice out of range.
     #[error("{0}")]
     Invalid(String),
     /// The account has [`MAX_SUBSCRIPTIONS_PER_ACCOUNT`] subscriptions already.
@@ -200,7 +201,7 @@ pub enum PushError {
 pub struct NewSubscription {
     /// The push service's URL for this browser: `https://`, at most 2048 characters, a
     /// public address (`push_endpoint_not_allowed` otherwise).
-    #[schema(max_length = 2048)]
+    #[schema(max_length = 2048, pattern = "^https://[^\\s]+$")]
     pub endpoint: String,
     /// As the browser gives it; not used (the push service tells when a subscription
     /// ended, by answering 404 or 410).
@@ -209,22 +210,44 @@ pub struct NewSubscription {
     pub expiration_time: Option<f64>,
     /// The browser's keys.
     pub keys: SubscriptionKeys,
-    /// The language of the notifications' texts, `en` or `de`; default: the request's
+    /// The language of the notifications' texts; default: the request's
     /// `Accept-Language`.
     #[serde(default)]
     #[schema(nullable = false)]
-    pub language: Option<String>,
+    pub language: Option<Language>,
+}
+
+/// The language of a browser's notifications.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    En,
+    /// German.
+    De,
+}
+
+impl Language {
+    /// The language's tag.
+    #[must_use]
+    pub fn tag(self) -> &'static str {
+        match self {
+            Self::En => "en",
+            Self::De => "de",
+        }
+    }
 }
 
 /// The browser's keys of a push subscription (base64url, padding optional).
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubscriptionKeys {
-    /// The browser's P-256 public key: the uncompressed point, 65 bytes.
-    #[schema(max_length = 100)]
+    /// The browser's P-256 public key: the uncompressed point, 65 bytes (a point on the
+    /// curve, `invalid_push_keys` otherwise).
+    #[schema(pattern = "^[A-Za-z0-9_-]{87}=?$")]
     pub p256dh: String,
     /// The browser's auth secret: 16 bytes.
-    #[schema(max_length = 100)]
+    #[schema(pattern = "^[A-Za-z0-9_-]{22}(==)?$")]
     pub auth: String,
 }
 
@@ -403,18 +426,17 @@ impl Push {
     /// this one (the browser changed hands). Blocking (a name lookup).
     ///
     /// # Errors
-    /// An invalid or forbidden endpoint, invalid keys or language, too many
-    /// subscriptions, storage failure.
+    /// An invalid or forbidden endpoint, invalid keys, too many subscriptions, storage
+    /// failure.
     pub fn subscribe(
         &self,
         account: &str,
         new: &NewSubscription,
         language: &str,
     ) -> Result<(SubscriptionBody, bool), PushError> {
-        let language = match new.language.as_deref() {
+        let language: &str = match new.language {
+            Some(chosen) => chosen.tag(),
             None => language,
-            Some(l @ ("en" | "de")) => l,
-            Some(_) => return Err(PushError::Invalid("language must be en or de".into())),
         };
         let endpoint = validate_endpoint(&new.endpoint, self.targets)?;
         let (p256dh, auth) = validate_keys(&new.keys)?;

@@ -2410,6 +2410,11 @@ export interface components {
         };
         /** @enum {string} */
         KeepCardCommandType: "keep_card";
+        /**
+         * @description The language of a browser's notifications.
+         * @enum {string}
+         */
+        Language: "en" | "de";
         /** @description A page of a leaderboard. */
         Leaderboard: {
             /** @description Lines, best first. */
@@ -2569,10 +2574,10 @@ export interface components {
             /** @description The browser's keys. */
             keys: components["schemas"]["SubscriptionKeys"];
             /**
-             * @description The language of the notifications' texts, `en` or `de`; default: the request's
+             * @description The language of the notifications' texts; default: the request's
              *     `Accept-Language`.
              */
-            language?: string;
+            language?: components["schemas"]["Language"];
         };
         /** @description The data of a `nos_game_ended` event. */
         NosGameEnd: {
@@ -4172,7 +4177,10 @@ export interface components {
         SubscriptionKeys: {
             /** @description The browser's auth secret: 16 bytes. */
             auth: string;
-            /** @description The browser's P-256 public key: the uncompressed point, 65 bytes. */
+            /**
+             * @description The browser's P-256 public key: the uncompressed point, 65 bytes (a point on the
+             *     curve, `invalid_push_keys` otherwise).
+             */
             p256dh: string;
         };
         /**
@@ -8265,6 +8273,7 @@ export const handDealtEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<c
 export const handDealtFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtFeedItem"]["type"]> = ["hand_dealt"];
 export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
 export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
+export const languageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Language"]> = ["en", "de"];
 export const leaveCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LeaveCommand"]["type"]> = ["leave"];
 export const moveDeadlineSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetArchivedEvent"]["type"]> = ["move_deadline_set"];
 export const moveDeadlineSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["MoveDeadlineSetData"]["cause"]> = ["deadline"];
