@@ -44,6 +44,18 @@ pub const DIGEST: &str = "digest";
 pub const VERIFY_TTL: Duration = Duration::from_secs(24 * 3600);
 /// The largest "deadline in less than N hours" (30 days, the longest move deadline).
 pub const MAX_DEADLINE_HOURS: u32 = 720;
+
+/// A chosen "deadline in less than `hours` hours" as stored: `None` for 0 (off). Mail
+/// reminders and push notifications take the same choice.
+///
+/// # Errors
+/// The sentence for hours over [`MAX_DEADLINE_HOURS`].
+pub fn deadline_hours_choice(hours: u32) -> Result<Option<i32>, String> {
+    if hours > MAX_DEADLINE_HOURS {
+        return Err(format!("deadline_hours must be 0–{MAX_DEADLINE_HOURS}"));
+    }
+    Ok((hours > 0).then(|| i32::try_from(hours).unwrap_or(i32::MAX)))
+}
 /// The longest accepted address.
 pub const MAX_ADDRESS_LENGTH: usize = 254;
 
@@ -305,14 +317,11 @@ impl Mail {
     /// # Errors
     /// `deadline_hours` over [`MAX_DEADLINE_HOURS`], storage failure.
     pub fn choose(&self, account: &str, choices: &MailChoices) -> Result<MailSettings, MailError> {
-        if choices
+        let hours = choices
             .deadline_hours
-            .is_some_and(|h| h > MAX_DEADLINE_HOURS)
-        {
-            return Err(MailError::Invalid(format!(
-                "deadline_hours must be 0–{MAX_DEADLINE_HOURS}"
-            )));
-        }
+            .map(deadline_hours_choice)
+            .transpose()
+            .map_err(MailError::Invalid)?;
         let now = self.clock.naive();
         Ok(self.store.write(|tx| {
             let mut row = tx
@@ -321,8 +330,8 @@ impl Mail {
             if let Some(v) = choices.your_turn {
                 row.your_turn = v;
             }
-            if let Some(h) = choices.deadline_hours {
-                row.deadline_hours = (h > 0).then(|| i32::try_from(h).unwrap_or(i32::MAX));
+            if let Some(h) = hours {
+                row.deadline_hours = h;
             }
             if let Some(v) = choices.game_finished {
                 row.game_finished = v;

@@ -531,12 +531,11 @@ impl Push {
     /// # Errors
     /// `deadline_hours` over [`crate::mail::MAX_DEADLINE_HOURS`], storage failure.
     pub fn choose(&self, account: &str, choices: &PushChoices) -> Result<PushSettings, PushError> {
-        let max = crate::mail::MAX_DEADLINE_HOURS;
-        if choices.deadline_hours.is_some_and(|h| h > max) {
-            return Err(PushError::Invalid(format!(
-                "deadline_hours must be 0–{max}"
-            )));
-        }
+        let hours = choices
+            .deadline_hours
+            .map(crate::mail::deadline_hours_choice)
+            .transpose()
+            .map_err(PushError::Invalid)?;
         let now = self.clock.naive();
         Ok(self.store.write(|tx| {
             let mut row = tx
@@ -545,8 +544,8 @@ impl Push {
             if let Some(v) = choices.your_turn {
                 row.your_turn = v;
             }
-            if let Some(h) = choices.deadline_hours {
-                row.deadline_hours = (h > 0).then(|| i32::try_from(h).unwrap_or(i32::MAX));
+            if let Some(h) = hours {
+                row.deadline_hours = h;
             }
             if let Some(v) = choices.game_finished {
                 row.game_finished = v;
@@ -784,12 +783,7 @@ pub fn enqueue_rematch(
     game: &Game,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    let kept: Vec<(u8, &str)> = game
-        .seats
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.reserved_for.as_deref()?)))
-        .collect();
+    let kept = crate::outbox::kept_seats(game);
     let accounts: Vec<&str> = kept.iter().map(|(_, a)| *a).collect();
     if accounts.is_empty() {
         return Ok(());

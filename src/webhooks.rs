@@ -339,12 +339,7 @@ pub fn enqueue_rematch(
     game: &Game,
     now: NaiveDateTime,
 ) -> Result<(), StoreError> {
-    let kept: Vec<(u8, &str)> = game
-        .seats
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.reserved_for.as_deref()?)))
-        .collect();
+    let kept = crate::outbox::kept_seats(game);
     let accounts: Vec<&str> = kept.iter().map(|(_, a)| *a).collect();
     if accounts.is_empty() {
         return Ok(());

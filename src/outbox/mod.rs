@@ -136,6 +136,16 @@ pub fn finished_seats<'a>(before: &Game, after: &'a Game) -> Vec<(u8, &'a str)> 
     }
 }
 
+/// The seats a rematch keeps, with the account each is kept for: `(seat, account)`.
+#[must_use]
+pub fn kept_seats(game: &Game) -> Vec<(u8, &str)> {
+    game.seats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((u8::try_from(i).ok()?, s.reserved_for.as_deref()?)))
+        .collect()
+}
+
 /// What a change of a game announces, worked out once per append for every channel
 /// (webhooks and mail reminders): the people newly asked to act ([`new_asks`], which renders
 /// views, so it is not worth doing twice) and the seated people of a game the change ended.
