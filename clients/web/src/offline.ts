@@ -147,6 +147,12 @@ function post(move: PendingMove, version: number): Promise<GameBody> {
   );
 }
 
+/** Gives up a waiting move, telling the person why; it is settled. */
+function drop(move: PendingMove, reason: string): true {
+  dropped.set([...dropped.get(), { game: move.game, command: move.command, reason }]);
+  return true;
+}
+
 /** Sends one waiting move; true when it is settled (sent, or dropped with a reason). */
 async function send(move: PendingMove): Promise<boolean> {
   let version = move.version;
@@ -157,8 +163,7 @@ async function send(move: PendingMove): Promise<boolean> {
     } catch (e) {
       if (unreachable(e)) return false;
       if (!(e instanceof ApiError) || e.code !== "version_conflict") {
-        dropped.set([...dropped.get(), { game: move.game, command: move.command, reason: errorText(e).text }]);
-        return true;
+        return drop(move, errorText(e).text);
       }
     }
     // The game moved on: send only where the person still faces the same decision.
@@ -167,17 +172,12 @@ async function send(move: PendingMove): Promise<boolean> {
       now = await unwrap(api.GET("/v1/games/{id}", { params: { path: { id: move.game } } }));
     } catch (e) {
       if (unreachable(e)) return false;
-      dropped.set([...dropped.get(), { game: move.game, command: move.command, reason: errorText(e).text }]);
-      return true;
+      return drop(move, errorText(e).text);
     }
-    if (decisionOf(now) !== move.decision) {
-      dropped.set([...dropped.get(), { game: move.game, command: move.command, reason: t("movedOn") }]);
-      return true;
-    }
+    if (decisionOf(now) !== move.decision) return drop(move, t("movedOn"));
     version = now.version;
   }
-  dropped.set([...dropped.get(), { game: move.game, command: move.command, reason: t("movedOn") }]);
-  return true;
+  return drop(move, t("movedOn"));
 }
 
 let flushing = false;

@@ -272,6 +272,36 @@ function MailAddress(props: { m: MailSettings; set: (m: MailSettings) => void })
   );
 }
 
+/** "Deadline in less than N hours" as typed: a whole number 0–720, else null. */
+function deadlineHours(typed: string): number | null {
+  const h = Number(typed);
+  return typed.trim() === "" || !Number.isInteger(h) || h < 0 || h > 720 ? null : h;
+}
+
+/** The "deadline in less than N hours" field of the mail and the push choices. */
+function HoursField(props: { id: string; value: string; invalid: boolean; onInput: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{t("mailDeadlineHours")}</label>
+      <input
+        id={props.id}
+        type="number"
+        inputMode="numeric"
+        min={0}
+        max={720}
+        step={1}
+        value={props.value}
+        aria-describedby={`${props.id}-hint`}
+        aria-invalid={props.invalid ? "true" : undefined}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+      <small id={`${props.id}-hint`} class="hint">
+        {t("mailDeadlineHint")}
+      </small>
+    </div>
+  );
+}
+
 function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void }) {
   const { m } = props;
   const [yourTurn, setYourTurn] = useState(m.your_turn);
@@ -285,8 +315,8 @@ function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void })
   const submit = (e: Event) => {
     e.preventDefault();
     setDone(null);
-    const h = Number(hours);
-    if (hours.trim() === "" || !Number.isInteger(h) || h < 0 || h > 720) return setHint(t("badDeadlineHours"));
+    const h = deadlineHours(hours);
+    if (h === null) return setHint(t("badDeadlineHours"));
     setHint(null);
     void run(async () => {
       const r = await unwrap(
@@ -306,24 +336,7 @@ function MailChoices(props: { m: MailSettings; set: (m: MailSettings) => void })
           <input type="checkbox" id="mail-turn" checked={yourTurn} onChange={(e) => setYourTurn(e.currentTarget.checked)} />
           {t("mailYourTurn")}
         </label>
-        <div class="field">
-          <label for="mail-hours">{t("mailDeadlineHours")}</label>
-          <input
-            id="mail-hours"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={720}
-            step={1}
-            value={hours}
-            aria-describedby="mail-hours-hint"
-            aria-invalid={hint ? "true" : undefined}
-            onInput={(e) => setHours(e.currentTarget.value)}
-          />
-          <small id="mail-hours-hint" class="hint">
-            {t("mailDeadlineHint")}
-          </small>
-        </div>
+        <HoursField id="mail-hours" value={hours} invalid={hint !== null} onInput={setHours} />
         <label class="check">
           <input type="checkbox" id="mail-finished" checked={finished} onChange={(e) => setFinished(e.currentTarget.checked)} />
           {t("mailGameFinished")}
@@ -451,8 +464,8 @@ function PushChoices(props: { p: PushSettings; set: (p: PushSettings) => void })
   const submit = (e: Event) => {
     e.preventDefault();
     setDone(null);
-    const h = Number(hours);
-    if (hours.trim() === "" || !Number.isInteger(h) || h < 0 || h > 720) return setHint(t("badDeadlineHours"));
+    const h = deadlineHours(hours);
+    if (h === null) return setHint(t("badDeadlineHours"));
     setHint(null);
     void run(async () => {
       const r = await unwrap(
@@ -470,24 +483,7 @@ function PushChoices(props: { p: PushSettings; set: (p: PushSettings) => void })
           <input type="checkbox" id="push-turn" checked={yourTurn} onChange={(e) => setYourTurn(e.currentTarget.checked)} />
           {t("mailYourTurn")}
         </label>
-        <div class="field">
-          <label for="push-hours">{t("mailDeadlineHours")}</label>
-          <input
-            id="push-hours"
-            type="number"
-            inputMode="numeric"
-            min={0}
-            max={720}
-            step={1}
-            value={hours}
-            aria-describedby="push-hours-hint"
-            aria-invalid={hint ? "true" : undefined}
-            onInput={(e) => setHours(e.currentTarget.value)}
-          />
-          <small id="push-hours-hint" class="hint">
-            {t("mailDeadlineHint")}
-          </small>
-        </div>
+        <HoursField id="push-hours" value={hours} invalid={hint !== null} onInput={setHours} />
         <label class="check">
           <input type="checkbox" id="push-finished" checked={finished} onChange={(e) => setFinished(e.currentTarget.checked)} />
           {t("mailGameFinished")}

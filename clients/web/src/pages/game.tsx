@@ -843,12 +843,29 @@ function actionWords(actions: string[]): string {
   return names.map((a) => (has(`act_${a}`) ? t(`act_${a}` as Key) : a)).join(", ");
 }
 
+/** Where a seat stands in the current turn: it has chosen its card (a row game's hidden
+ *  choice), is still choosing, must act otherwise (take a row, keep a card, take or pass),
+ *  or waits. The player panels and the strip show the same. */
+type SeatState = "chosen" | "choosing" | "acting" | "idle";
+function seatState(v: GameBody, s: SeatView): SeatState {
+  const rowGame = v.ruleset !== "nimm-oder-schieb";
+  const asked = v.awaiting.filter((a) => a.seat === s.seat);
+  if (rowGame && s.selected) return "chosen";
+  if (rowGame && v.status === "active" && asked.some((a) => a.action === "play_card")) return "choosing";
+  return asked.length > 0 ? "acting" : "idle";
+}
+
+/** What a seat must do, in words ("take a row"). */
+function askedWords(v: GameBody, s: SeatView): string {
+  return actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action));
+}
+
 function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }) {
   const { v, s, info } = props;
   const me = v.you?.seat === s.seat;
   const acting = v.awaiting.some((a) => a.seat === s.seat);
   const rowGame = v.ruleset !== "nimm-oder-schieb";
-  const choosing = rowGame && v.status === "active" && v.awaiting.some((a) => a.seat === s.seat && a.action === "play_card");
+  const state = seatState(v, s);
   const cards = s.cards ?? [];
   return (
     <li class={`seat${me ? " me" : ""}${acting ? " acting" : ""}`} data-seat={s.seat}>
@@ -856,16 +873,15 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
         <strong class="seat-name">{s.name ? <PlayerLink id={s.bot ? null : s.account_id} name={s.name} /> : t("free")}</strong>
         {me ? <span class="tag">{t("you")}</span> : null}
         {s.bot ? <span class="tag">{s.resigned ? t("resigned") : t("bot")}</span> : null}
-        {rowGame && s.selected ? (
+        {state === "chosen" ? (
           <span class="tag selected-mark" data-selected="true">
             ✓ {t("hasSelected")}
           </span>
-        ) : choosing ? (
+        ) : state === "choosing" ? (
           <span class="tag thinking">{t("thinking")}</span>
-        ) : null}
-        {acting && !choosing ? (
+        ) : state === "acting" ? (
           <span class="tag turn-mark" data-acting="true">
-            ▶ {actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))}
+            ▶ {askedWords(v, s)}
           </span>
         ) : null}
       </div>
@@ -935,23 +951,14 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
 function SeatStrip(props: { v: GameBody }) {
   const { v } = props;
   if (v.status === "finished") return null;
-  const rowGame = v.ruleset !== "nimm-oder-schieb";
+  const marks: Record<SeatState, string> = { chosen: "✓", choosing: "…", acting: "▶", idle: "" };
   return (
     <ul class="seat-strip" aria-label={t("playerStrip")}>
       {v.seats.map((s) => {
-        const acting = v.awaiting.some((a) => a.seat === s.seat);
-        const choosing = rowGame && v.awaiting.some((a) => a.seat === s.seat && a.action === "play_card");
-        const state =
-          rowGame && s.selected ? "chosen" : choosing ? "choosing" : acting ? "acting" : "idle";
-        const mark = state === "chosen" ? "✓" : state === "choosing" ? "…" : state === "acting" ? "▶" : "";
+        const state = seatState(v, s);
+        const mark = marks[state];
         const word =
-          state === "chosen"
-            ? t("hasSelected")
-            : state === "choosing"
-              ? t("thinking")
-              : state === "acting"
-                ? actionWords(v.awaiting.filter((a) => a.seat === s.seat).map((a) => a.action))
-                : "";
+          state === "chosen" ? t("hasSelected") : state === "choosing" ? t("thinking") : state === "acting" ? askedWords(v, s) : "";
         return (
           <li
             key={s.seat}
