@@ -33,20 +33,30 @@ async function seatedGame(page, host, extra = {}) {
   return game.id;
 }
 
-/** The cards the person on `page` chose in game `id`, one per `card_selected` event (which
- *  only its own seat may read), in order. */
+/** The choices recorded for the person on `page` in game `id`, one `{card, cause}` per
+ *  `card_selected` event (which only its own seat may read), in order. */
 async function choicesOf(page, id) {
   const token = await page.evaluate(() => JSON.parse(localStorage.getItem("stammtisch.session")).token);
   const res = await fetch(`${server.base}/v1/games/${id}/events?after=0&limit=500`, { headers: { authorization: `Bearer ${token}` } });
   const body = await res.json();
-  return body.items.filter((e) => e.type === "card_selected").map((e) => e.data.card);
+  return body.items.filter((e) => e.type === "card_selected").map((e) => e.data);
 }
 
-/** An API client that also keeps its token (for the raw reads above). */
+/** Waits until the page's service worker is installed and active (`ready` may resolve while
+ *  it is still activating). */
+function workerActive(page) {
+  return until(
+    () => page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state === "activated"),
+    15_000,
+    "the service worker installed and active",
+  );
+}
+
+/** A second person, driven through the API. */
 async function host(name) {
   const c = apiClient(server.base);
-  const g = await c.guest(name);
-  return Object.assign(c, { token: g.access_token });
+  await c.guest(name);
+  return c;
 }
 
 describe("the web client offline", () => {
@@ -68,12 +78,7 @@ describe("the web client offline", () => {
       assert.equal(res.status(), 200);
       assert.equal(res.headers()["content-type"], "image/png");
     }
-    // `ready` may resolve while the worker is still activating.
-    await until(
-      () => p.evaluate(async () => (await navigator.serviceWorker.ready).active?.state === "activated"),
-      15_000,
-      "the service worker installed and active",
-    );
+    await workerActive(p);
 
     await signInAsGuest(p, "olga");
     const quentin = await host("quentin");
@@ -141,7 +146,7 @@ describe("the web client offline", () => {
     await until(async () => (await p.locator("[data-pending-move]").count()) === 0, 20_000, "the waiting move sent");
     await until(async () => (await rudi.view(id)).seats[1].selected === true, 10_000, "the choice at the server");
     await p.locator(`.hand-cards button[data-card='${card}'][aria-pressed=true]`).waitFor();
-    assert.deepEqual(await choicesOf(p, id), [Number(card)], "one choice was recorded");
+    assert.deepEqual((await choicesOf(p, id)).map((c) => c.card), [Number(card)], "one choice was recorded");
 
     // The next choice reaches the server, but its answer is lost on the way back: the page
     // keeps it as waiting and resends it with the same key; the server answers with the
@@ -160,7 +165,11 @@ describe("the web client offline", () => {
     await until(async () => (await p.locator("[data-pending-move]").count()) === 0, 20_000, "the resend");
     assert.equal(cut, 2, "the move was sent twice");
     await p.unroute(`**/v1/games/${id}/commands`);
-    assert.deepEqual(await choicesOf(p, id), [Number(card), Number(other)], "the lost answer's choice was recorded once, not twice");
+    assert.deepEqual(
+      (await choicesOf(p, id)).map((c) => c.card),
+      [Number(card), Number(other)],
+      "the lost answer's choice was recorded once, not twice",
+    );
     assert.equal((await rudi.view(id)).seats[1].selected, true);
     me.assertClean();
     await me.context.close();
@@ -174,7 +183,7 @@ describe("the web client offline", () => {
     const hugo = await host("hugo");
     const id = await seatedGame(p, hugo, { move_deadline_seconds: 60 });
     await p.locator("[data-connection=live]").waitFor();
-    const hugoCard = (await fetch(`${server.base}/v1/games/${id}`, { headers: { authorization: `Bearer ${hugo.token}` } }).then((r) => r.json())).you.hand[0];
+    const hugoCard = (await hugo.view(id)).you.hand[0];
     await hugo.command(id, { type: "play_card", card: hugoCard });
 
     await p.context().setOffline(true);
@@ -197,12 +206,11 @@ describe("the web client offline", () => {
     await p.screenshot({ path: join(OUT, "93-offline-move-dropped-phone.png") });
     await assertAccessible(p, "a dropped move");
     assert.equal(await p.locator("[data-pending-move]").count(), 0);
-    const choices = await p.evaluate(async (id) => {
-      const s = JSON.parse(localStorage.getItem("stammtisch.session"));
-      const r = await fetch(`/v1/games/${id}/events?after=0&limit=500`, { headers: { authorization: `Bearer ${s.token}` } });
-      return (await r.json()).items.filter((e) => e.type === "card_selected").map((e) => e.data.cause ?? "person");
-    }, id);
-    assert.deepEqual(choices, ["deadline"], "only the deadline's choice was recorded for her");
+    assert.deepEqual(
+      (await choicesOf(p, id)).map((c) => c.cause ?? "person"),
+      ["deadline"],
+      "only the deadline's choice was recorded for her",
+    );
     me.assertClean();
     await me.context.close();
   });
@@ -214,11 +222,7 @@ describe("the web client offline", () => {
     await signInAsGuest(p, "nina");
     const otto = await host("otto");
     const id = await seatedGame(p, otto);
-    await until(
-      () => p.evaluate(async () => (await navigator.serviceWorker.ready).active?.state === "activated"),
-      15_000,
-      "the service worker installed and active",
-    );
+    await workerActive(p);
 
     // The account page offers notifications, but asks the browser nothing by itself.
     await p.goto(server.base + "/#/account");
