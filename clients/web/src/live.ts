@@ -6,6 +6,7 @@
 import { eventTypes, listEvents, streamUrl, type CardFace, type Command, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
+import { CLOCK_EVENT_TYPES, describeClock, noteServerTime, reduceClock } from "./clocks";
 import { hold, recall, remember, unreachable } from "./offline";
 import { Store } from "./store";
 import { nosLabel } from "./ui";
@@ -20,7 +21,7 @@ export const speed = new Store<Speed>(initialSpeed());
 speed.subscribe((s) => localStorage.setItem("stammtisch.speed", s));
 
 /** Every event type the server streams (an `EventSource` needs one listener per name). */
-export const EVENT_TYPES = eventTypes;
+export const EVENT_TYPES: readonly string[] = [...new Set<string>([...eventTypes, ...CLOCK_EVENT_TYPES])];
 
 /** How long the table pauses on an event, in ms at normal speed. */
 function pause(e: EventItem): number {
@@ -149,6 +150,7 @@ export class GameSession {
     try {
       const [view, all] = await Promise.all([this.fetchView(), rulesets()]);
       const info = all.find((r) => r.name === view.ruleset) ?? null;
+      noteServerTime(view);
       this.lastSeq = view.version;
       this.patch({ view, shown: view, info, error: null });
       this.connect();
@@ -228,6 +230,7 @@ export class GameSession {
   private onView(view: GameBody): void {
     const cur = this.state.get().view;
     if (cur && view.version < cur.version) return;
+    noteServerTime(view);
     remember(`game.${this.id}`, view);
     this.patch({ view, seenAt: null });
     if (view.version > this.lastSeq) this.catchUp();
@@ -551,6 +554,7 @@ export function reduce(view: GameBody, e: EventItem, info: RulesetInfo | null): 
     default:
       break;
   }
+  reduceClock(v, e as unknown as { type: string; data: Record<string, unknown> });
   return v;
 }
 
@@ -597,7 +601,8 @@ export function describe(entry: LogEntry, info: RulesetInfo | null): string | nu
   const name = (s: number) => nameOf(entry.names, entry.you, s);
   const card = (c: number) => cardText(entry.ruleset, info, c);
   // Moves the server made for a seat whose deadline passed say so.
-  const late = (e.data as Record<string, unknown>).cause === "deadline" ? ` ${t("ev_deadline")}` : "";
+  const cause = (e.data as Record<string, unknown>).cause;
+  const late = cause === "deadline" ? ` ${t("ev_deadline")}` : cause === "clock" ? ` ${t("ev_clock")}` : "";
   const k = (key: Key, p: Record<string, string | number> = {}) => t(key, p) + late;
   const scoreList = (scores: number[]) => scores.map((s, i) => `${name(i)} ${s}`).join(", ");
   switch (e.type) {
@@ -664,7 +669,7 @@ export function describe(entry: LogEntry, info: RulesetInfo | null): string | nu
     case "reservations_released":
       return k("ev_reservations_released");
     default:
-      return null;
+      return describeClock(e as unknown as { type: string; data: Record<string, unknown> }, name);
   }
 }
 

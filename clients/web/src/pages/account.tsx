@@ -8,6 +8,7 @@ import type { components } from "../../../typescript/src/index.ts";
 import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
 import { dateTime, lang, t } from "../i18n";
 import { useStore } from "../store";
+import { getVacation, hoursText, localInput, setAway, type Vacation } from "../clocks";
 import { ErrorMessage, Field, InputHint, passwordLengthOk, useAction } from "../ui";
 
 type MailSettings = components["schemas"]["MailSettings"];
@@ -33,6 +34,7 @@ export function AccountPage() {
           {a.guest ? <Register s={s} onDone={() => setDone(t("registered"))} /> : <ChangePassword />}
           <Mail />
           <Push />
+          <VacationPanel guest={a.guest} />
         </div>
         <div>
           <LogoutEverywhere guest={a.guest} />
@@ -595,6 +597,96 @@ function DeleteAccount(props: { guest: boolean }) {
         <button type="button" class="danger" data-ask="delete" ref={ask} onClick={() => setAsking(true)}>
           {t("deleteAccount")}
         </button>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Vacation: the hours left this year (as days and hours), going away until a date and time
+ * (spent now, at most what is left), and coming back early (the unused whole hours come
+ * back). Guests have none.
+ */
+function VacationPanel(props: { guest: boolean }) {
+  const [vac, setVac] = useState<Vacation | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [until, setUntil] = useState("");
+  const [hint, setHint] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [run, busy, error] = useAction();
+  const load = () => {
+    if (props.guest) return;
+    setLoadError(null);
+    getVacation().then(setVac, setLoadError);
+  };
+  useEffect(load, [props.guest]);
+  const goAway = (e: Event) => {
+    e.preventDefault();
+    const at = until ? new Date(until).getTime() : NaN;
+    if (!Number.isFinite(at) || at <= Date.now()) return setHint(t("badAwayUntil"));
+    setHint(null);
+    setDone(null);
+    void run(async () => {
+      const v = await setAway(new Date(at).toISOString());
+      setVac(v);
+      setUntil("");
+      setDone(v.away_until ? t("awayNow", { time: dateTime(v.away_until) }) : null);
+    });
+  };
+  const back = () =>
+    void run(async () => {
+      setDone(null);
+      setVac(await setAway(null));
+      setDone(t("saved"));
+    });
+  return (
+    <section class="panel vacation" aria-labelledby="vacation-h">
+      <h2 id="vacation-h">{t("vacationTitle")}</h2>
+      {props.guest ? (
+        <p data-vacation="guest">{t("vacationGuest")}</p>
+      ) : (
+        <>
+          <p>{t("vacationText")}</p>
+          <ErrorMessage error={loadError} onRetry={load} />
+          {vac === null ? (
+            loadError ? null : <p>{t("loading")}</p>
+          ) : (
+            <>
+              <p data-vacation-hours={vac.hours_left}>
+                {t("vacationLeft", { left: hoursText(vac.hours_left), days: vac.days_per_year })}
+              </p>
+              {vac.away_until ? (
+                <p data-away-until={vac.away_until}>
+                  {t("awayNow", { time: dateTime(vac.away_until) })}{" "}
+                  <button type="button" disabled={busy} data-back-now onClick={back}>
+                    {t("backNow")}
+                  </button>
+                </p>
+              ) : (
+                <form onSubmit={goAway} noValidate>
+                  <Field id="away-until" label={t("awayUntil")} hint={t("awayUntilHint")}>
+                    <input
+                      id="away-until"
+                      type="datetime-local"
+                      value={until}
+                      min={localInput(Date.now())}
+                      max={localInput(Date.now() + vac.hours_left * 3_600_000)}
+                      aria-describedby="away-until-hint"
+                      aria-invalid={hint ? "true" : undefined}
+                      onInput={(e) => setUntil(e.currentTarget.value)}
+                    />
+                  </Field>
+                  <InputHint text={hint} />
+                  <button type="submit" disabled={busy || vac.hours_left === 0}>
+                    {t("goAway")}
+                  </button>
+                </form>
+              )}
+            </>
+          )}
+          <ErrorMessage error={error} />
+          <Done text={done} />
+        </>
       )}
     </section>
   );

@@ -13,7 +13,7 @@ import {
 } from "../../../typescript/src/index.ts";
 import { api, unwrap } from "../api";
 import { verify, type Check } from "../fairness";
-import { duration, has, joinNames, lang, rulesetName, t, type Key } from "../i18n";
+import { dateTime, duration, has, joinNames, lang, rulesetName, t, type Key } from "../i18n";
 import { bulls, deadlineText, GameSession, logText, seatName, speed, type GameState, type Speed } from "../live";
 import { cancel, dismiss, dropped, pending } from "../offline";
 import { go, href, inviteLink, rematchLink } from "../router";
@@ -23,6 +23,21 @@ import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
 import { RulesLink } from "./rules";
+import {
+  clockFace,
+  clockOf,
+  clocksAtOf,
+  clockWords,
+  isLow,
+  pauseOf,
+  remainingAt,
+  serverNow,
+  timeControlLabel,
+  timeControlOf,
+  timeControlText,
+  useTick,
+  type ClockCommand,
+} from "../clocks";
 
 type Act = (cmd: Command) => void;
 
@@ -67,6 +82,7 @@ export function GamePage(props: { id: string }) {
       <p class="rules-line">
         <RulesLink to={rulesRef(v.ruleset, v.ruleset === "6-nimmt" ? presetOf(v.options) : null)} />
       </p>
+      <TimeControlLine v={v} />
       <OfflineMoves id={props.id} st={st} />
       <div class="action-error" aria-live="assertive">
         {error ? (
@@ -84,6 +100,19 @@ export function GamePage(props: { id: string }) {
         <Table st={st} v={v} act={act} busy={busy} session={session} />
       )}
     </div>
+  );
+}
+
+/** The game's time control under its title: "Live · 3 min + 2 s". */
+function TimeControlLine(props: { v: GameBody }) {
+  const tc = timeControlOf(props.v);
+  if (!tc) return null;
+  return (
+    <p class="tc-line" data-time-control={tc.kind} aria-label={timeControlLabel(tc)}>
+      <span aria-hidden="true">
+        ⏱ {t(tc.kind === "live" ? "tcLive" : "tcCorr")} · {timeControlText(tc)}
+      </span>
+    </p>
   );
 }
 
@@ -156,6 +185,8 @@ function optionsText(v: GameBody): string {
     if (o.games) parts.push(t("gamesCount", { n: o.games }));
   }
   if (v.move_deadline_seconds) parts.push(`${t("moveDeadline")}: ${duration(v.move_deadline_seconds * 1000)}`);
+  const tc = timeControlOf(v);
+  if (tc) parts.push(`${t("timeControl")}: ${timeControlText(tc)}`);
   return parts.join(" · ");
 }
 
@@ -303,6 +334,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
       <div class="table-layout">
         <div class="table-main">
           <Status st={st} v={v} />
+          <ClockControls v={v} act={act} busy={busy} />
           <RoundSummary v={v} />
           <KeepFocus />
           {st.replaying ? (
@@ -539,7 +571,8 @@ function Status(props: { st: GameState; v: GameBody }) {
   if (!v.you) text = `${t("spectating")} ${text}`;
   const why = whyOf(v, mine);
   const myDeadline = me !== undefined ? v.seats[me]?.deadline_at : null;
-  const left = mine.length > 0 ? deadlineText(myDeadline, now) : null;
+  // A game with clocks shows the time left on the seats' clocks instead.
+  const left = mine.length > 0 && !timeControlOf(v) ? deadlineText(myDeadline, now) : null;
   return (
     <div class={`status${mine.length > 0 ? " your-turn" : ""}`} role="status" tabIndex={-1} data-your-turn={mine.length > 0}>
       <p>{text}</p>
@@ -873,6 +906,7 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
         <strong class="seat-name">{s.name ? <PlayerLink id={s.bot ? null : s.account_id} name={s.name} /> : t("free")}</strong>
         {me ? <span class="tag">{t("you")}</span> : null}
         {s.bot ? <span class="tag">{s.resigned ? t("resigned") : t("bot")}</span> : null}
+        <SeatClock v={v} seat={s.seat} />
         {state === "chosen" ? (
           <span class="tag selected-mark" data-selected="true">
             ✓ {t("hasSelected")}
@@ -944,6 +978,118 @@ function SeatPanel(props: { v: GameBody; s: SeatView; info: RulesetInfo | null }
   );
 }
 
+/** A seat's clock, when the game has clocks: ticking every second from the server's bank
+ *  (the view's or the last `clocks_set`'s), red when low, "out of time" when flagged, "away
+ *  until …" on vacation. A timer a screen reader reads when asked, never announced by itself. */
+function SeatClock(props: { v: GameBody; seat: number; strip?: boolean }) {
+  const { v, seat } = props;
+  const c = clockOf(v, seat);
+  const at = clocksAtOf(v);
+  if (!c || !at || v.status !== "active") return null;
+  return <Ticking v={v} seat={seat} strip={props.strip ?? false} />;
+}
+
+function Ticking(props: { v: GameBody; seat: number; strip: boolean }) {
+  const { v, seat } = props;
+  useTick();
+  const c = clockOf(v, seat);
+  const at = clocksAtOf(v);
+  if (!c || !at) return null;
+  const name = seatName(v, seat);
+  const paused = pauseOf(v)?.paused ?? false;
+  const ms = remainingAt(c, at, serverNow());
+  let state: string;
+  let face: string;
+  let label: string;
+  if (c.away_until) {
+    state = "away";
+    face = t("clockAway", { time: dateTime(c.away_until) });
+    label = `${name}: ${face}`;
+  } else if (c.flagged || (c.running && ms <= 0)) {
+    state = "out";
+    face = t("clockOut");
+    label = t("clockOutLabel", { name });
+  } else {
+    state = c.running && !paused ? "running" : "stopped";
+    face = clockFace(ms);
+    label = t("clockLabel", { name, time: clockWords(ms) }) + (paused ? `, ${t("clockPausedWord")}` : c.running ? `, ${t("clockRunningWord")}` : "");
+  }
+  const low = state === "out" || (state !== "away" && isLow(timeControlOf(v), ms));
+  return (
+    <span
+      class={`clock ${state}${low ? " low" : ""}${props.strip ? " strip-clock" : " tag"}`}
+      role="timer"
+      aria-live="off"
+      aria-label={label}
+      data-clock-seat={seat}
+      data-clock-state={state}
+      data-clock-ms={Math.ceil(ms / 1000) * 1000}
+    >
+      <span aria-hidden="true">
+        {state === "running" ? "⏱ " : paused && state === "stopped" ? "⏸ " : ""}
+        {face}
+      </span>
+    </span>
+  );
+}
+
+/** The clocks' decisions: a pause proposed, accepted, declined or resumed (correspondence),
+ *  and letting a bot play a seat whose clock ran out (when the others decide). */
+function ClockControls(props: { v: GameBody; act: Act; busy: boolean }) {
+  const { v, busy } = props;
+  const act = (c: ClockCommand) => props.act(c as unknown as Command);
+  const pause = pauseOf(v);
+  const can = (type: ClockCommand["type"]) => legalOf(v, type).length > 0;
+  const handTo = legalOf(v, "hand_to_bot").map((c) => (c as unknown as { seat: number }).seat);
+  const flagged = v.seats.filter((s) => clockOf(v, s.seat)?.flagged).map((s) => seatName(v, s.seat));
+  const proposed = pause && !pause.paused && pause.proposed_by != null ? pause.proposed_by : null;
+  const any = pause?.paused || proposed !== null || handTo.length > 0 || can("propose_pause") || can("resume");
+  if (!any || v.status !== "active") return null;
+  const accepted = (pause?.accepted ?? []).filter((s) => s !== proposed).map((s) => seatName(v, s));
+  return (
+    <section class="clock-controls" aria-label={t("clocksHeading")}>
+      <div aria-live="polite">
+        {pause?.paused ? (
+          <p data-pause="paused">{t("clocksPaused")}</p>
+        ) : proposed !== null ? (
+          <p data-pause="proposed">
+            {t("pauseProposedBy", { name: seatName(v, proposed) })}
+            {accepted.length > 0 ? ` ${t("pauseAcceptedBy", { names: joinNames(accepted) })}` : ""}
+          </p>
+        ) : null}
+        {handTo.length > 0 && flagged.length > 0 ? <p data-flagged="true">{t("flaggedWait", { names: joinNames(flagged) })}</p> : null}
+      </div>
+      <div class="clock-actions">
+        {handTo.map((seat) => (
+          <button key={seat} type="button" class="danger" disabled={busy} data-hand-to-bot={seat} onClick={() => act({ type: "hand_to_bot", seat })}>
+            {t("handToBot", { name: seatName(v, seat) })}
+          </button>
+        ))}
+        {can("propose_pause") ? (
+          <button type="button" disabled={busy} data-clock-cmd="propose_pause" onClick={() => act({ type: "propose_pause" })}>
+            {t("pausePropose")}
+          </button>
+        ) : null}
+        {can("accept_pause") ? (
+          <button type="button" class="primary" disabled={busy} data-clock-cmd="accept_pause" onClick={() => act({ type: "accept_pause" })}>
+            {t("pauseAccept")}
+          </button>
+        ) : null}
+        {can("decline_pause") ? (
+          <button type="button" disabled={busy} data-clock-cmd="decline_pause" onClick={() => act({ type: "decline_pause" })}>
+            {t("pauseDecline")}
+          </button>
+        ) : null}
+        {can("resume") ? (
+          <button type="button" disabled={busy} data-clock-cmd="resume" onClick={() => act({ type: "resume" })}>
+            {t("pauseResume")}
+          </button>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
 /** The players in one line above the table: name, whether they have chosen or must act, and
  *  their total. On a phone it stays at the top of the screen while the page scrolls (the
  *  full player panels are further down there); on a wide screen the panels beside the
@@ -971,6 +1117,7 @@ function SeatStrip(props: { v: GameBody }) {
             </span>
             <span class="strip-name">{s.name ?? t("free")}</span>
             {word ? <span class="visually-hidden"> ({word})</span> : null}
+            <SeatClock v={v} seat={s.seat} strip />
             <strong class="strip-total">
               <span class="visually-hidden">{t("total")}: </span>
               {v.totals[s.seat] ?? s.total}

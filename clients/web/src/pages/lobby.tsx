@@ -27,6 +27,7 @@ import { useStore } from "../store";
 import { rulesRef } from "../rules";
 import { RulesLink } from "./rules";
 import type { ComponentChildren } from "preact";
+import { TC_PRESETS, timeControlLabel, timeControlOf, timeControlProblem, timeControlText, type TimeControl } from "../clocks";
 
 function actionsText(actions: string[]): string {
   const words = [...new Set(actions.map((a) => (a === "pass" || a === "take" ? "take_or_pass" : a)))].map((a) => {
@@ -53,6 +54,7 @@ function GameItem(props: { g: GameSummary; now: number; action?: "join" | "watch
         {statusText(g.status)} · {t("peopleOf", { people: g.people, players: g.players })}
         {g.status === "lobby" ? ` · ${t("freeSeats", { n: g.free_seats })}` : ""}
       </span>
+      <TimeControlMeta g={g} />
       {g.your_turn && g.your_actions.length > 0 ? (
         <span class="meta your-turn">{actionsText(g.your_actions)}</span>
       ) : null}
@@ -71,6 +73,18 @@ function GameItem(props: { g: GameSummary; now: number; action?: "join" | "watch
         </a>
       ) : null}
     </li>
+  );
+}
+
+/** A listed game's time control: "⏱ 3 min + 2 s" (its kind for a screen reader). */
+function TimeControlMeta(props: { g: GameSummary }) {
+  const tc = timeControlOf(props.g);
+  if (!tc) return null;
+  return (
+    <span class="meta tc" data-time-control={tc.kind}>
+      <span aria-hidden="true">⏱ {timeControlText(tc)}</span>
+      <span class="visually-hidden">{timeControlLabel(tc)}</span>
+    </span>
   );
 }
 
@@ -371,6 +385,43 @@ interface RowOpts {
   placement: (typeof placementOptionValues)[number];
 }
 
+/** The clock's fields of the new-game form, in the units a person types (live: minutes and
+ *  seconds; correspondence: days and hours). */
+interface TcFields {
+  kind: TimeControl["kind"];
+  initial: string;
+  increment: string;
+  max: string;
+  atZero: NonNullable<TimeControl["at_zero"]>;
+  vacation: boolean;
+}
+
+function tcFields(tc: TimeControl, prev: TcFields): TcFields {
+  const live = tc.kind === "live";
+  const big = live ? 60 : 86400;
+  return {
+    ...prev,
+    kind: tc.kind,
+    initial: String(tc.initial_seconds / big),
+    increment: String(live ? tc.increment_seconds : tc.increment_seconds / 3600),
+    max: tc.max_seconds ? String(tc.max_seconds / big) : "",
+  };
+}
+
+function tcOf(f: TcFields): TimeControl {
+  const live = f.kind === "live";
+  const big = live ? 60 : 86400;
+  const tc: TimeControl = {
+    kind: f.kind,
+    initial_seconds: Math.round(Number(f.initial) * big),
+    increment_seconds: Math.round(Number(f.increment) * (live ? 1 : 3600)),
+    at_zero: f.atZero,
+  };
+  if (f.max.trim()) tc.max_seconds = Math.round(Number(f.max) * big);
+  if (!live) tc.vacation = f.vacation;
+  return tc;
+}
+
 /** Set by a finished game's "New game": the lobby then puts the focus on this form. */
 export const NEW_GAME_FLAG = "stammtisch.new-game";
 
@@ -404,10 +455,29 @@ function CreateGameForm() {
   const [strategy, setStrategy] = useState<BotStrategy>("heuristic");
   const [localError, setLocalError] = useState<string | null>(null);
   const [run, busy, error] = useAction();
+  // The clock: "" (none), a preset's id, or "custom" (its fields under "More options").
+  const [tcChoice, setTcChoice] = useState("");
+  const [tc, setTc] = useState<TcFields>({ kind: "live", initial: "3", increment: "2", max: "", atZero: "bot_moves", vacation: true });
+  const more = useRef<HTMLDetailsElement>(null);
 
   useEffect(() => {
     rulesets().then(setInfos, () => setInfos([]));
   }, []);
+
+  const chooseTc = (choice: string) => {
+    setTcChoice(choice);
+    const preset = TC_PRESETS.find((p) => p.id === choice);
+    if (preset) setTc((prev) => tcFields(preset.tc, prev));
+    if (choice === "custom" && more.current) {
+      more.current.open = true;
+      setTimeout(() => document.getElementById("c-tc-kind")?.focus(), 0);
+    }
+  };
+  /** A change of a clock's field makes the choice custom. */
+  const setTcField = <K extends keyof TcFields>(k: K, v: TcFields[K]) => {
+    setTc((prev) => ({ ...prev, [k]: v }));
+    if (k !== "atZero" && k !== "vacation") setTcChoice("custom");
+  };
 
   const info = infos?.find((r) => r.name === ruleset) ?? null;
   const presetOpts = (p: Preset): RowOpts | null => {
@@ -462,7 +532,16 @@ function CreateGameForm() {
     }
     if (Object.keys(options).length > 0) body.options = options;
     if (name.trim()) body.name = name.trim();
-    if (deadline) body.move_deadline_seconds = Number(deadline);
+    if (tcChoice) {
+      const control = tcOf(tc);
+      const problem = timeControlProblem(control);
+      if (problem) {
+        setLocalError(problem);
+        if (more.current) more.current.open = true;
+        return;
+      }
+      (body as CreateGame & { time_control?: TimeControl }).time_control = control;
+    } else if (deadline) body.move_deadline_seconds = Number(deadline);
     if (dealJson.trim()) {
       try {
         body.deal = JSON.parse(dealJson) as CreateGame["deal"];
@@ -532,7 +611,22 @@ function CreateGameForm() {
             />
           </Field>
         ) : null}
-        <details class="more-options">
+        <Field id="c-tc" label={t("timeControl")}>
+          <Select
+            id="c-tc"
+            value={tcChoice}
+            onChange={chooseTc}
+            options={[
+              { value: "", label: t("tcNone") },
+              ...TC_PRESETS.map((p) => ({
+                value: p.id,
+                label: `${t(p.tc.kind === "live" ? "tcLive" : "tcCorr")}: ${timeControlText(p.tc)}`,
+              })),
+              { value: "custom", label: t("tcCustom") },
+            ]}
+          />
+        </Field>
+        <details class="more-options" ref={more}>
           <summary>{t("moreOptions")}</summary>
           {ruleset === "6-nimmt" ? (
             <>
@@ -639,14 +733,18 @@ function CreateGameForm() {
           <Field id="c-name" label={t("gameName")}>
             <input id="c-name" maxLength={64} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
-          <Field id="c-deadline" label={t("moveDeadline")}>
-            <Select
-              id="c-deadline"
-              value={deadline}
-              onChange={setDeadline}
-              options={DEADLINES.map((d) => ({ value: d.value, label: t(d.key, { n: d.n }) }))}
-            />
-          </Field>
+          {tcChoice ? (
+            <TimeControlFields tc={tc} set={setTcField} />
+          ) : (
+            <Field id="c-deadline" label={t("moveDeadline")}>
+              <Select
+                id="c-deadline"
+                value={deadline}
+                onChange={setDeadline}
+                options={DEADLINES.map((d) => ({ value: d.value, label: t(d.key, { n: d.n }) }))}
+              />
+            </Field>
+          )}
           <label class="check">
             <input type="checkbox" checked={isPublic} onChange={(e) => setPublic(e.currentTarget.checked)} /> {t("publicGame")}
           </label>
@@ -668,5 +766,51 @@ function CreateGameForm() {
         </button>
       </form>
     </section>
+  );
+}
+
+/** The clock's own values (a preset fills them; a change makes the clock custom): its kind,
+ *  the starting time, what a move adds, the cap, what happens at zero and, for
+ *  correspondence, whether vacation may be taken. A game with a clock has no time per move. */
+function TimeControlFields(props: { tc: TcFields; set: <K extends keyof TcFields>(k: K, v: TcFields[K]) => void }) {
+  const { tc, set } = props;
+  const live = tc.kind === "live";
+  const num = (id: string, label: string, value: string, key: "initial" | "increment" | "max", step: string) => (
+    <Field id={id} label={label}>
+      <input id={id} type="number" min={0} step={step} inputMode="decimal" value={value} onInput={(e) => set(key, e.currentTarget.value)} />
+    </Field>
+  );
+  return (
+    <fieldset class="tc-fields">
+      <legend>{t("tcDetails")}</legend>
+      <p class="hint">{t("tcNoDeadline")}</p>
+      <Field id="c-tc-kind" label={t("tcKind")}>
+        <Select<TimeControl["kind"]>
+          id="c-tc-kind"
+          value={tc.kind}
+          onChange={(k) => set("kind", k)}
+          options={[
+            { value: "live", label: t("tcLive") },
+            { value: "correspondence", label: t("tcCorr") },
+          ]}
+        />
+      </Field>
+      {num("c-tc-initial", t(live ? "tcInitialMin" : "tcInitialDays"), tc.initial, "initial", "any")}
+      {num("c-tc-increment", t(live ? "tcIncrementSec" : "tcIncrementHours"), tc.increment, "increment", live ? "1" : "any")}
+      {num("c-tc-max", t(live ? "tcMaxMin" : "tcMaxDays"), tc.max, "max", "any")}
+      <Field id="c-tc-zero" label={t("tcAtZero")}>
+        <Select<TcFields["atZero"]>
+          id="c-tc-zero"
+          value={tc.atZero}
+          onChange={(v) => set("atZero", v)}
+          options={(["bot_moves", "others_decide"] as const).map((v) => ({ value: v, label: t(`atZero_${v}`) }))}
+        />
+      </Field>
+      {live ? null : (
+        <label class="check">
+          <input type="checkbox" checked={tc.vacation} onChange={(e) => set("vacation", e.currentTarget.checked)} /> {t("tcVacation")}
+        </label>
+      )}
+    </fieldset>
   );
 }
