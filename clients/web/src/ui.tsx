@@ -14,6 +14,15 @@ export function Bull() {
   );
 }
 
+/** A small clock or pause sign, drawn once in index.html (no font has to have it). */
+export function Icon(props: { name: "clock" | "pause" }) {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <use href={`#${props.name}`} />
+    </svg>
+  );
+}
+
 /** A row-game card: its number, its bullheads as icons (colour is only a second cue). */
 export function Card(props: { n: number; bulls: number; mark?: string | undefined; class?: string }) {
   const { n, bulls: b, mark } = props;

@@ -34,9 +34,9 @@ export function AccountPage() {
           {a.guest ? <Register s={s} onDone={() => setDone(t("registered"))} /> : <ChangePassword />}
           <Mail />
           <Push />
-          <VacationPanel guest={a.guest} />
         </div>
         <div>
+          <VacationPanel guest={a.guest} />
           <LogoutEverywhere guest={a.guest} />
           <DeleteAccount guest={a.guest} />
         </div>

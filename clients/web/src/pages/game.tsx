@@ -18,7 +18,7 @@ import { bulls, deadlineText, GameSession, logText, seatName, speed, type GameSt
 import { cancel, dismiss, dropped, pending } from "../offline";
 import { go, href, inviteLink, rematchLink } from "../router";
 import { useStore } from "../store";
-import { Bull, Card, CopyButton, ErrorMessage, NosCard, NosRuns, runPoints, runsOf, Select, useAction } from "../ui";
+import { Bull, Card, CopyButton, Icon, ErrorMessage, NosCard, NosRuns, runPoints, runsOf, Select, useAction } from "../ui";
 import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
@@ -108,10 +108,11 @@ function TimeControlLine(props: { v: GameBody }) {
   const tc = timeControlOf(props.v);
   if (!tc) return null;
   return (
-    <p class="tc-line" data-time-control={tc.kind} aria-label={timeControlLabel(tc)}>
+    <p class="tc-line" data-time-control={tc.kind}>
       <span aria-hidden="true">
-        ⏱ {t(tc.kind === "live" ? "tcLive" : "tcCorr")} · {timeControlText(tc)}
+        <Icon name="clock" /> {t(tc.kind === "live" ? "tcLive" : "tcCorr")} · {timeControlText(tc)}
       </span>
+      <span class="visually-hidden">{timeControlLabel(tc)}</span>
     </p>
   );
 }
@@ -1003,18 +1004,20 @@ function Ticking(props: { v: GameBody; seat: number; strip: boolean }) {
   let label: string;
   if (c.away_until) {
     state = "away";
-    face = t("clockAway", { time: dateTime(c.away_until) });
-    label = `${name}: ${face}`;
+    const long = t("clockAway", { time: dateTime(c.away_until) });
+    face = props.strip ? t("clockAwayShort") : long;
+    label = `${name}: ${long}`;
   } else if (c.flagged || (c.running && ms <= 0)) {
     state = "out";
-    face = t("clockOut");
+    // The strip is narrow: its red 0:00 says what the panel's words say.
+    face = props.strip ? clockFace(0) : t("clockOut");
     label = t("clockOutLabel", { name });
   } else {
     state = c.running && !paused ? "running" : "stopped";
     face = clockFace(ms);
     label = t("clockLabel", { name, time: clockWords(ms) }) + (paused ? `, ${t("clockPausedWord")}` : c.running ? `, ${t("clockRunningWord")}` : "");
   }
-  const low = state === "out" || (state !== "away" && isLow(timeControlOf(v), ms));
+  const low = (state === "running" || state === "stopped") && isLow(timeControlOf(v), ms);
   return (
     <span
       class={`clock ${state}${low ? " low" : ""}${props.strip ? " strip-clock" : " tag"}`}
@@ -1026,7 +1029,7 @@ function Ticking(props: { v: GameBody; seat: number; strip: boolean }) {
       data-clock-ms={Math.ceil(ms / 1000) * 1000}
     >
       <span aria-hidden="true">
-        {state === "running" ? "⏱ " : paused && state === "stopped" ? "⏸ " : ""}
+        {state === "running" ? <Icon name="clock" /> : paused && state === "stopped" ? <Icon name="pause" /> : null}
         {face}
       </span>
     </span>
@@ -1117,11 +1120,11 @@ function SeatStrip(props: { v: GameBody }) {
             </span>
             <span class="strip-name">{s.name ?? t("free")}</span>
             {word ? <span class="visually-hidden"> ({word})</span> : null}
-            <SeatClock v={v} seat={s.seat} strip />
             <strong class="strip-total">
               <span class="visually-hidden">{t("total")}: </span>
               {v.totals[s.seat] ?? s.total}
             </strong>
+            <SeatClock v={v} seat={s.seat} strip />
           </li>
         );
       })}

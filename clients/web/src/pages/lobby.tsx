@@ -21,7 +21,7 @@ import {
 import { api, rulesets, session, unwrap } from "../api";
 import { dateTime, duration, has, rulesetName, t, type Key } from "../i18n";
 import { go, href, parseInvite } from "../router";
-import { ErrorMessage, Field, InputHint, Select, useAction } from "../ui";
+import { ErrorMessage, Field, Icon, InputHint, Select, useAction } from "../ui";
 import { recall, remember, unreachable } from "../offline";
 import { useStore } from "../store";
 import { rulesRef } from "../rules";
@@ -82,7 +82,9 @@ function TimeControlMeta(props: { g: GameSummary }) {
   if (!tc) return null;
   return (
     <span class="meta tc" data-time-control={tc.kind}>
-      <span aria-hidden="true">⏱ {timeControlText(tc)}</span>
+      <span aria-hidden="true">
+        <Icon name="clock" /> {timeControlText(tc)}
+      </span>
       <span class="visually-hidden">{timeControlLabel(tc)}</span>
     </span>
   );
