@@ -172,6 +172,11 @@ pub struct Config {
     /// forward (`crate::clock`), so that anyone who can reach the server can move every
     /// deadline, expiry and token lifetime. Never set it on a server people use.
     pub test_clock: bool,
+    /// `STAMMTISCH_VACATION_DAYS`, default 14 (at most 366): the vacation days of every
+    /// registered account per calendar year (UTC), spent in whole hours when a
+    /// correspondence clock would run out, or taken explicitly (`PUT /v1/account/vacation`).
+    /// `0`: no vacation.
+    pub vacation_days: u32,
 }
 
 /// The shortest `JWT_SECRET` accepted, in bytes.
@@ -487,6 +492,16 @@ impl Config {
             command_batch_lanes: parsed("COMMAND_BATCH_LANES", 1)?,
             command_batch_linger: linger()?,
             test_clock: parsed("STAMMTISCH_TEST_CLOCK", false)?,
+            vacation_days: match parsed("STAMMTISCH_VACATION_DAYS", 14_u32)? {
+                days if days > 366 => {
+                    return Err(ConfigError {
+                        name: "STAMMTISCH_VACATION_DAYS",
+                        value: days.to_string(),
+                        reason: "must be at most 366".into(),
+                    });
+                }
+                days => days,
+            },
         })
     }
 

@@ -26,4 +26,5 @@ pub mod push;
 pub mod ratings;
 pub mod store;
 pub mod telemetry;
+pub mod vacation;
 pub mod webhooks;

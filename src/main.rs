@@ -329,7 +329,10 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     worker.vapid = Some(vapid);
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
         .map_err(|e| anyhow::anyhow!(e))?
-        .with_clock(clock);
+        .with_clock(clock.clone());
+    let vacation =
+        stammtisch::vacation::Vacation::new(service.store().clone(), config.vacation_days)
+            .with_clock(clock);
     let store_for_worker = service.store().clone();
     let shutdown_rx_worker = shutdown_rx.clone();
     let streams = stammtisch::games::live::Hub::new(stammtisch::games::live::Wiring {
@@ -357,6 +360,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         webhooks,
         mail,
         push,
+        vacation,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

@@ -302,6 +302,24 @@ impl From<crate::accounts::AccountError> for ApiError {
     }
 }
 
+impl From<crate::vacation::VacationError> for ApiError {
+    fn from(e: crate::vacation::VacationError) -> Self {
+        use crate::vacation::VacationError as V;
+        match e {
+            V::Guest => Self::Forbidden {
+                code: "guest_has_no_vacation",
+                detail: e.to_string(),
+            },
+            V::NotEnough { .. } => Self::Unprocessable {
+                code: "not_enough_vacation",
+                detail: e.to_string(),
+            },
+            V::Invalid(detail) => Self::Validation(detail),
+            V::Store(store) => store.into(),
+        }
+    }
+}
+
 impl From<crate::mail::MailError> for ApiError {
     fn from(e: crate::mail::MailError) -> Self {
         use crate::mail::MailError as M;

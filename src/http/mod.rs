@@ -21,6 +21,7 @@ pub mod schema;
 pub mod scorepads;
 pub mod stream;
 pub mod test_clock;
+pub mod vacation;
 pub mod webhooks;
 
 use actix_web::web;
@@ -66,6 +67,8 @@ pub struct AppState {
     pub mail: crate::mail::Mail,
     /// Web Push: the VAPID public key, browsers' subscriptions, push choices.
     pub push: crate::push::Push,
+    /// Vacation hours and explicit absences.
+    pub vacation: crate::vacation::Vacation,
 }
 
 #[derive(OpenApi)]
@@ -109,6 +112,8 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(accounts::change_password)
         .service(accounts::logout_everywhere)
         .service(accounts::delete_me)
+        .service(vacation::get_vacation)
+        .service(vacation::set_vacation)
         .service(mail::get_mail_settings)
         .service(mail::set_mail_choices)
         .service(mail::add_mail_address)

@@ -77,6 +77,16 @@ const TYPES: &[(&str, &str, &str)] = &[
         "Schon registriert",
     ),
     ("not_registered", "Not registered", "Nicht registriert"),
+    (
+        "guest_has_no_vacation",
+        "Guests have no vacation",
+        "Gäste haben keinen Urlaub",
+    ),
+    (
+        "not_enough_vacation",
+        "Not enough vacation",
+        "Nicht genug Urlaub",
+    ),
     ("not_an_analyst", "Not an analyst", "Kein Analyse-Zugang"),
     // Resources and versions.
     ("not_found", "Not found", "Nicht gefunden"),

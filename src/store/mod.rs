@@ -18,6 +18,7 @@ pub mod prepared;
 mod push;
 pub mod schema;
 pub mod tx;
+mod vacation;
 pub mod wakeups;
 
 use std::str::FromStr;
@@ -50,6 +51,7 @@ pub use pads::{NewPadEvent, PadRow, StoredPadEvent};
 pub use platform::{BoardRow, RatingRow, ResultRow, StatsRow};
 pub use push::{PushSettingsRow, PushSubscriptionRow};
 pub use tx::Tx;
+pub use vacation::VacationRow;
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");

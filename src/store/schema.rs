@@ -14,6 +14,10 @@ diesel::table! {
         token_version -> Int4,
         deleted_at -> Nullable<Timestamp>,
         registered_at -> Nullable<Timestamp>,
+        vacation_year -> Int4,
+        vacation_hours_used -> Int4,
+        away_until -> Nullable<Timestamp>,
+        webhook_low_time_minutes -> Nullable<Int4>,
     }
 }
 

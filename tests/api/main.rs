@@ -32,4 +32,5 @@ mod scenarios;
 mod scorepads;
 mod store;
 mod streams;
+mod vacation;
 mod webhooks;

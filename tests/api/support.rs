@@ -490,6 +490,19 @@ impl Api {
         Reply::from(req.send().unwrap())
     }
 
+    /// `PUT` with a JSON body and a bearer token.
+    pub fn put(&self, path: &str, token: &str, body: &Value) -> Reply {
+        let req = self.http.put(self.url(path)).json(body).bearer_auth(token);
+        Reply::from(req.send().unwrap())
+    }
+
+    /// The server's time (its test clock, moved by nothing).
+    pub fn server_now(&self) -> chrono::DateTime<chrono::Utc> {
+        let r = self.post("/test/clock", None, &json!({ "advance_seconds": 0 }));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body["now"].as_str().unwrap().parse().unwrap()
+    }
+
     /// `DELETE` with a bearer token.
     pub fn delete(&self, path: &str, token: &str) -> Reply {
         let req = self.http.delete(self.url(path)).bearer_auth(token);

@@ -17,6 +17,9 @@ pub fn detail(error: &ApiError) -> String {
         ApiError::Forbidden { code, detail } => match *code {
             "not_an_analyst" => "Dafür braucht dein Konto die Analysten-Rolle.".into(),
             "wrong_password" => "Das Passwort stimmt nicht.".into(),
+            "guest_has_no_vacation" => {
+                "Ein Gastkonto hat keinen Urlaub; registriere dich zuerst.".into()
+            }
             _ => format!("Das darfst du nicht: {detail}"),
         },
         ApiError::NotFound(what) => format!("{} wurde nicht gefunden.", thing(what)),
@@ -44,6 +47,9 @@ pub fn detail(error: &ApiError) -> String {
             "invalid_url" => format!("Die URL ist ungültig: {detail}"),
             "webhook_url_not_allowed" => {
                 format!("An diese Adresse darf kein Webhook gehen: {detail}")
+            }
+            "not_enough_vacation" => {
+                format!("So viel Urlaub ist in diesem Jahr nicht mehr übrig: {detail}")
             }
             "too_many_webhooks" => "Ein Konto darf höchstens 10 Webhooks anlegen.".into(),
             "invalid_push_endpoint" => format!("Der Push-Endpunkt ist ungültig: {detail}"),
