@@ -361,6 +361,8 @@ const en = {
   backNow: "Back now",
   vacationGuest: "Guests have no vacation days. Register to get them.",
   badAwayUntil: "Choose a date and time in the future.",
+  err_guest_has_no_vacation: "Guests have no vacation days. Register to get them.",
+  err_not_enough_vacation: "You have not that much vacation left this year.",
   // Fairness
   fairnessTitle: "Fair shuffling",
   fairnessExplain:
@@ -976,6 +978,8 @@ const de: Dict = {
   backNow: "Ich bin zurück",
   vacationGuest: "Gäste haben keine Urlaubstage. Registriere dich, um welche zu bekommen.",
   badAwayUntil: "Wähle einen Zeitpunkt in der Zukunft.",
+  err_guest_has_no_vacation: "Gäste haben keine Urlaubstage. Registriere dich, um welche zu bekommen.",
+  err_not_enough_vacation: "So viel Urlaub hast du in diesem Jahr nicht mehr.",
   fairnessTitle: "Faires Mischen",
   fairnessExplain:
     "Vor dem ersten Austeilen hat sich der Server auf einen geheimen Startwert festgelegt und dessen SHA-256-Hash veröffentlicht. Jetzt, am Ende, ist der Startwert offen: dein Browser berechnet daraus jedes gemischte Austeilen neu und vergleicht es mit dem Spielverlauf.",

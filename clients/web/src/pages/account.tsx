@@ -630,7 +630,7 @@ function VacationPanel(props: { guest: boolean }) {
       const v = await setAway(new Date(at).toISOString());
       setVac(v);
       setUntil("");
-      setDone(v.away_until ? t("awayNow", { time: dateTime(v.away_until) }) : null);
+      setDone(t("saved"));
     });
   };
   const back = () =>
