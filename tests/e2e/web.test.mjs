@@ -544,7 +544,7 @@ describe("the web client", () => {
     await guest.context.close();
   });
 
-  test("the new-game form shows the game, players and bots; every other option is under More options", async () => {
+  test("the new-game form shows the game, players, bots and clock; every other option is under More options", async () => {
     const me = await person(browser, { viewport: PHONE, locale: "en-US" });
     const p = me.page;
     await p.goto(server.base + "/");
@@ -556,8 +556,8 @@ describe("the web client", () => {
         // checkVisibility: what a closed <details> holds keeps its boxes but is not shown.
         [...f.querySelectorAll("input, select, textarea")].filter((el) => el.checkVisibility()).map((el) => el.id || el.type),
       );
-    // At first: the game, the number of players and the bots, nothing else.
-    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots"]);
+    // At first: the game, the number of players, the bots and the clock, nothing else.
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots", "c-tc"]);
     const more = form.locator("details.more-options");
     assert.equal(await more.getAttribute("open"), null, "More options starts closed");
     assert.equal((await more.locator("summary").textContent()).trim(), "More options");
@@ -570,7 +570,7 @@ describe("the web client", () => {
     );
     await p.locator("#c-bots").selectOption("2");
     await p.locator("#c-bot-strength").selectOption("expert");
-    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots", "c-bot-strength"]);
+    assert.deepEqual(await shown(), ["c-ruleset", "c-players", "c-bots", "c-bot-strength", "c-tc"]);
     await form.scrollIntoViewIfNeeded();
     await shoot(p, "31-new-game-simple");
     for (const [size, viewport] of [["phone", PHONE], ["desktop", DESKTOP]]) {
