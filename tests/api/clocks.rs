@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards};
+use crate::support::{Api, Backend, EventStream, Player, TestServer, cards};
 
 fn ms(instant: &Value) -> i64 {
     chrono::DateTime::parse_from_rfc3339(instant.as_str().unwrap())
@@ -570,3 +570,169 @@ both!(
     pause_by_agreement_stops_the_clocks,
     bad_time_controls_are_refused,
 );
+
+/// The view's clocks are the last `clocks_set` counted down to the view's `clocks_at`.
+fn assert_view_matches_log(api: &Api, p: &Player, game: &str) -> Value {
+    let view = api.view(p, game);
+    let last = clocks_sets(api, p, game).pop().unwrap();
+    let at = ms(&view["clocks_at"]);
+    assert!(at >= ms(&last["at"]));
+    for seat in 0..last["clocks"].as_array().unwrap().len() {
+        assert_eq!(
+            view["clocks"][seat]["remaining_ms"].as_i64().unwrap(),
+            projected(&last, seat, at),
+            "seat {seat}: {view}"
+        );
+        assert_eq!(
+            view["clocks"][seat]["running"],
+            clock(&last, seat)["running"]
+        );
+    }
+    view
+}
+
+/// A restart mid-clock: the new process reads the same banks from the log and counts on
+/// from the same instants; the flag still falls on time.
+fn a_restart_keeps_the_remaining_times(backend: Backend) {
+    let mut server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(60, 2, None)});
+    let id = started(&api, &people, &body, 0);
+    let view = api.view(&people[0], &id);
+    api.ok(
+        &people[0],
+        &id,
+        &json!({"type": "play_card", "card": first_card(&view)}),
+    );
+    let before = clocks_sets(&api, &people[0], &id);
+    assert_view_matches_log(&api, &people[0], &id);
+    assert!(server.terminate());
+    server = server.restart();
+    let api = server.client();
+    assert_eq!(
+        clocks_sets(&api, &people[0], &id),
+        before,
+        "the log is the truth"
+    );
+    let view = assert_view_matches_log(&api, &people[1], &id);
+    let flag = ms(&before[1]["at"]) + remaining(&before[1], 1);
+    assert_eq!(ms(&view["seats"][1]["deadline_at"]), flag);
+    // The restarted server's own clock makes the flag fall.
+    server.advance_clock(61);
+    wait_for(&api, &people[0], &id, "the run-out after restart", |_| {
+        timeouts_of(&api, &people[0], &id, 1).len() == 1
+    });
+}
+
+/// A live stream carries every `clocks_set` (public), so a client ticks without polling;
+/// neither the stream nor the clocks reveal a card another seat chose.
+fn streams_and_views_carry_the_clocks_and_nothing_hidden(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "public": true, "time_control": live(60, 2, None)});
+    let id = started(&api, &people, &body, 0);
+    let watcher = api.guest("Watcher");
+    let path = format!("/v1/games/{id}/stream");
+    let mut stream = EventStream::open(
+        &api.base,
+        &path,
+        &people[1].token,
+        None,
+        Duration::from_secs(20),
+    );
+    let view = api.view(&people[0], &id);
+    let card = first_card(&view);
+    api.ok(&people[0], &id, &json!({"type": "play_card", "card": card}));
+    let mut seen: Vec<Value> = Vec::new();
+    let start = Instant::now();
+    while seen.iter().filter(|f| f["type"] == "clocks_set").count() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(20), "{seen:?}");
+        if let Some(frame) = stream.next_event() {
+            seen.push(frame.data);
+        }
+    }
+    let text = serde_json::to_string(&seen).unwrap();
+    assert!(
+        !seen
+            .iter()
+            .any(|e| e["type"] == "card_selected" && e["data"]["seat"] == 0),
+        "Ann's card reached Ben: {text}"
+    );
+    // The clocks say who has chosen (public anyway) and nothing else.
+    for e in seen.iter().filter(|e| e["type"] == "clocks_set") {
+        let mut keys: Vec<&String> = e["data"].as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["at", "clocks", "paused"]);
+        for c in e["data"]["clocks"].as_array().unwrap() {
+            let mut keys: Vec<&String> = c.as_object().unwrap().keys().collect();
+            keys.sort();
+            assert_eq!(keys, ["flagged", "remaining_ms", "running", "seat"]);
+        }
+    }
+    // Ben, a spectator and Ann see the same clocks; only Ann sees her card.
+    let ann = api.view(&people[0], &id);
+    let ben = api.view(&people[1], &id);
+    let spectator = api.view(&watcher, &id);
+    let last = clocks_sets(&api, &watcher, &id).pop().unwrap();
+    for v in [&ann, &ben, &spectator] {
+        for seat in 0..2 {
+            assert_eq!(
+                v["clocks"][seat]["remaining_ms"].as_i64().unwrap(),
+                projected(&last, seat, ms(&v["clocks_at"]))
+            );
+        }
+    }
+    assert_eq!(ann["you"]["selected"], card);
+    assert!(ben["you"]["selected"].is_null());
+    assert!(spectator["you"].is_null());
+    let spectator_events = serde_json::to_string(&api.events(&watcher, &id)).unwrap();
+    assert!(!spectator_events.contains("card_selected"));
+    assert!(!spectator_events.contains("hand_dealt"));
+}
+
+both!(
+    a_restart_keeps_the_remaining_times,
+    streams_and_views_carry_the_clocks_and_nothing_hidden,
+);
+
+/// Two replicas on one PostgreSQL database agree on the remaining times, and a flag that
+/// falls on both replicas runs out once.
+#[test]
+fn two_replicas_agree_on_the_clocks() {
+    let server = TestServer::start(Backend::Postgres);
+    let replica = server.replica(&[]);
+    let api = server.client();
+    let other = replica.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(30, 0, None)});
+    let id = started(&api, &people, &body, 0);
+    let view = other.view(&people[0], &id);
+    other.ok(
+        &people[0],
+        &id,
+        &json!({"type": "play_card", "card": first_card(&view)}),
+    );
+    assert_eq!(
+        clocks_sets(&api, &people[0], &id),
+        clocks_sets(&other, &people[0], &id)
+    );
+    assert_view_matches_log(&api, &people[1], &id);
+    assert_view_matches_log(&other, &people[1], &id);
+    // Both replicas' clocks pass Ben's flag.
+    for base in [&api, &other] {
+        let r = base.post("/test/clock", None, &json!({"advance_seconds": 31}));
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    wait_for(&api, &people[0], &id, "the run-out", |_| {
+        !timeouts_of(&api, &people[0], &id, 1).is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let outs = timeouts_of(&other, &people[0], &id, 1);
+    assert_eq!(outs.len(), 1, "ran out once: {outs:?}");
+    assert_eq!(
+        clocks_sets(&api, &people[1], &id),
+        clocks_sets(&other, &people[1], &id)
+    );
+}

@@ -171,7 +171,7 @@ fn replacing_a_selection_earns_no_increment() {
 
 #[test]
 fn in_nimm_oder_schieb_only_the_active_player_runs() {
-    let mut t = clocked(
+    let t = clocked(
         Ruleset::NimmOderSchieb,
         live(60, 2, None),
         &["ben", "cid"],
