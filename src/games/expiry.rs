@@ -86,7 +86,7 @@ impl Service {
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
             if game.clock.is_some() {
-                let (events, caused) = self.clock_ran_out(&mut game, &mut dealer, seat, now)?;
+                let (events, caused) = self.clock_ran_out(tx, &mut game, &mut dealer, seat, now)?;
                 for (i, event) in events.iter().enumerate() {
                     let cause = (caused.0..caused.1).contains(&i).then_some("clock");
                     encoded
@@ -140,6 +140,7 @@ impl Service {
     /// range of them that the server's move for the seat caused.
     fn clock_ran_out(
         &self,
+        tx: &mut Tx<'_>,
         game: &mut Game,
         dealer: &mut SeededDealer,
         seat: u8,
@@ -148,7 +149,7 @@ impl Service {
         let mut events = Vec::new();
         let mut moved = None;
         let mut caused = (0, 0);
-        if let Some(hours) = before_run_out(game, seat, now) {
+        if let Some(hours) = self.before_run_out(tx, game, seat, now)? {
             events.push(Event::VacationSpent { seat, hours });
         } else {
             events.extend(game.run_out(seat));
@@ -187,16 +188,26 @@ impl Service {
         }
         Ok((events, caused))
     }
-}
 
-/// The hook where vacation is spent before a seat's clock runs out: the hours to add to
-/// its bank (`vacation_spent`), or `None` to let it run out. Nothing spends vacation yet.
-pub(super) fn before_run_out(
-    _game: &Game,
-    _seat: u8,
-    _now: chrono::DateTime<chrono::Utc>,
-) -> Option<u32> {
-    None
+    /// The hook where vacation is spent before a seat's clock runs out, in the expiry's
+    /// transaction: the hours to add to the seat's bank (written as `vacation_spent`; the
+    /// flag then falls again when they are used up, so vacation goes hour by hour), or
+    /// `None` to let the clock run out. Nothing spends vacation yet (the accounts' vacation
+    /// comes with its own change).
+    #[expect(
+        clippy::unused_self,
+        clippy::unnecessary_wraps,
+        reason = "the hook for vacation: it will read the seat's account in `tx`"
+    )]
+    pub(super) fn before_run_out(
+        &self,
+        _tx: &mut Tx<'_>,
+        _game: &Game,
+        _seat: u8,
+        _now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<u32>, ServiceError> {
+        Ok(None)
+    }
 }
 
 /// The first seat whose deadline is at or before `now` and which is still asked to act.
