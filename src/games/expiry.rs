@@ -85,6 +85,16 @@ impl Service {
         let mut moved = 0;
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
+            if game.clock.is_some() {
+                let (events, caused) = self.clock_ran_out(tx, &mut game, &mut dealer, seat, now)?;
+                for (i, event) in events.iter().enumerate() {
+                    let cause = (caused.0..caused.1).contains(&i).then_some("clock");
+                    encoded
+                        .push(to_new_event_with_cause(event, cause).map_err(ServiceError::Encode)?);
+                }
+                moved += 1;
+                continue;
+            }
             let Some(choice) = rules::bots::choose(&game, seat, self.stand_in, &mut dice) else {
                 break;
             };
@@ -118,6 +128,87 @@ impl Service {
         tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
         self.notify_outbox(tx, game_id, new_version, &before, &game)?;
         Ok(moved)
+    }
+}
+
+impl Service {
+    /// A seat whose flag fell (a game with clocks): vacation first (when the hook spends
+    /// some, the bank grows and nothing else happens), else `clock_ran_out` and what the
+    /// time control says: the server moves for the seat (`bot_moves`; those events carry
+    /// `"cause": "clock"`), or the seat waits flagged for the others (`others_decide`); the
+    /// third run-out hands it to a bot. Returns the events, folded into `game`, and the
+    /// range of them that the server's move for the seat caused.
+    fn clock_ran_out(
+        &self,
+        tx: &mut Tx<'_>,
+        game: &mut Game,
+        dealer: &mut SeededDealer,
+        seat: u8,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(Vec<Event>, (usize, usize)), ServiceError> {
+        let mut events = Vec::new();
+        let mut moved = None;
+        let mut caused = (0, 0);
+        let vacation = self.before_run_out(tx, game, seat, now)?;
+        if let Some(hours) = vacation {
+            events.push(Event::VacationSpent { seat, hours });
+        } else {
+            events.extend(game.run_out(seat));
+        }
+        events.iter().for_each(|e| game.apply(e));
+        let handed = events
+            .iter()
+            .any(|e| matches!(e, Event::SeatHandedToBot { .. }));
+        let bot_moves = game
+            .clock
+            .as_ref()
+            .is_some_and(|c| c.at_zero() == rules::AtZero::BotMoves);
+        if vacation.is_none() && !handed && bot_moves {
+            let mut dice = BotDice(rand::rng());
+            if let Some(choice) = rules::bots::choose(game, seat, self.stand_in, &mut dice) {
+                let made = game.decide(Actor::Deadline { seat }, &choice, dealer)?;
+                made.iter().for_each(|e| game.apply(e));
+                caused = (events.len(), events.len() + made.len());
+                events.extend(made);
+                moved = Some(seat);
+                tracing::info!(seat, action = choice.name(), "moved for a seat out of time");
+            }
+        }
+        let mut followed = Vec::new();
+        play_bots(game, dealer, &mut followed, self.stand_in)?;
+        events.extend(followed);
+        // After a run-out the clocks are written even when they look unchanged: the
+        // stream must show the flag or the bank of zero.
+        let clocks = if vacation.is_some() {
+            game.next_clocks(None, now)
+        } else {
+            game.clocks_after_run_out(moved, now)
+        };
+        if let Some(clocks) = clocks {
+            game.apply(&clocks);
+            events.push(clocks);
+        }
+        Ok((events, caused))
+    }
+
+    /// The hook where vacation is spent before a seat's clock runs out, in the expiry's
+    /// transaction: the hours to add to the seat's bank (written as `vacation_spent`; the
+    /// flag then falls again when they are used up, so vacation goes hour by hour), or
+    /// `None` to let the clock run out. Nothing spends vacation yet (the accounts' vacation
+    /// comes with its own change).
+    #[expect(
+        clippy::unused_self,
+        clippy::unnecessary_wraps,
+        reason = "the hook for vacation: it will read the seat's account in `tx`"
+    )]
+    pub(super) fn before_run_out(
+        &self,
+        _tx: &mut Tx<'_>,
+        _game: &Game,
+        _seat: u8,
+        _now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Option<u32>, ServiceError> {
+        Ok(None)
     }
 }
 
