@@ -65,6 +65,7 @@ fn main() {
                 game_name: None,
                 deal: None,
                 move_deadline_seconds: None,
+                time_control: None,
                 public: true,
             })
             .unwrap();

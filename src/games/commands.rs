@@ -258,6 +258,13 @@ impl Service {
             game.apply(&deadlines);
             events.push(deadlines);
         }
+        // A game move completes the sender's turn (its bank gets the increment); lobby
+        // commands, `resign` and the clocks' own commands do not.
+        let moved = acted.filter(|_| !req.command.is_lobby_or_resign() && !req.command.is_clock());
+        if let Some(clocks) = game.next_clocks(moved, self.clock.now()) {
+            game.apply(&clocks);
+            events.push(clocks);
+        }
         Ok((encode_all(&events)?, game))
     }
 

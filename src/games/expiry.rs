@@ -85,6 +85,16 @@ impl Service {
         let mut moved = 0;
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
+            if game.clock.is_some() {
+                let (events, caused) = self.clock_ran_out(&mut game, &mut dealer, seat, now)?;
+                for (i, event) in events.iter().enumerate() {
+                    let cause = (caused.0..caused.1).contains(&i).then_some("clock");
+                    encoded
+                        .push(to_new_event_with_cause(event, cause).map_err(ServiceError::Encode)?);
+                }
+                moved += 1;
+                continue;
+            }
             let Some(choice) = rules::bots::choose(&game, seat, self.stand_in, &mut dice) else {
                 break;
             };
@@ -119,6 +129,74 @@ impl Service {
         self.notify_outbox(tx, game_id, new_version, &before, &game)?;
         Ok(moved)
     }
+}
+
+impl Service {
+    /// A seat whose flag fell (a game with clocks): vacation first (when the hook spends
+    /// some, the bank grows and nothing else happens), else `clock_ran_out` and what the
+    /// time control says: the server moves for the seat (`bot_moves`; those events carry
+    /// `"cause": "clock"`), or the seat waits flagged for the others (`others_decide`); the
+    /// third run-out hands it to a bot. Returns the events, folded into `game`, and the
+    /// range of them that the server's move for the seat caused.
+    fn clock_ran_out(
+        &self,
+        game: &mut Game,
+        dealer: &mut SeededDealer,
+        seat: u8,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<(Vec<Event>, (usize, usize)), ServiceError> {
+        let mut events = Vec::new();
+        let mut moved = None;
+        let mut caused = (0, 0);
+        if let Some(hours) = before_run_out(game, seat, now) {
+            events.push(Event::VacationSpent { seat, hours });
+        } else {
+            events.extend(game.run_out(seat));
+            events.iter().for_each(|e| game.apply(e));
+            let handed = events
+                .iter()
+                .any(|e| matches!(e, Event::SeatHandedToBot { .. }));
+            let bot_moves = game
+                .clock
+                .as_ref()
+                .is_some_and(|c| c.at_zero() == rules::AtZero::BotMoves);
+            if !handed && bot_moves {
+                let mut dice = BotDice(rand::rng());
+                if let Some(choice) = rules::bots::choose(game, seat, self.stand_in, &mut dice) {
+                    let made = game.decide(Actor::Deadline { seat }, &choice, dealer)?;
+                    made.iter().for_each(|e| game.apply(e));
+                    caused = (events.len(), events.len() + made.len());
+                    events.extend(made);
+                    moved = Some(seat);
+                    tracing::info!(seat, action = choice.name(), "moved for a seat out of time");
+                }
+            }
+            let mut followed = Vec::new();
+            play_bots(game, dealer, &mut followed, self.stand_in)?;
+            events.extend(followed);
+            if let Some(clocks) = game.next_clocks(moved, now) {
+                game.apply(&clocks);
+                events.push(clocks);
+            }
+            return Ok((events, caused));
+        }
+        events.iter().for_each(|e| game.apply(e));
+        if let Some(clocks) = game.next_clocks(None, now) {
+            game.apply(&clocks);
+            events.push(clocks);
+        }
+        Ok((events, caused))
+    }
+}
+
+/// The hook where vacation is spent before a seat's clock runs out: the hours to add to
+/// its bank (`vacation_spent`), or `None` to let it run out. Nothing spends vacation yet.
+pub(super) fn before_run_out(
+    _game: &Game,
+    _seat: u8,
+    _now: chrono::DateTime<chrono::Utc>,
+) -> Option<u32> {
+    None
 }
 
 /// The first seat whose deadline is at or before `now` and which is still asked to act.

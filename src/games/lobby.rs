@@ -56,6 +56,8 @@ pub struct CreateRequest<'a> {
     pub deal: Option<Deal>,
     /// Seconds per move (then the server moves for a seat that lets it pass).
     pub move_deadline_seconds: Option<u32>,
+    /// The game's clocks (exclusive with `move_deadline_seconds`).
+    pub time_control: Option<rules::TimeControl>,
     /// Listed for and watchable by every account.
     pub public: bool,
 }
@@ -196,6 +198,9 @@ impl Service {
         if let Some(seconds) = req.move_deadline_seconds {
             events.push(Event::MoveDeadlineSet { seconds });
         }
+        if let Some(time_control) = req.time_control {
+            events.push(Event::TimeControlSet { time_control });
+        }
         events.push(Event::VisibilitySet { public: req.public });
         let game = Game::from_events(&events).ok_or(ServiceError::GameNotFound)?;
         let id = uuid::Uuid::now_v7().to_string();
@@ -213,6 +218,11 @@ impl Service {
             public: req.public,
             invite_code: (!req.public).then(new_invite_code),
             free_seats: index.free_seats,
+            time_control: req
+                .time_control
+                .map(|t| serde_json::to_string(&t))
+                .transpose()
+                .map_err(ServiceError::Encode)?,
         };
         Ok((row, game, events))
     }
@@ -400,6 +410,7 @@ impl Service {
                         game_name: old.name.clone(),
                         deal: None,
                         move_deadline_seconds: old.move_deadline_seconds,
+                        time_control: old.clock.as_ref().map(|c| c.control),
                         public: row.public,
                     },
                     Extras {
@@ -601,6 +612,7 @@ impl Service {
                         game_name: None,
                         deal: None,
                         move_deadline_seconds: None,
+                        time_control: None,
                         public: true,
                     },
                     Extras {

@@ -349,6 +349,7 @@ impl Service {
     ) -> GameBody {
         let seated = game.seat_of(viewer).is_some();
         let mut view = game.view_for(Some(viewer));
+        view.clocks_now(game, self.clock.now());
         for (seat, shown) in game.seats.iter().zip(view.seats.iter_mut()) {
             if seat.resigned {
                 shown.strategy = Some(self.stand_in);

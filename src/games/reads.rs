@@ -309,6 +309,10 @@ pub struct GameSummary {
     /// Last change (UTC, RFC 3339).
     #[schema(format = DateTime)]
     pub updated_at: String,
+    /// The game's time control; absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub time_control: Option<rules::TimeControl>,
 }
 
 /// The list entry of `row` for `account`: its seat, turn, actions and deadline there.
@@ -318,6 +322,11 @@ pub(super) fn summary(row: GameSummaryRow, account: &str) -> GameSummary {
         .iter()
         .find(|s| s.account_id.as_deref() == Some(account));
     GameSummary {
+        time_control: row
+            .game
+            .time_control
+            .as_deref()
+            .and_then(|t| serde_json::from_str(t).ok()),
         your_seat: mine.map(|s| s.seat),
         your_turn: mine.is_some_and(|s| s.awaiting),
         your_actions: mine

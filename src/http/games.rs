@@ -40,6 +40,9 @@ pub struct CreateGame {
     /// bot's choice), and those events carry `"cause": "deadline"`.
     #[schema(minimum = 1, maximum = 2_592_000)]
     pub move_deadline_seconds: Option<u32>,
+    /// Clocks for the game: a bank per seat plus an increment per move (see "Clocks" in
+    /// docs/api.md). Not together with `move_deadline_seconds`.
+    pub time_control: Option<rules::TimeControl>,
     /// The exact first deal (then `prepared_deal: true` for everyone).
     pub deal: Option<Deal>,
     /// Listed for and watchable by every account (default `false`: players only; others
@@ -164,6 +167,11 @@ pub async fn create_game(
             "move_deadline_seconds must be 1 to {MAX_MOVE_DEADLINE_SECONDS} (30 days)"
         )));
     }
+    if req.time_control.is_some() && req.move_deadline_seconds.is_some() {
+        return Err(ApiError::Validation(
+            "time_control and move_deadline_seconds cannot be combined".into(),
+        ));
+    }
     if req.name.as_ref().is_some_and(|n| n.chars().count() > 64) {
         return Err(ApiError::Validation(
             "name must be at most 64 characters".into(),
@@ -191,6 +199,7 @@ pub async fn create_game(
             game_name: req.name,
             deal: req.deal,
             move_deadline_seconds: req.move_deadline_seconds,
+            time_control: req.time_control,
             public: req.public.unwrap_or(false),
         })
     })

@@ -147,6 +147,34 @@ const TYPES: &[(&str, &str, &str)] = &[
     ),
     ("no_chips", "No chips", "Keine Chips"),
     ("unknown_command", "Unknown command", "Unbekannter Befehl"),
+    (
+        "invalid_time_control",
+        "Invalid time control",
+        "Ungültige Bedenkzeit",
+    ),
+    ("no_time_control", "No clocks", "Keine Uhren"),
+    ("not_flagged", "Clock not run out", "Uhr nicht abgelaufen"),
+    (
+        "pause_not_allowed",
+        "Pause not allowed",
+        "Pause nicht erlaubt",
+    ),
+    (
+        "pause_already_proposed",
+        "Pause already proposed",
+        "Pause schon vorgeschlagen",
+    ),
+    (
+        "no_pause_proposed",
+        "No pause proposed",
+        "Keine Pause vorgeschlagen",
+    ),
+    (
+        "pause_already_accepted",
+        "Pause already accepted",
+        "Pause schon angenommen",
+    ),
+    ("not_paused", "Not paused", "Nicht pausiert"),
     // Score pads.
     ("invalid_players", "Invalid players", "Ungültige Spieler"),
     (

@@ -760,6 +760,28 @@ mod audience {
             ("visibility_set", p, json!({"public": true})),
             ("reservations_released", p, json!({})),
             ("rematch_created", p, json!({"game": "g"})),
+            (
+                "time_control_set",
+                p,
+                json!({"time_control": {"kind": "live", "initial_seconds": 180, "increment_seconds": 2}}),
+            ),
+            (
+                "clocks_set",
+                p,
+                json!({"at": "2026-12-01T10:00:00.000Z", "clocks": [{"seat": 2, "remaining_ms": 1000, "running": true, "flagged": false}], "paused": false}),
+            ),
+            ("clock_ran_out", p, json!({"seat": 2, "timeouts": 1})),
+            (
+                "seat_handed_to_bot",
+                p,
+                json!({"seat": 2, "cause": "timeouts"}),
+            ),
+            ("vacation_spent", p, json!({"seat": 2, "hours": 1})),
+            ("pause_proposed", p, json!({"seat": 2})),
+            ("pause_accepted", p, json!({"seat": 2})),
+            ("pause_declined", p, json!({"seat": 2})),
+            ("clocks_paused", p, json!({})),
+            ("clocks_resumed", p, json!({"seat": 2})),
         ];
         let doc = serde_json::to_value(crate::http::openapi()).unwrap();
         let mut known: Vec<&str> =

@@ -259,7 +259,7 @@ impl ReadTogether for diesel::pg::PgConnection {
                    FROM accounts WHERE id = ANY($1::text[])), \
              g AS ( \
                  SELECT id, ruleset, name, status, host_account, version, created_at, \
-                        updated_at, public, invite_code, free_seats \
+                        updated_at, public, invite_code, free_seats, time_control \
                    FROM games WHERE id = ANY($2::text[])), \
              hits AS ( \
                  SELECT c.key, count(*)::int4 AS add \

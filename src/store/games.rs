@@ -36,6 +36,9 @@ pub struct GameRow {
     pub invite_code: Option<String>,
     /// Seats nobody (person or bot) holds.
     pub free_seats: i32,
+    /// The time control (JSON of `rules::TimeControl`), when the game has clocks.
+    #[serde(default)]
+    pub time_control: Option<String>,
 }
 
 /// A seat of the index: who sits there and whether they must act.

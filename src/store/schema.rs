@@ -71,6 +71,7 @@ diesel::table! {
         free_seats -> Int4,
         reserved_until -> Nullable<Timestamp>,
         last_tx -> Int8,
+        time_control -> Nullable<Text>,
     }
 }
 

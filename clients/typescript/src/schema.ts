@@ -856,6 +856,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AcceptPauseCommand
+         * @description Accept the proposed pause; when every person accepted, the clocks stop.
+         */
+        AcceptPauseCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "accept_pause";
+        };
+        /** @enum {string} */
+        AcceptPauseCommandType: "accept_pause";
         /** @description An account as its owner sees it. */
         Account: {
             /**
@@ -902,7 +915,7 @@ export interface components {
         /** @enum {string} */
         AddBotCommandType: "add_bot";
         /** @description An event of a finished game's complete log. */
-        ArchivedEvent: components["schemas"]["BotAddedArchivedEvent"] | components["schemas"]["CardDraftedArchivedEvent"] | components["schemas"]["CardKeptArchivedEvent"] | components["schemas"]["CardPlacedArchivedEvent"] | components["schemas"]["CardRevealedArchivedEvent"] | components["schemas"]["CardSelectedArchivedEvent"] | components["schemas"]["CardTakenArchivedEvent"] | components["schemas"]["CardsRevealedArchivedEvent"] | components["schemas"]["DeadlinesSetArchivedEvent"] | components["schemas"]["DealPreparedArchivedEvent"] | components["schemas"]["DraftStartedArchivedEvent"] | components["schemas"]["DrawPileSetArchivedEvent"] | components["schemas"]["GameCreatedArchivedEvent"] | components["schemas"]["GameFinishedArchivedEvent"] | components["schemas"]["GameStartedArchivedEvent"] | components["schemas"]["HandDealtArchivedEvent"] | components["schemas"]["MoveDeadlineSetArchivedEvent"] | components["schemas"]["NosGameEndedArchivedEvent"] | components["schemas"]["NosGameStartedArchivedEvent"] | components["schemas"]["PassedArchivedEvent"] | components["schemas"]["RematchCreatedArchivedEvent"] | components["schemas"]["ReservationsReleasedArchivedEvent"] | components["schemas"]["RoundEndedArchivedEvent"] | components["schemas"]["RoundStartedArchivedEvent"] | components["schemas"]["SeatLeftArchivedEvent"] | components["schemas"]["SeatRemovedArchivedEvent"] | components["schemas"]["SeatResignedArchivedEvent"] | components["schemas"]["SeatTakenArchivedEvent"] | components["schemas"]["SeedRecordedArchivedEvent"] | components["schemas"]["SelectionMadeArchivedEvent"] | components["schemas"]["VisibilitySetArchivedEvent"];
+        ArchivedEvent: components["schemas"]["BotAddedArchivedEvent"] | components["schemas"]["CardDraftedArchivedEvent"] | components["schemas"]["CardKeptArchivedEvent"] | components["schemas"]["CardPlacedArchivedEvent"] | components["schemas"]["CardRevealedArchivedEvent"] | components["schemas"]["CardSelectedArchivedEvent"] | components["schemas"]["CardTakenArchivedEvent"] | components["schemas"]["CardsRevealedArchivedEvent"] | components["schemas"]["ClockRanOutArchivedEvent"] | components["schemas"]["ClocksPausedArchivedEvent"] | components["schemas"]["ClocksResumedArchivedEvent"] | components["schemas"]["ClocksSetArchivedEvent"] | components["schemas"]["DeadlinesSetArchivedEvent"] | components["schemas"]["DealPreparedArchivedEvent"] | components["schemas"]["DraftStartedArchivedEvent"] | components["schemas"]["DrawPileSetArchivedEvent"] | components["schemas"]["GameCreatedArchivedEvent"] | components["schemas"]["GameFinishedArchivedEvent"] | components["schemas"]["GameStartedArchivedEvent"] | components["schemas"]["HandDealtArchivedEvent"] | components["schemas"]["MoveDeadlineSetArchivedEvent"] | components["schemas"]["NosGameEndedArchivedEvent"] | components["schemas"]["NosGameStartedArchivedEvent"] | components["schemas"]["PassedArchivedEvent"] | components["schemas"]["PauseAcceptedArchivedEvent"] | components["schemas"]["PauseDeclinedArchivedEvent"] | components["schemas"]["PauseProposedArchivedEvent"] | components["schemas"]["RematchCreatedArchivedEvent"] | components["schemas"]["ReservationsReleasedArchivedEvent"] | components["schemas"]["RoundEndedArchivedEvent"] | components["schemas"]["RoundStartedArchivedEvent"] | components["schemas"]["SeatHandedToBotArchivedEvent"] | components["schemas"]["SeatLeftArchivedEvent"] | components["schemas"]["SeatRemovedArchivedEvent"] | components["schemas"]["SeatResignedArchivedEvent"] | components["schemas"]["SeatTakenArchivedEvent"] | components["schemas"]["SeedRecordedArchivedEvent"] | components["schemas"]["SelectionMadeArchivedEvent"] | components["schemas"]["TimeControlSetArchivedEvent"] | components["schemas"]["VacationSpentArchivedEvent"] | components["schemas"]["VisibilitySetArchivedEvent"];
         /**
          * ArchivedEventBase
          * @description The fields every `ArchivedEvent` has besides the event.
@@ -931,6 +944,11 @@ export interface components {
             /** @description Every event of the game. */
             items: components["schemas"]["ArchivedEvent"][];
         };
+        /**
+         * @description What happens when a seat's bank reaches zero.
+         * @enum {string}
+         */
+        AtZero: "bot_moves" | "others_decide";
         /** @description What `awaiting` reports: a seat and the command it must send. */
         Awaiting: {
             /**
@@ -1526,13 +1544,268 @@ export interface components {
          * @enum {string}
          */
         ChipsOption: "hidden" | "open";
+        /**
+         * @description Live or correspondence play.
+         * @enum {string}
+         */
+        ClockKind: "live" | "correspondence";
+        /**
+         * ClockRanOutArchivedEvent
+         * @description A seat's bank reached zero.
+         */
+        ClockRanOutArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["ClockRanOutEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock_ran_out";
+        };
+        /**
+         * ClockRanOutData
+         * @description A seat's bank reached zero.
+         */
+        ClockRanOutData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The seat (0-based).
+             */
+            seat: number;
+            /**
+             * Format: int32
+             * @description Its run-outs so far in this game (the third hands it to a bot).
+             */
+            timeouts: number;
+        };
+        /**
+         * ClockRanOutEvent
+         * @description A seat's bank reached zero.
+         */
+        ClockRanOutEvent: {
+            data: components["schemas"]["ClockRanOutData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock_ran_out";
+        };
+        /**
+         * ClockRanOutEventItem
+         * @description A seat's bank reached zero.
+         */
+        ClockRanOutEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["ClockRanOutEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock_ran_out";
+        };
+        /** @enum {string} */
+        ClockRanOutEventType: "clock_ran_out";
+        /**
+         * ClockRanOutFeedItem
+         * @description A seat's bank reached zero.
+         */
+        ClockRanOutFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["ClockRanOutEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clock_ran_out";
+        };
+        /**
+         * ClocksPausedArchivedEvent
+         * @description Every person accepted: the clocks stand still.
+         */
+        ClocksPausedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["ClocksPausedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_paused";
+        };
+        /**
+         * ClocksPausedData
+         * @description Every person accepted: the clocks stand still.
+         */
+        ClocksPausedData: Record<string, unknown>;
+        /**
+         * ClocksPausedEvent
+         * @description Every person accepted: the clocks stand still.
+         */
+        ClocksPausedEvent: {
+            data: components["schemas"]["ClocksPausedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_paused";
+        };
+        /**
+         * ClocksPausedEventItem
+         * @description Every person accepted: the clocks stand still.
+         */
+        ClocksPausedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["ClocksPausedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_paused";
+        };
+        /** @enum {string} */
+        ClocksPausedEventType: "clocks_paused";
+        /**
+         * ClocksPausedFeedItem
+         * @description Every person accepted: the clocks stand still.
+         */
+        ClocksPausedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["ClocksPausedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_paused";
+        };
+        /**
+         * ClocksResumedArchivedEvent
+         * @description A seat let the paused clocks run again.
+         */
+        ClocksResumedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["ClocksResumedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_resumed";
+        };
+        /**
+         * ClocksResumedData
+         * @description A seat let the paused clocks run again.
+         */
+        ClocksResumedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The seat that resumed.
+             */
+            seat: number;
+        };
+        /**
+         * ClocksResumedEvent
+         * @description A seat let the paused clocks run again.
+         */
+        ClocksResumedEvent: {
+            data: components["schemas"]["ClocksResumedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_resumed";
+        };
+        /**
+         * ClocksResumedEventItem
+         * @description A seat let the paused clocks run again.
+         */
+        ClocksResumedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["ClocksResumedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_resumed";
+        };
+        /** @enum {string} */
+        ClocksResumedEventType: "clocks_resumed";
+        /**
+         * ClocksResumedFeedItem
+         * @description A seat let the paused clocks run again.
+         */
+        ClocksResumedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["ClocksResumedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_resumed";
+        };
+        /**
+         * ClocksSetArchivedEvent
+         * @description The seats' banks at `at` and which clocks run from then on (written with every
+         *     change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+         */
+        ClocksSetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["ClocksSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_set";
+        };
+        /**
+         * ClocksSetEvent
+         * @description The seats' banks at `at` and which clocks run from then on (written with every
+         *     change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+         */
+        ClocksSetEvent: {
+            /**
+             * @description The seats' banks at `at` and which clocks run from then on (written with every
+             *     change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+             */
+            data: components["schemas"]["ClocksSnapshot"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_set";
+        };
+        /**
+         * ClocksSetEventItem
+         * @description The seats' banks at `at` and which clocks run from then on (written with every
+         *     change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+         */
+        ClocksSetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["ClocksSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_set";
+        };
+        /** @enum {string} */
+        ClocksSetEventType: "clocks_set";
+        /**
+         * ClocksSetFeedItem
+         * @description The seats' banks at `at` and which clocks run from then on (written with every
+         *     change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+         */
+        ClocksSetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["ClocksSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "clocks_set";
+        };
+        /** @description The data of a `clocks_set` event: every seat's bank at `at`. */
+        ClocksSnapshot: {
+            /**
+             * Format: date-time
+             * @description The instant the banks were computed (UTC, milliseconds).
+             */
+            at: string;
+            /** @description One per seat, seat 0 first. */
+            clocks: components["schemas"]["SeatClock"][];
+            /** @description The clocks are paused by agreement. */
+            paused: boolean;
+        };
         /** @description Commands, as clients send them (`{"type": "play_card", "card": 17}`). */
-        Command: components["schemas"]["JoinCommand"] | components["schemas"]["LeaveCommand"] | components["schemas"]["AddBotCommand"] | components["schemas"]["RemoveSeatCommand"] | components["schemas"]["StartCommand"] | components["schemas"]["PlayCardCommand"] | components["schemas"]["TakeRowCommand"] | components["schemas"]["DraftCardCommand"] | components["schemas"]["KeepCardCommand"] | components["schemas"]["PassCommand"] | components["schemas"]["TakeCommand"] | components["schemas"]["ResignCommand"];
+        Command: components["schemas"]["JoinCommand"] | components["schemas"]["LeaveCommand"] | components["schemas"]["AddBotCommand"] | components["schemas"]["RemoveSeatCommand"] | components["schemas"]["StartCommand"] | components["schemas"]["PlayCardCommand"] | components["schemas"]["TakeRowCommand"] | components["schemas"]["DraftCardCommand"] | components["schemas"]["KeepCardCommand"] | components["schemas"]["PassCommand"] | components["schemas"]["TakeCommand"] | components["schemas"]["ResignCommand"] | components["schemas"]["HandToBotCommand"] | components["schemas"]["ProposePauseCommand"] | components["schemas"]["AcceptPauseCommand"] | components["schemas"]["DeclinePauseCommand"] | components["schemas"]["ResumeCommand"];
         /**
          * @description A command's `type`: what `awaiting` and deadlines ask of a seat.
          * @enum {string}
          */
-        CommandName: "add_bot" | "draft_card" | "join" | "keep_card" | "leave" | "pass" | "play_card" | "remove_seat" | "resign" | "start" | "take" | "take_row";
+        CommandName: "accept_pause" | "add_bot" | "decline_pause" | "draft_card" | "hand_to_bot" | "join" | "keep_card" | "leave" | "pass" | "play_card" | "propose_pause" | "remove_seat" | "resign" | "resume" | "start" | "take" | "take_row";
         /** @description A webhook just registered, with its secret (shown this once only). */
         CreatedWebhook: {
             /**
@@ -1577,6 +1850,7 @@ export interface components {
             public?: boolean | null;
             /** @description `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: components["schemas"]["Ruleset"];
+            time_control?: components["schemas"]["TimeControl"] | null;
         };
         /** @description A new score pad. */
         CreatePad: {
@@ -1748,6 +2022,19 @@ export interface components {
          * @enum {string}
          */
         DeckOption: "full" | "tactical";
+        /**
+         * DeclinePauseCommand
+         * @description Decline (or withdraw) the proposed pause.
+         */
+        DeclinePauseCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "decline_pause";
+        };
+        /** @enum {string} */
+        DeclinePauseCommandType: "decline_pause";
         /** @description The confirmation of an account's deletion. */
         Deletion: {
             /** @description The account's password (required for a registered account; a guest has none). */
@@ -1903,9 +2190,9 @@ export interface components {
         /** @description When the game ends. */
         EndCondition: components["schemas"]["PointsEndCondition"] | components["schemas"]["RoundsEndCondition"];
         /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
-        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["RematchCreatedEvent"];
+        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["RematchCreatedEvent"] | components["schemas"]["TimeControlSetEvent"] | components["schemas"]["ClocksSetEvent"] | components["schemas"]["ClockRanOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["VacationSpentEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["ClocksPausedEvent"] | components["schemas"]["ClocksResumedEvent"];
         /** @description An event as the caller may see it. */
-        EventItem: components["schemas"]["BotAddedEventItem"] | components["schemas"]["CardDraftedEventItem"] | components["schemas"]["CardKeptEventItem"] | components["schemas"]["CardPlacedEventItem"] | components["schemas"]["CardRevealedEventItem"] | components["schemas"]["CardSelectedEventItem"] | components["schemas"]["CardTakenEventItem"] | components["schemas"]["CardsRevealedEventItem"] | components["schemas"]["DeadlinesSetEventItem"] | components["schemas"]["DealPreparedEventItem"] | components["schemas"]["DraftStartedEventItem"] | components["schemas"]["DrawPileSetEventItem"] | components["schemas"]["GameCreatedEventItem"] | components["schemas"]["GameFinishedEventItem"] | components["schemas"]["GameStartedEventItem"] | components["schemas"]["HandDealtEventItem"] | components["schemas"]["MoveDeadlineSetEventItem"] | components["schemas"]["NosGameEndedEventItem"] | components["schemas"]["NosGameStartedEventItem"] | components["schemas"]["PassedEventItem"] | components["schemas"]["RematchCreatedEventItem"] | components["schemas"]["ReservationsReleasedEventItem"] | components["schemas"]["RoundEndedEventItem"] | components["schemas"]["RoundStartedEventItem"] | components["schemas"]["SeatLeftEventItem"] | components["schemas"]["SeatRemovedEventItem"] | components["schemas"]["SeatResignedEventItem"] | components["schemas"]["SeatTakenEventItem"] | components["schemas"]["SeedRecordedEventItem"] | components["schemas"]["SelectionMadeEventItem"] | components["schemas"]["VisibilitySetEventItem"];
+        EventItem: components["schemas"]["BotAddedEventItem"] | components["schemas"]["CardDraftedEventItem"] | components["schemas"]["CardKeptEventItem"] | components["schemas"]["CardPlacedEventItem"] | components["schemas"]["CardRevealedEventItem"] | components["schemas"]["CardSelectedEventItem"] | components["schemas"]["CardTakenEventItem"] | components["schemas"]["CardsRevealedEventItem"] | components["schemas"]["ClockRanOutEventItem"] | components["schemas"]["ClocksPausedEventItem"] | components["schemas"]["ClocksResumedEventItem"] | components["schemas"]["ClocksSetEventItem"] | components["schemas"]["DeadlinesSetEventItem"] | components["schemas"]["DealPreparedEventItem"] | components["schemas"]["DraftStartedEventItem"] | components["schemas"]["DrawPileSetEventItem"] | components["schemas"]["GameCreatedEventItem"] | components["schemas"]["GameFinishedEventItem"] | components["schemas"]["GameStartedEventItem"] | components["schemas"]["HandDealtEventItem"] | components["schemas"]["MoveDeadlineSetEventItem"] | components["schemas"]["NosGameEndedEventItem"] | components["schemas"]["NosGameStartedEventItem"] | components["schemas"]["PassedEventItem"] | components["schemas"]["PauseAcceptedEventItem"] | components["schemas"]["PauseDeclinedEventItem"] | components["schemas"]["PauseProposedEventItem"] | components["schemas"]["RematchCreatedEventItem"] | components["schemas"]["ReservationsReleasedEventItem"] | components["schemas"]["RoundEndedEventItem"] | components["schemas"]["RoundStartedEventItem"] | components["schemas"]["SeatHandedToBotEventItem"] | components["schemas"]["SeatLeftEventItem"] | components["schemas"]["SeatRemovedEventItem"] | components["schemas"]["SeatResignedEventItem"] | components["schemas"]["SeatTakenEventItem"] | components["schemas"]["SeedRecordedEventItem"] | components["schemas"]["SelectionMadeEventItem"] | components["schemas"]["TimeControlSetEventItem"] | components["schemas"]["VacationSpentEventItem"] | components["schemas"]["VisibilitySetEventItem"];
         /**
          * EventItemBase
          * @description The fields every `EventItem` has besides the event.
@@ -1939,7 +2226,7 @@ export interface components {
             seed: string | null;
         };
         /** @description A public event in the global order. */
-        FeedItem: components["schemas"]["BotAddedFeedItem"] | components["schemas"]["CardDraftedFeedItem"] | components["schemas"]["CardKeptFeedItem"] | components["schemas"]["CardPlacedFeedItem"] | components["schemas"]["CardRevealedFeedItem"] | components["schemas"]["CardSelectedFeedItem"] | components["schemas"]["CardTakenFeedItem"] | components["schemas"]["CardsRevealedFeedItem"] | components["schemas"]["DeadlinesSetFeedItem"] | components["schemas"]["DealPreparedFeedItem"] | components["schemas"]["DraftStartedFeedItem"] | components["schemas"]["DrawPileSetFeedItem"] | components["schemas"]["GameCreatedFeedItem"] | components["schemas"]["GameFinishedFeedItem"] | components["schemas"]["GameStartedFeedItem"] | components["schemas"]["HandDealtFeedItem"] | components["schemas"]["MoveDeadlineSetFeedItem"] | components["schemas"]["NosGameEndedFeedItem"] | components["schemas"]["NosGameStartedFeedItem"] | components["schemas"]["PassedFeedItem"] | components["schemas"]["RematchCreatedFeedItem"] | components["schemas"]["ReservationsReleasedFeedItem"] | components["schemas"]["RoundEndedFeedItem"] | components["schemas"]["RoundStartedFeedItem"] | components["schemas"]["SeatLeftFeedItem"] | components["schemas"]["SeatRemovedFeedItem"] | components["schemas"]["SeatResignedFeedItem"] | components["schemas"]["SeatTakenFeedItem"] | components["schemas"]["SeedRecordedFeedItem"] | components["schemas"]["SelectionMadeFeedItem"] | components["schemas"]["VisibilitySetFeedItem"];
+        FeedItem: components["schemas"]["BotAddedFeedItem"] | components["schemas"]["CardDraftedFeedItem"] | components["schemas"]["CardKeptFeedItem"] | components["schemas"]["CardPlacedFeedItem"] | components["schemas"]["CardRevealedFeedItem"] | components["schemas"]["CardSelectedFeedItem"] | components["schemas"]["CardTakenFeedItem"] | components["schemas"]["CardsRevealedFeedItem"] | components["schemas"]["ClockRanOutFeedItem"] | components["schemas"]["ClocksPausedFeedItem"] | components["schemas"]["ClocksResumedFeedItem"] | components["schemas"]["ClocksSetFeedItem"] | components["schemas"]["DeadlinesSetFeedItem"] | components["schemas"]["DealPreparedFeedItem"] | components["schemas"]["DraftStartedFeedItem"] | components["schemas"]["DrawPileSetFeedItem"] | components["schemas"]["GameCreatedFeedItem"] | components["schemas"]["GameFinishedFeedItem"] | components["schemas"]["GameStartedFeedItem"] | components["schemas"]["HandDealtFeedItem"] | components["schemas"]["MoveDeadlineSetFeedItem"] | components["schemas"]["NosGameEndedFeedItem"] | components["schemas"]["NosGameStartedFeedItem"] | components["schemas"]["PassedFeedItem"] | components["schemas"]["PauseAcceptedFeedItem"] | components["schemas"]["PauseDeclinedFeedItem"] | components["schemas"]["PauseProposedFeedItem"] | components["schemas"]["RematchCreatedFeedItem"] | components["schemas"]["ReservationsReleasedFeedItem"] | components["schemas"]["RoundEndedFeedItem"] | components["schemas"]["RoundStartedFeedItem"] | components["schemas"]["SeatHandedToBotFeedItem"] | components["schemas"]["SeatLeftFeedItem"] | components["schemas"]["SeatRemovedFeedItem"] | components["schemas"]["SeatResignedFeedItem"] | components["schemas"]["SeatTakenFeedItem"] | components["schemas"]["SeedRecordedFeedItem"] | components["schemas"]["SelectionMadeFeedItem"] | components["schemas"]["TimeControlSetFeedItem"] | components["schemas"]["VacationSpentFeedItem"] | components["schemas"]["VisibilitySetFeedItem"];
         /**
          * FeedItemBase
          * @description The fields every `FeedItem` has besides the event.
@@ -2220,6 +2507,8 @@ export interface components {
             ruleset: string;
             /** @description `lobby`, `active`, `finished`. */
             status: string;
+            /** @description The game's time control; absent when it has none. */
+            time_control?: components["schemas"]["TimeControl"];
             /**
              * Format: date-time
              * @description Last change (UTC, RFC 3339).
@@ -2246,6 +2535,16 @@ export interface components {
             auto_start?: boolean;
             /** @description Who must act now. */
             awaiting: components["schemas"]["Awaiting"][];
+            /**
+             * @description Every seat's clock as of `clocks_at` (a running one shows `remaining_ms - (T -
+             *     clocks_at)` at `T`); absent before the game started or without a time control.
+             */
+            clocks?: components["schemas"]["SeatClock"][];
+            /**
+             * Format: date-time
+             * @description The server's instant the `clocks` were computed at (UTC, RFC 3339 with milliseconds).
+             */
+            clocks_at?: string;
             /** @description The fair-shuffle commitment and, once finished, the seed. */
             fairness: components["schemas"]["FairnessView"];
             /**
@@ -2264,6 +2563,8 @@ export interface components {
             name: string | null;
             /** @description Options in force: the fields the ruleset takes at creation, defaults filled in. */
             options: components["schemas"]["OptionsView"];
+            /** @description A pause proposed or in force (correspondence games); absent when none. */
+            pause?: components["schemas"]["PauseView"];
             /**
              * Format: int32
              * @description Number of seats.
@@ -2298,6 +2599,8 @@ export interface components {
             status: components["schemas"]["Status"];
             /** @description The public state of the table. */
             table: components["schemas"]["TableView"];
+            /** @description The game's time control; absent when it has none. */
+            time_control?: components["schemas"]["TimeControl"];
             /** @description Totals per seat. */
             totals: number[];
             /** @description Winning seats once finished, else `null`. */
@@ -2383,6 +2686,11 @@ export interface components {
              */
             type: "hand_dealt";
         };
+        /**
+         * @description Why a seat went to a bot because of its clock.
+         * @enum {string}
+         */
+        HandedCause: "timeouts" | "others";
         /** @description The score of a hand. */
         HandScoreBody: {
             /**
@@ -2406,6 +2714,24 @@ export interface components {
              */
             total: number;
         };
+        /**
+         * HandToBotCommand
+         * @description Let a bot play a flagged seat (its clock reached zero; `at_zero: others_decide`).
+         */
+        HandToBotCommand: {
+            /**
+             * Format: int32
+             * @description The flagged seat.
+             */
+            seat: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "hand_to_bot";
+        };
+        /** @enum {string} */
+        HandToBotCommandType: "hand_to_bot";
         /** @description What an invite link shows before anyone signs in (`GET /v1/invites/{code}`). */
         InvitePreview: {
             /**
@@ -2992,6 +3318,207 @@ export interface components {
             /** @description The new password, 8–128 characters. */
             new_password: string;
         };
+        /**
+         * PauseAcceptedArchivedEvent
+         * @description A seat accepted the proposed pause.
+         */
+        PauseAcceptedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["PauseAcceptedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_accepted";
+        };
+        /**
+         * PauseAcceptedData
+         * @description A seat accepted the proposed pause.
+         */
+        PauseAcceptedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The accepting seat.
+             */
+            seat: number;
+        };
+        /**
+         * PauseAcceptedEvent
+         * @description A seat accepted the proposed pause.
+         */
+        PauseAcceptedEvent: {
+            data: components["schemas"]["PauseAcceptedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_accepted";
+        };
+        /**
+         * PauseAcceptedEventItem
+         * @description A seat accepted the proposed pause.
+         */
+        PauseAcceptedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["PauseAcceptedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_accepted";
+        };
+        /** @enum {string} */
+        PauseAcceptedEventType: "pause_accepted";
+        /**
+         * PauseAcceptedFeedItem
+         * @description A seat accepted the proposed pause.
+         */
+        PauseAcceptedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["PauseAcceptedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_accepted";
+        };
+        /**
+         * PauseDeclinedArchivedEvent
+         * @description A seat declined (or withdrew) the proposed pause.
+         */
+        PauseDeclinedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["PauseDeclinedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_declined";
+        };
+        /**
+         * PauseDeclinedData
+         * @description A seat declined (or withdrew) the proposed pause.
+         */
+        PauseDeclinedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The declining seat.
+             */
+            seat: number;
+        };
+        /**
+         * PauseDeclinedEvent
+         * @description A seat declined (or withdrew) the proposed pause.
+         */
+        PauseDeclinedEvent: {
+            data: components["schemas"]["PauseDeclinedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_declined";
+        };
+        /**
+         * PauseDeclinedEventItem
+         * @description A seat declined (or withdrew) the proposed pause.
+         */
+        PauseDeclinedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["PauseDeclinedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_declined";
+        };
+        /** @enum {string} */
+        PauseDeclinedEventType: "pause_declined";
+        /**
+         * PauseDeclinedFeedItem
+         * @description A seat declined (or withdrew) the proposed pause.
+         */
+        PauseDeclinedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["PauseDeclinedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_declined";
+        };
+        /**
+         * PauseProposedArchivedEvent
+         * @description A seat proposed to pause the clocks.
+         */
+        PauseProposedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["PauseProposedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_proposed";
+        };
+        /**
+         * PauseProposedData
+         * @description A seat proposed to pause the clocks.
+         */
+        PauseProposedData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description The proposing seat.
+             */
+            seat: number;
+        };
+        /**
+         * PauseProposedEvent
+         * @description A seat proposed to pause the clocks.
+         */
+        PauseProposedEvent: {
+            data: components["schemas"]["PauseProposedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_proposed";
+        };
+        /**
+         * PauseProposedEventItem
+         * @description A seat proposed to pause the clocks.
+         */
+        PauseProposedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["PauseProposedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_proposed";
+        };
+        /** @enum {string} */
+        PauseProposedEventType: "pause_proposed";
+        /**
+         * PauseProposedFeedItem
+         * @description A seat proposed to pause the clocks.
+         */
+        PauseProposedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["PauseProposedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pause_proposed";
+        };
+        /** @description A pause by agreement (correspondence games). */
+        PauseView: {
+            /** @description The seats that accepted it (the proposer included). */
+            accepted: number[];
+            /** @description Every person accepted: the clocks stand still until a seat resumes. */
+            paused: boolean;
+            /**
+             * Format: int32
+             * @description The seat that proposed it.
+             */
+            proposed_by: number;
+        };
         /** @description Cards a seat took and must choose from (x-nimmt `keep_card`), public. */
         PendingKeepView: {
             /** @description The cards it took. */
@@ -3150,6 +3677,19 @@ export interface components {
             /** @description A URI naming the problem type. */
             type: string;
         };
+        /**
+         * ProposePauseCommand
+         * @description Propose to pause the clocks (correspondence games).
+         */
+        ProposePauseCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "propose_pause";
+        };
+        /** @enum {string} */
+        ProposePauseCommandType: "propose_pause";
         /** @description A change of the push choices; absent fields stay. */
         PushChoices: {
             /**
@@ -3412,6 +3952,19 @@ export interface components {
         };
         /** @enum {string} */
         ResignCommandType: "resign";
+        /**
+         * ResumeCommand
+         * @description Let the paused clocks run again.
+         */
+        ResumeCommand: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resume";
+        };
+        /** @enum {string} */
+        ResumeCommandType: "resume";
         /**
          * RoundEndedArchivedEvent
          * @description The round is over.
@@ -3713,6 +4266,28 @@ export interface components {
              */
             seat: number;
         };
+        /** @description One seat's clock at an instant. */
+        SeatClock: {
+            /**
+             * Format: date-time
+             * @description On vacation until then: the clock does not run.
+             */
+            away_until?: string;
+            /** @description Reached zero and waits for the others (`at_zero: others_decide`). */
+            flagged: boolean;
+            /**
+             * Format: int64
+             * @description The bank at the instant (`at` of the event, `clocks_at` of a view), never negative.
+             */
+            remaining_ms: number;
+            /** @description Counting down from that instant. */
+            running: boolean;
+            /**
+             * Format: int32
+             * @description The seat (0-based).
+             */
+            seat: number;
+        };
         /** @description When a seat must have acted. */
         SeatDeadline: {
             /** @description The command asked of it. */
@@ -3727,6 +4302,74 @@ export interface components {
              * @description The seat (0-based) that must act by `at`.
              */
             seat: number;
+        };
+        /**
+         * SeatHandedToBotArchivedEvent
+         * @description A seat went to a bot because of its clock (its third run-out, or the others chose
+         *     `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+         */
+        SeatHandedToBotArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeatHandedToBotEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
+        };
+        /**
+         * SeatHandedToBotData
+         * @description A seat went to a bot because of its clock (its third run-out, or the others chose
+         *     `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+         */
+        SeatHandedToBotData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause: "deadline";
+            /**
+             * Format: int32
+             * @description The seat (0-based).
+             */
+            seat: number;
+        };
+        /**
+         * SeatHandedToBotEvent
+         * @description A seat went to a bot because of its clock (its third run-out, or the others chose
+         *     `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+         */
+        SeatHandedToBotEvent: {
+            data: components["schemas"]["SeatHandedToBotData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
+        };
+        /**
+         * SeatHandedToBotEventItem
+         * @description A seat went to a bot because of its clock (its third run-out, or the others chose
+         *     `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+         */
+        SeatHandedToBotEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeatHandedToBotEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
+        };
+        /** @enum {string} */
+        SeatHandedToBotEventType: "seat_handed_to_bot";
+        /**
+         * SeatHandedToBotFeedItem
+         * @description A seat went to a bot because of its clock (its third run-out, or the others chose
+         *     `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+         */
+        SeatHandedToBotFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeatHandedToBotEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seat_handed_to_bot";
         };
         /**
          * SeatLeftArchivedEvent
@@ -4013,6 +4656,11 @@ export interface components {
             /** @description Cards left in hand. */
             hand_size: number;
             /**
+             * @description The seat went to a bot because of its clock (three run-outs, or the others chose
+             *     `hand_to_bot`).
+             */
+            lost_on_time?: boolean;
+            /**
              * @description Display name: a bot's, or a person's current account name (`deleted player` once
              *     the account is deleted; the server fills it in); `null` for a free seat.
              */
@@ -4297,6 +4945,97 @@ export interface components {
         };
         /** @enum {string} */
         TakeRowCommandType: "take_row";
+        /**
+         * @description A game's time control, as sent in `POST /v1/games` and as recorded (defaults filled).
+         *     One that exists is valid: it is checked as it is read.
+         */
+        TimeControl: {
+            /** @description What happens at zero (default `bot_moves`). */
+            at_zero?: components["schemas"]["AtZero"];
+            /**
+             * Format: int32
+             * @description Added to a seat's bank when it completes a move. live: 0–600; correspondence:
+             *     0–2592000.
+             */
+            increment_seconds: number;
+            /**
+             * Format: int32
+             * @description Each seat's bank at the start. live: 30–7200; correspondence: 3600–2592000 (30 days).
+             */
+            initial_seconds: number;
+            /** @description `live` or `correspondence`. */
+            kind: components["schemas"]["ClockKind"];
+            /**
+             * Format: int32
+             * @description The most a bank holds after an increment (at least `initial_seconds`); absent: no cap.
+             */
+            max_seconds?: number;
+            /**
+             * @description Correspondence only (default `true`): whether the seats' accounts may spend vacation
+             *     in this game. Always `false` for live games.
+             */
+            vacation?: boolean;
+        };
+        /**
+         * TimeControlSetArchivedEvent
+         * @description The game's time control (written at creation; defaults filled in).
+         */
+        TimeControlSetArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["TimeControlSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_control_set";
+        };
+        /**
+         * TimeControlSetData
+         * @description The game's time control (written at creation; defaults filled in).
+         */
+        TimeControlSetData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /** @description The time control. */
+            time_control: components["schemas"]["TimeControl"];
+        };
+        /**
+         * TimeControlSetEvent
+         * @description The game's time control (written at creation; defaults filled in).
+         */
+        TimeControlSetEvent: {
+            data: components["schemas"]["TimeControlSetData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_control_set";
+        };
+        /**
+         * TimeControlSetEventItem
+         * @description The game's time control (written at creation; defaults filled in).
+         */
+        TimeControlSetEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["TimeControlSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_control_set";
+        };
+        /** @enum {string} */
+        TimeControlSetEventType: "time_control_set";
+        /**
+         * TimeControlSetFeedItem
+         * @description The game's time control (written at creation; defaults filled in).
+         */
+        TimeControlSetFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["TimeControlSetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "time_control_set";
+        };
         /** @description An access token for the `Authorization: Bearer` header. */
         Token: {
             /** @description The signed JWT to send as `Authorization: Bearer <access_token>`. */
@@ -4326,6 +5065,74 @@ export interface components {
              * @description Whole hours left this calendar year.
              */
             hours_left: number;
+        };
+        /**
+         * VacationSpentArchivedEvent
+         * @description The seat's account spent vacation hours: its bank grew by that.
+         */
+        VacationSpentArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["VacationSpentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "vacation_spent";
+        };
+        /**
+         * VacationSpentData
+         * @description The seat's account spent vacation hours: its bank grew by that.
+         */
+        VacationSpentData: {
+            /**
+             * @description Present when the server made the move for a seat whose deadline passed.
+             * @enum {string}
+             */
+            cause?: "deadline";
+            /**
+             * Format: int32
+             * @description Hours spent (and added to the bank).
+             */
+            hours: number;
+            /**
+             * Format: int32
+             * @description The seat (0-based).
+             */
+            seat: number;
+        };
+        /**
+         * VacationSpentEvent
+         * @description The seat's account spent vacation hours: its bank grew by that.
+         */
+        VacationSpentEvent: {
+            data: components["schemas"]["VacationSpentData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "vacation_spent";
+        };
+        /**
+         * VacationSpentEventItem
+         * @description The seat's account spent vacation hours: its bank grew by that.
+         */
+        VacationSpentEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["VacationSpentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "vacation_spent";
+        };
+        /** @enum {string} */
+        VacationSpentEventType: "vacation_spent";
+        /**
+         * VacationSpentFeedItem
+         * @description The seat's account spent vacation hours: its bank grew by that.
+         */
+        VacationSpentFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["VacationSpentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "vacation_spent";
         };
         /** @description A verified address. */
         Verified: {
@@ -8582,7 +9389,9 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const acceptPauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AcceptPauseCommand"]["type"]> = ["accept_pause"];
 export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
+export const atZeroValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AtZero"]> = ["bot_moves", "others_decide"];
 export const botAddedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedArchivedEvent"]["type"]> = ["bot_added"];
 export const botAddedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedData"]["cause"]> = ["deadline"];
 export const botAddedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["BotAddedEvent"]["type"]> = ["bot_added"];
@@ -8625,7 +9434,26 @@ export const cardTakenEventTypeValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const cardTakenEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenEventItem"]["type"]> = ["card_taken"];
 export const cardTakenFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CardTakenFeedItem"]["type"]> = ["card_taken"];
 export const chipsOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ChipsOption"]> = ["hidden", "open"];
-export const commandNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CommandName"]> = ["add_bot", "draft_card", "join", "keep_card", "leave", "pass", "play_card", "remove_seat", "resign", "start", "take", "take_row"];
+export const clockKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockKind"]> = ["live", "correspondence"];
+export const clockRanOutArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockRanOutArchivedEvent"]["type"]> = ["clock_ran_out"];
+export const clockRanOutDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockRanOutData"]["cause"]> = ["deadline"];
+export const clockRanOutEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockRanOutEvent"]["type"]> = ["clock_ran_out"];
+export const clockRanOutEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockRanOutEventItem"]["type"]> = ["clock_ran_out"];
+export const clockRanOutFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClockRanOutFeedItem"]["type"]> = ["clock_ran_out"];
+export const clocksPausedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksPausedArchivedEvent"]["type"]> = ["clocks_paused"];
+export const clocksPausedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksPausedEvent"]["type"]> = ["clocks_paused"];
+export const clocksPausedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksPausedEventItem"]["type"]> = ["clocks_paused"];
+export const clocksPausedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksPausedFeedItem"]["type"]> = ["clocks_paused"];
+export const clocksResumedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksResumedArchivedEvent"]["type"]> = ["clocks_resumed"];
+export const clocksResumedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksResumedData"]["cause"]> = ["deadline"];
+export const clocksResumedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksResumedEvent"]["type"]> = ["clocks_resumed"];
+export const clocksResumedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksResumedEventItem"]["type"]> = ["clocks_resumed"];
+export const clocksResumedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksResumedFeedItem"]["type"]> = ["clocks_resumed"];
+export const clocksSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksSetArchivedEvent"]["type"]> = ["clocks_set"];
+export const clocksSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksSetEvent"]["type"]> = ["clocks_set"];
+export const clocksSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksSetEventItem"]["type"]> = ["clocks_set"];
+export const clocksSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ClocksSetFeedItem"]["type"]> = ["clocks_set"];
+export const commandNameValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["CommandName"]> = ["accept_pause", "add_bot", "decline_pause", "draft_card", "hand_to_bot", "join", "keep_card", "leave", "pass", "play_card", "propose_pause", "remove_seat", "resign", "resume", "start", "take", "take_row"];
 export const deadlinesSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetArchivedEvent"]["type"]> = ["deadlines_set"];
 export const deadlinesSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetData"]["cause"]> = ["deadline"];
 export const deadlinesSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeadlinesSetEvent"]["type"]> = ["deadlines_set"];
@@ -8638,6 +9466,7 @@ export const dealPreparedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const dealPreparedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedEventItem"]["type"]> = ["deal_prepared"];
 export const dealPreparedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DealPreparedFeedItem"]["type"]> = ["deal_prepared"];
 export const deckOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeckOption"]> = ["full", "tactical"];
+export const declinePauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DeclinePauseCommand"]["type"]> = ["decline_pause"];
 export const draftCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftCardCommand"]["type"]> = ["draft_card"];
 export const draftStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedArchivedEvent"]["type"]> = ["draft_started"];
 export const draftStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DraftStartedData"]["cause"]> = ["deadline"];
@@ -8667,6 +9496,8 @@ export const handDealtDataCauseValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const handDealtEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["type"]> = ["hand_dealt"];
 export const handDealtEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEventItem"]["type"]> = ["hand_dealt"];
 export const handDealtFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtFeedItem"]["type"]> = ["hand_dealt"];
+export const handedCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandedCause"]> = ["timeouts", "others"];
+export const handToBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandToBotCommand"]["type"]> = ["hand_to_bot"];
 export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
 export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
 export const languageValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Language"]> = ["en", "de"];
@@ -8691,9 +9522,25 @@ export const passedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<componen
 export const passedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEvent"]["type"]> = ["passed"];
 export const passedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedEventItem"]["type"]> = ["passed"];
 export const passedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PassedFeedItem"]["type"]> = ["passed"];
+export const pauseAcceptedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseAcceptedArchivedEvent"]["type"]> = ["pause_accepted"];
+export const pauseAcceptedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseAcceptedData"]["cause"]> = ["deadline"];
+export const pauseAcceptedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseAcceptedEvent"]["type"]> = ["pause_accepted"];
+export const pauseAcceptedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseAcceptedEventItem"]["type"]> = ["pause_accepted"];
+export const pauseAcceptedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseAcceptedFeedItem"]["type"]> = ["pause_accepted"];
+export const pauseDeclinedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseDeclinedArchivedEvent"]["type"]> = ["pause_declined"];
+export const pauseDeclinedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseDeclinedData"]["cause"]> = ["deadline"];
+export const pauseDeclinedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseDeclinedEvent"]["type"]> = ["pause_declined"];
+export const pauseDeclinedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseDeclinedEventItem"]["type"]> = ["pause_declined"];
+export const pauseDeclinedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseDeclinedFeedItem"]["type"]> = ["pause_declined"];
+export const pauseProposedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedArchivedEvent"]["type"]> = ["pause_proposed"];
+export const pauseProposedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedData"]["cause"]> = ["deadline"];
+export const pauseProposedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedEvent"]["type"]> = ["pause_proposed"];
+export const pauseProposedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedEventItem"]["type"]> = ["pause_proposed"];
+export const pauseProposedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedFeedItem"]["type"]> = ["pause_proposed"];
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
 export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
+export const proposePauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProposePauseCommand"]["type"]> = ["propose_pause"];
 export const rematchCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedArchivedEvent"]["type"]> = ["rematch_created"];
 export const rematchCreatedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedData"]["cause"]> = ["deadline"];
 export const rematchCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedEvent"]["type"]> = ["rematch_created"];
@@ -8705,6 +9552,7 @@ export const reservationsReleasedEventTypeValues: ReadonlyArray<FlattenedDeepReq
 export const reservationsReleasedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedEventItem"]["type"]> = ["reservations_released"];
 export const reservationsReleasedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ReservationsReleasedFeedItem"]["type"]> = ["reservations_released"];
 export const resignCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResignCommand"]["type"]> = ["resign"];
+export const resumeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ResumeCommand"]["type"]> = ["resume"];
 export const roundEndedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedArchivedEvent"]["type"]> = ["round_ended"];
 export const roundEndedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedData"]["cause"]> = ["deadline"];
 export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["type"]> = ["round_ended"];
@@ -8716,6 +9564,11 @@ export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<co
 export const roundStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEventItem"]["type"]> = ["round_started"];
 export const roundStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedFeedItem"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
+export const seatHandedToBotArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotArchivedEvent"]["type"]> = ["seat_handed_to_bot"];
+export const seatHandedToBotDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotData"]["cause"]> = ["deadline"];
+export const seatHandedToBotEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotEvent"]["type"]> = ["seat_handed_to_bot"];
+export const seatHandedToBotEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotEventItem"]["type"]> = ["seat_handed_to_bot"];
+export const seatHandedToBotFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotFeedItem"]["type"]> = ["seat_handed_to_bot"];
 export const seatLeftArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftArchivedEvent"]["type"]> = ["seat_left"];
 export const seatLeftDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftData"]["cause"]> = ["deadline"];
 export const seatLeftEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatLeftEvent"]["type"]> = ["seat_left"];
@@ -8752,10 +9605,20 @@ export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
+export const timeControlSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetArchivedEvent"]["type"]> = ["time_control_set"];
+export const timeControlSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetData"]["cause"]> = ["deadline"];
+export const timeControlSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEvent"]["type"]> = ["time_control_set"];
+export const timeControlSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEventItem"]["type"]> = ["time_control_set"];
+export const timeControlSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetFeedItem"]["type"]> = ["time_control_set"];
+export const vacationSpentArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentArchivedEvent"]["type"]> = ["vacation_spent"];
+export const vacationSpentDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentData"]["cause"]> = ["deadline"];
+export const vacationSpentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentEvent"]["type"]> = ["vacation_spent"];
+export const vacationSpentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentEventItem"]["type"]> = ["vacation_spent"];
+export const vacationSpentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentFeedItem"]["type"]> = ["vacation_spent"];
 export const visibilitySetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetArchivedEvent"]["type"]> = ["visibility_set"];
 export const visibilitySetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetData"]["cause"]> = ["deadline"];
 export const visibilitySetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["type"]> = ["visibility_set"];
 export const visibilitySetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEventItem"]["type"]> = ["visibility_set"];
 export const visibilitySetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetFeedItem"]["type"]> = ["visibility_set"];
-export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","rematch_created","reservations_released","round_ended","round_started","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","visibility_set"] as const;
-export const commandTypes = ["add_bot","draft_card","join","keep_card","leave","pass","play_card","remove_seat","resign","start","take","take_row"] as const;
+export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","clock_ran_out","clocks_paused","clocks_resumed","clocks_set","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","pause_accepted","pause_declined","pause_proposed","rematch_created","reservations_released","round_ended","round_started","seat_handed_to_bot","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","time_control_set","vacation_spent","visibility_set"] as const;
+export const commandTypes = ["accept_pause","add_bot","decline_pause","draft_card","hand_to_bot","join","keep_card","leave","pass","play_card","propose_pause","remove_seat","resign","resume","start","take","take_row"] as const;

@@ -84,6 +84,33 @@ pub enum RuleError {
         /// The command tried.
         command: &'static str,
     },
+    /// A time control out of range.
+    #[error("invalid time control: {0}")]
+    InvalidTimeControl(String),
+    /// A clock command in a game without a time control.
+    #[error("this game has no clocks")]
+    NoTimeControl,
+    /// `hand_to_bot` names a seat whose clock is not flagged (or the caller's own).
+    #[error("seat {seat} is not waiting for the others after its clock ran out")]
+    NotFlagged {
+        /// The seat named.
+        seat: u8,
+    },
+    /// Pauses are for correspondence games only.
+    #[error("only correspondence games can be paused")]
+    PauseNotAllowed,
+    /// `propose_pause` while a pause is proposed or in force.
+    #[error("a pause is already proposed")]
+    PauseAlreadyProposed,
+    /// `accept_pause` or `decline_pause` with no pause proposed.
+    #[error("no pause is proposed")]
+    NoPauseProposed,
+    /// `accept_pause` a second time.
+    #[error("you accepted the pause already")]
+    PauseAlreadyAccepted,
+    /// `resume` while the clocks run.
+    #[error("the clocks are not paused")]
+    NotPaused,
 }
 
 impl RuleError {
@@ -111,6 +138,14 @@ impl RuleError {
             Self::CardNotAvailable { .. } => "card_not_available",
             Self::NoChips => "no_chips",
             Self::UnknownCommand { .. } => "unknown_command",
+            Self::InvalidTimeControl(_) => "invalid_time_control",
+            Self::NoTimeControl => "no_time_control",
+            Self::NotFlagged { .. } => "not_flagged",
+            Self::PauseNotAllowed => "pause_not_allowed",
+            Self::PauseAlreadyProposed => "pause_already_proposed",
+            Self::NoPauseProposed => "no_pause_proposed",
+            Self::PauseAlreadyAccepted => "pause_already_accepted",
+            Self::NotPaused => "not_paused",
         }
     }
 }

@@ -69,6 +69,8 @@ pub struct Game {
     pub rematch_of: Option<String>,
     /// The rematch of this finished game, once created.
     pub rematch: Option<String>,
+    /// The clocks, when the game has a time control.
+    pub clock: Option<crate::clocks::ClockState>,
 }
 
 /// Parameters of a new game.
@@ -227,6 +229,7 @@ impl Game {
             auto_start: *auto_start,
             rematch_of: rematch_of.clone(),
             rematch: None,
+            clock: None,
         })
     }
 
@@ -370,6 +373,7 @@ impl Game {
                 Some(s) if !self.seats[usize::from(s)].resigned => {
                     let mut legal = self.moves_for(s);
                     legal.push(Command::Resign {});
+                    legal.extend(self.clock_legal(account));
                     legal
                 }
                 _ => Vec::new(),
@@ -416,6 +420,12 @@ impl Game {
         command: &Command,
         dealer: &mut dyn Dealer,
     ) -> Result<Vec<Event>, RuleError> {
+        if command.is_clock() {
+            return match actor {
+                Actor::Account { id, .. } => self.decide_clock(id, command),
+                Actor::Bot { .. } | Actor::Deadline { .. } => Err(RuleError::NotAPlayer),
+            };
+        }
         let mut progress = self.progress;
         let mut board = self.board;
         let mut events = Vec::with_capacity(8);
@@ -472,6 +482,14 @@ impl Game {
         dealer: &mut dyn Dealer,
         out: &mut Vec<Event>,
     ) -> Result<(), RuleError> {
+        if command.is_clock() {
+            let events = self.decide(actor, command, dealer)?;
+            for event in &events {
+                self.apply(event);
+            }
+            out.extend(events);
+            return Ok(());
+        }
         let Self {
             progress,
             board,
@@ -575,6 +593,17 @@ impl Game {
                 self.seats.iter_mut().for_each(|s| s.reserved_for = None);
             }
             Event::RematchCreated { game } => self.rematch = Some(game.clone()),
+            Event::TimeControlSet { .. }
+            | Event::ClocksSet(_)
+            | Event::ClockRanOut { .. }
+            | Event::SeatHandedToBot { .. }
+            | Event::VacationSpent { .. }
+            | Event::PauseProposed { .. }
+            | Event::PauseAccepted { .. }
+            | Event::PauseDeclined { .. }
+            | Event::ClocksPaused {}
+            | Event::ClocksResumed { .. }
+            | Event::GameStarted {} => self.apply_clock(event),
             _ => {}
         }
     }

@@ -15,6 +15,7 @@ pub mod asks;
 pub mod board;
 pub mod bots;
 pub mod card;
+pub mod clocks;
 pub mod deal;
 pub mod error;
 pub mod game;
@@ -35,6 +36,9 @@ pub mod view;
 pub use asks::PersonAsk;
 pub use board::Board;
 pub use card::{Card, CardSet, ScoreTable};
+pub use clocks::{
+    AtZero, ClockKind, ClocksSnapshot, HandedCause, PauseView, SeatClock, TimeControl,
+};
 pub use deal::deal_from_order;
 pub use error::RuleError;
 pub use game::{Extras, Game, NewGame};

@@ -317,6 +317,19 @@ pub enum Command {
     Take {},
     /// Hand one's seat to a bot for the rest of the game.
     Resign {},
+    /// Let a bot play a flagged seat (its clock reached zero; `at_zero: others_decide`).
+    HandToBot {
+        /// The flagged seat.
+        seat: u8,
+    },
+    /// Propose to pause the clocks (correspondence games).
+    ProposePause {},
+    /// Accept the proposed pause; when every person accepted, the clocks stop.
+    AcceptPause {},
+    /// Decline (or withdraw) the proposed pause.
+    DeclinePause {},
+    /// Let the paused clocks run again.
+    Resume {},
 }
 
 impl Command {
@@ -331,6 +344,19 @@ impl Command {
                 | Self::RemoveSeat { .. }
                 | Self::Start {}
                 | Self::Resign {}
+        )
+    }
+
+    /// Whether this is a clock command (`hand_to_bot`, the pause's commands).
+    #[must_use]
+    pub fn is_clock(&self) -> bool {
+        matches!(
+            self,
+            Self::HandToBot { .. }
+                | Self::ProposePause {}
+                | Self::AcceptPause {}
+                | Self::DeclinePause {}
+                | Self::Resume {}
         )
     }
 
@@ -350,6 +376,11 @@ impl Command {
             Self::Pass {} => "pass",
             Self::Take {} => "take",
             Self::Resign {} => "resign",
+            Self::HandToBot { .. } => "hand_to_bot",
+            Self::ProposePause {} => "propose_pause",
+            Self::AcceptPause {} => "accept_pause",
+            Self::DeclinePause {} => "decline_pause",
+            Self::Resume {} => "resume",
         }
     }
 }
@@ -590,6 +621,58 @@ pub enum Event {
         /// Id of the rematch game.
         game: String,
     },
+    /// The game's time control (written at creation; defaults filled in).
+    TimeControlSet {
+        /// The time control.
+        time_control: crate::clocks::TimeControl,
+    },
+    /// The seats' banks at `at` and which clocks run from then on (written with every
+    /// change of them). A running clock shows `remaining_ms - (T - at)` at `T`.
+    ClocksSet(Box<crate::clocks::ClocksSnapshot>),
+    /// A seat's bank reached zero.
+    ClockRanOut {
+        /// The seat (0-based).
+        seat: u8,
+        /// Its run-outs so far in this game (the third hands it to a bot).
+        timeouts: u8,
+    },
+    /// A seat went to a bot because of its clock (its third run-out, or the others chose
+    /// `hand_to_bot`); like `seat_resigned`, and ratings place it last.
+    SeatHandedToBot {
+        /// The seat (0-based).
+        seat: u8,
+        /// `timeouts` or `others`.
+        cause: crate::clocks::HandedCause,
+    },
+    /// The seat's account spent vacation hours: its bank grew by that.
+    VacationSpent {
+        /// The seat (0-based).
+        seat: u8,
+        /// Hours spent (and added to the bank).
+        hours: u32,
+    },
+    /// A seat proposed to pause the clocks.
+    PauseProposed {
+        /// The proposing seat.
+        seat: u8,
+    },
+    /// A seat accepted the proposed pause.
+    PauseAccepted {
+        /// The accepting seat.
+        seat: u8,
+    },
+    /// A seat declined (or withdrew) the proposed pause.
+    PauseDeclined {
+        /// The declining seat.
+        seat: u8,
+    },
+    /// Every person accepted: the clocks stand still.
+    ClocksPaused {},
+    /// A seat let the paused clocks run again.
+    ClocksResumed {
+        /// The seat that resumed.
+        seat: u8,
+    },
 }
 
 impl Event {
@@ -628,6 +711,16 @@ impl Event {
             Self::VisibilitySet { .. } => "visibility_set",
             Self::ReservationsReleased {} => "reservations_released",
             Self::RematchCreated { .. } => "rematch_created",
+            Self::TimeControlSet { .. } => "time_control_set",
+            Self::ClocksSet(_) => "clocks_set",
+            Self::ClockRanOut { .. } => "clock_ran_out",
+            Self::SeatHandedToBot { .. } => "seat_handed_to_bot",
+            Self::VacationSpent { .. } => "vacation_spent",
+            Self::PauseProposed { .. } => "pause_proposed",
+            Self::PauseAccepted { .. } => "pause_accepted",
+            Self::PauseDeclined { .. } => "pause_declined",
+            Self::ClocksPaused {} => "clocks_paused",
+            Self::ClocksResumed { .. } => "clocks_resumed",
         }
     }
 
@@ -688,7 +781,17 @@ impl Event {
             | Self::SeatResigned { .. }
             | Self::VisibilitySet { .. }
             | Self::ReservationsReleased {}
-            | Self::RematchCreated { .. } => Audience::Public,
+            | Self::RematchCreated { .. }
+            | Self::TimeControlSet { .. }
+            | Self::ClocksSet(_)
+            | Self::ClockRanOut { .. }
+            | Self::SeatHandedToBot { .. }
+            | Self::VacationSpent { .. }
+            | Self::PauseProposed { .. }
+            | Self::PauseAccepted { .. }
+            | Self::PauseDeclined { .. }
+            | Self::ClocksPaused {}
+            | Self::ClocksResumed { .. } => Audience::Public,
         }
     }
 }

@@ -159,6 +159,16 @@ impl Family for TakeOrPassBoard {
             Event::GameCreated { .. }
             | Event::MoveDeadlineSet { .. }
             | Event::DeadlinesSet { .. }
+            | Event::TimeControlSet { .. }
+            | Event::ClocksSet(_)
+            | Event::ClockRanOut { .. }
+            | Event::SeatHandedToBot { .. }
+            | Event::VacationSpent { .. }
+            | Event::PauseProposed { .. }
+            | Event::PauseAccepted { .. }
+            | Event::PauseDeclined { .. }
+            | Event::ClocksPaused {}
+            | Event::ClocksResumed { .. }
             | Event::SeedRecorded { .. }
             | Event::DealPrepared { .. }
             | Event::SeatTaken { .. }

@@ -56,7 +56,17 @@ impl Event {
             | "seat_resigned"
             | "visibility_set"
             | "reservations_released"
-            | "rematch_created" => 1,
+            | "rematch_created"
+            | "time_control_set"
+            | "clocks_set"
+            | "clock_ran_out"
+            | "seat_handed_to_bot"
+            | "vacation_spent"
+            | "pause_proposed"
+            | "pause_accepted"
+            | "pause_declined"
+            | "clocks_paused"
+            | "clocks_resumed" => 1,
             _ => return None,
         })
     }
@@ -97,7 +107,17 @@ impl Event {
             | Self::SeatResigned { .. }
             | Self::VisibilitySet { .. }
             | Self::ReservationsReleased {}
-            | Self::RematchCreated { .. } => 1,
+            | Self::RematchCreated { .. }
+            | Self::TimeControlSet { .. }
+            | Self::ClocksSet(_)
+            | Self::ClockRanOut { .. }
+            | Self::SeatHandedToBot { .. }
+            | Self::VacationSpent { .. }
+            | Self::PauseProposed { .. }
+            | Self::PauseAccepted { .. }
+            | Self::PauseDeclined { .. }
+            | Self::ClocksPaused {}
+            | Self::ClocksResumed { .. } => 1,
         }
     }
 }

@@ -74,6 +74,23 @@ pub struct GameView {
     /// Quick play: the game starts by itself when its last seat is taken.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto_start: bool,
+    /// The game's time control; absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub time_control: Option<crate::clocks::TimeControl>,
+    /// Every seat's clock as of `clocks_at` (a running one shows `remaining_ms - (T -
+    /// clocks_at)` at `T`); absent before the game started or without a time control.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub clocks: Option<Vec<crate::clocks::SeatClock>>,
+    /// The server's instant the `clocks` were computed at (UTC, RFC 3339 with milliseconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime, nullable = false))]
+    pub clocks_at: Option<String>,
+    /// A pause proposed or in force (correspondence games); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub pause: Option<crate::clocks::PauseView>,
 }
 
 /// A seat's public state.
@@ -129,6 +146,10 @@ pub struct SeatView {
     pub x_stack_size: Option<usize>,
     /// Total of finished rounds.
     pub total: i32,
+    /// The seat went to a bot because of its clock (three run-outs, or the others chose
+    /// `hand_to_bot`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lost_on_time: bool,
     /// When the seat must have acted (games with move deadlines; UTC, RFC 3339).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(format = DateTime))]
@@ -228,6 +249,18 @@ pub struct FairnessView {
     pub seed: Option<String>,
 }
 
+impl GameView {
+    /// Shows the clocks as of `now` (the server's instant) instead of the last change's.
+    pub fn clocks_now(&mut self, game: &Game, now: chrono::DateTime<chrono::Utc>) {
+        if let Some(clocks) = game.clocks_at(now) {
+            self.clocks = Some(clocks);
+            self.clocks_at = Some(crate::model::rfc3339_millis::format(
+                &crate::clocks::millis(now),
+            ));
+        }
+    }
+}
+
 impl Game {
     /// The game as the account `viewer` may see it (`None`: anonymous spectator).
     #[must_use]
@@ -267,6 +300,12 @@ impl Game {
                     x_row: rows.filter(|_| x).map(|b| b.x_rows[i].to_vec()),
                     x_stack_size: rows.filter(|_| x).map(|b| b.x_stacks[i].len()),
                     total: self.progress.totals[i],
+                    lost_on_time: self
+                        .clock
+                        .as_ref()
+                        .and_then(|c| c.lost_on_time.get(i))
+                        .copied()
+                        .unwrap_or(false),
                     deadline_at: self
                         .deadlines
                         .iter()
@@ -334,6 +373,18 @@ impl Game {
             rematch_of: self.rematch_of.clone(),
             rematch: self.rematch.clone(),
             auto_start: self.auto_start,
+            time_control: self.clock.as_ref().map(|c| c.control),
+            clocks: self
+                .clock
+                .as_ref()
+                .and_then(|c| c.snapshot.as_ref())
+                .map(|s| s.clocks.clone()),
+            clocks_at: self
+                .clock
+                .as_ref()
+                .and_then(|c| c.snapshot.as_ref())
+                .map(|s| crate::model::rfc3339_millis::format(&s.at)),
+            pause: self.clock.as_ref().and_then(|c| c.pause.clone()),
             fairness: FairnessView {
                 algorithm: SHUFFLE_ALGORITHM,
                 commitment: self.commitment.clone(),

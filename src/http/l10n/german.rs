@@ -163,6 +163,16 @@ fn rule_detail(rule: &RuleError) -> String {
         RuleError::UnknownCommand { command } => {
             format!("{command} ist in diesem Spiel kein Zug.")
         }
+        RuleError::InvalidTimeControl(why) => format!("Ungültige Bedenkzeit: {why}"),
+        RuleError::NoTimeControl => "Dieses Spiel hat keine Uhren.".into(),
+        RuleError::NotFlagged { seat } => {
+            format!("Die Uhr von Platz {seat} ist nicht abgelaufen.")
+        }
+        RuleError::PauseNotAllowed => "Nur Fernpartien können pausiert werden.".into(),
+        RuleError::PauseAlreadyProposed => "Eine Pause ist schon vorgeschlagen.".into(),
+        RuleError::NoPauseProposed => "Es ist keine Pause vorgeschlagen.".into(),
+        RuleError::PauseAlreadyAccepted => "Du hast der Pause schon zugestimmt.".into(),
+        RuleError::NotPaused => "Die Uhren sind nicht angehalten.".into(),
     }
 }
 
