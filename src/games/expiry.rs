@@ -85,8 +85,18 @@ impl Service {
         let mut moved = 0;
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
+            if game.clock.is_some() && super::away::back_from_away(&game, seat, now) {
+                // The seat's absence ended: its clock runs again, nothing runs out.
+                let Some(clocks) = game.next_clocks(None, now) else {
+                    break;
+                };
+                game.apply(&clocks);
+                encoded.extend(encode_all(std::slice::from_ref(&clocks))?);
+                moved += 1;
+                continue;
+            }
             if game.clock.is_some() {
-                let (events, caused) = self.clock_ran_out(&mut game, &mut dealer, seat, now)?;
+                let (events, caused) = self.clock_ran_out(tx, &mut game, &mut dealer, seat, now)?;
                 for (i, event) in events.iter().enumerate() {
                     let cause = (caused.0..caused.1).contains(&i).then_some("clock");
                     encoded
@@ -140,6 +150,7 @@ impl Service {
     /// range of them that the server's move for the seat caused.
     fn clock_ran_out(
         &self,
+        tx: &mut Tx<'_>,
         game: &mut Game,
         dealer: &mut SeededDealer,
         seat: u8,
@@ -148,7 +159,7 @@ impl Service {
         let mut events = Vec::new();
         let mut moved = None;
         let mut caused = (0, 0);
-        if let Some(hours) = before_run_out(game, seat, now) {
+        if let Some(hours) = self.spend_vacation_hour(tx, game, seat)? {
             events.push(Event::VacationSpent { seat, hours });
         } else {
             events.extend(game.run_out(seat));
@@ -187,16 +198,6 @@ impl Service {
         }
         Ok((events, caused))
     }
-}
-
-/// The hook where vacation is spent before a seat's clock runs out: the hours to add to
-/// its bank (`vacation_spent`), or `None` to let it run out. Nothing spends vacation yet.
-pub(super) fn before_run_out(
-    _game: &Game,
-    _seat: u8,
-    _now: chrono::DateTime<chrono::Utc>,
-) -> Option<u32> {
-    None
 }
 
 /// The first seat whose deadline is at or before `now` and which is still asked to act.
