@@ -348,3 +348,36 @@ both!(
     going_away_spends_whole_hours_and_coming_back_early_refunds_the_unused,
     the_days_per_year_are_a_setting,
 );
+
+/// Two replicas sweep the same game when a flag falls: one of them spends the hour, in the
+/// transaction of its append; the other's append loses the compare-and-set and its spending
+/// rolls back with it. The hours the account lost always equal the hours the game recorded.
+#[test]
+fn two_replicas_never_overspend() {
+    let backend = Backend::Postgres;
+    let env = [
+        ("STAMMTISCH_VACATION_DAYS", "1"),
+        ("TOKEN_TTL_SECONDS", "604800"),
+    ];
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &env);
+    let other = server.replica(&env);
+    let api = server.client();
+    let second = other.client();
+    let anna = api.account("anna");
+    let bert = api.account("bert");
+    let game = only_host_runs(&api, &anna, &bert, &correspondence(3600, true));
+    for spent in 1..=3_usize {
+        // Both replicas' clocks move on together: both find the flag fallen.
+        server.advance_clock(3600);
+        let r = second.post("/test/clock", None, &json!({ "advance_seconds": 3600 }));
+        assert_eq!(r.status, 200, "{}", r.text);
+        let hours = wait_for_events(&api, &bert, &game, "vacation_spent", spent);
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        let hours_now = events_of(&api, &bert, &game, "vacation_spent");
+        assert_eq!(hours_now.len(), hours.len(), "one hour per flag-fall");
+        assert_eq!(hours_now.len(), spent);
+        assert_eq!(hours_left(&api, &anna), 24 - spent as u64);
+        assert_eq!(hours_left(&second, &anna), 24 - spent as u64);
+    }
+    assert!(events_of(&api, &bert, &game, "clock_ran_out").is_empty());
+}
