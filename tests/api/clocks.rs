@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards};
+use crate::support::{Api, Backend, EventStream, Player, TestServer, cards};
 
 fn ms(instant: &Value) -> i64 {
     chrono::DateTime::parse_from_rfc3339(instant.as_str().unwrap())
@@ -266,3 +266,473 @@ fn at_zero_the_server_moves_for_the_seat(backend: Backend) {
 }
 
 both!(at_zero_the_server_moves_for_the_seat);
+
+/// Sends the first game move (no resign, no clock command) of every person asked to act.
+fn move_people(api: &Api, people: &[Player], game: &str) {
+    for p in people {
+        let view = api.view(p, game);
+        let Some(cmd) = view["legal"].as_array().unwrap().iter().find(|c| {
+            [
+                "play_card",
+                "take_row",
+                "keep_card",
+                "draft_card",
+                "pass",
+                "take",
+            ]
+            .contains(&c["type"].as_str().unwrap())
+        }) else {
+            continue;
+        };
+        let r = api.command(p, game, cmd);
+        // A bot's move for a seat out of time may come first: then the move is stale.
+        assert!(r.status == 200 || r.status == 422, "{}", r.text);
+    }
+}
+
+fn timeouts_of(api: &Api, p: &Player, game: &str, seat: u64) -> Vec<Value> {
+    of_type(api, p, game, "clock_ran_out")
+        .into_iter()
+        .filter(|e| e["data"]["seat"] == seat)
+        .collect()
+}
+
+/// The third run-out hands the seat to a bot (`seat_handed_to_bot`, cause `timeouts`);
+/// the view shows it resigned and lost on time, and ratings place it last.
+fn three_run_outs_hand_the_seat_to_a_bot_and_it_places_last(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.account("anna"), api.account("ben"), api.account("cara")];
+    let body = json!({"ruleset": "6-nimmt", "players": 3, "public": true,
+                      "options": {"end": {"rounds": 1}}, "time_control": live(30, 0, None)});
+    let id = started(&api, &people, &body, 0);
+    let playing = &people[..2];
+    let start = Instant::now();
+    loop {
+        let view = api.view(&people[0], &id);
+        if view["seats"][2]["lost_on_time"] == true {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{view}");
+        move_people(&api, playing, &id);
+        if timeouts_of(&api, &people[0], &id, 2).is_empty() {
+            server.advance_clock(31);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let outs = timeouts_of(&api, &people[0], &id, 2);
+    let counts: Vec<&Value> = outs.iter().map(|e| &e["data"]["timeouts"]).collect();
+    assert_eq!(counts, [&json!(1), &json!(2), &json!(3)]);
+    let handed = of_type(&api, &people[0], &id, "seat_handed_to_bot");
+    assert_eq!(handed.len(), 1);
+    assert_eq!(handed[0]["data"], json!({"seat": 2, "cause": "timeouts"}));
+    let view = api.view(&people[2], &id);
+    assert_eq!(view["seats"][2]["resigned"], true);
+    assert!(
+        !view["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "play_card"),
+        "the seat is the bot's now"
+    );
+    // Finish; the bot plays seat 2 and the ratings place it last.
+    let start = Instant::now();
+    while api.view(&people[0], &id)["status"] != "finished" {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        move_people(&api, playing, &id);
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let item = loop {
+        let r = api.get(
+            &format!("/v1/players/{}/games", people[2].id),
+            Some(&people[2].token),
+        );
+        if let Some(item) = r.body["items"].as_array().and_then(|a| a.first()) {
+            break item.clone();
+        }
+        assert!(Instant::now() < deadline, "{}", r.text);
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(item["place"], 3, "{item}");
+    assert_eq!(item["won"], false);
+}
+
+/// Nimm oder schieb: only the active player's clock runs; at zero the server acts for it.
+fn nimm_oder_schieb_at_zero_the_server_acts_for_the_active_player(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben"), api.guest("Cid")];
+    let body =
+        json!({"ruleset": "nimm-oder-schieb", "players": 3, "time_control": live(30, 3, None)});
+    let id = started(&api, &people, &body, 0);
+    let view = api.view(&people[0], &id);
+    let active = view["awaiting"][0]["seat"].as_u64().unwrap();
+    let first = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    for seat in 0..3u64 {
+        assert_eq!(running(&first, seat as usize), seat == active);
+    }
+    server.advance_clock(31);
+    wait_for(&api, &people[0], &id, "the clock move", |_| {
+        !timeouts_of(&api, &people[0], &id, active).is_empty()
+    });
+    let acted: Vec<Value> = api
+        .events(&people[0], &id)
+        .into_iter()
+        .filter(|e| e["data"]["cause"] == "clock")
+        .collect();
+    assert!(!acted.is_empty());
+    assert!(
+        acted.iter().all(|e| e["data"]["seat"] == active
+            && ["passed", "card_taken"].contains(&e["type"].as_str().unwrap())),
+        "{acted:?}"
+    );
+    let last = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert_eq!(remaining(&last, active as usize), 3_000);
+}
+
+/// 11 nimmt!, `others_decide`: the seat out of time waits flagged; it may still move (its
+/// bank is then the increment); the others may hand it to a bot.
+fn others_decide_flags_the_seat_and_the_others_may_hand_it_to_a_bot(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let tc = json!({"kind": "live", "initial_seconds": 30, "increment_seconds": 4, "at_zero": "others_decide"});
+    let body = json!({"ruleset": "11-nimmt", "players": 2, "time_control": tc});
+    let id = started(&api, &people, &body, 0);
+    let flagged = |v: &Value| v["clocks"][1]["flagged"] == true;
+    // Ann keeps moving, Ben lets his clock run out.
+    move_people(&api, &people[..1], &id);
+    server.advance_clock(31);
+    let view = wait_for(&api, &people[0], &id, "ben flagged", flagged);
+    assert_eq!(view["clocks"][1]["running"], false);
+    assert_eq!(view["clocks"][1]["remaining_ms"], 0);
+    assert!(
+        view["seats"][1]["deadline_at"].is_null(),
+        "a flagged seat has no deadline"
+    );
+    assert!(
+        view["legal"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"type": "hand_to_bot", "seat": 1}))
+    );
+    // Ben may not hand Ann (not flagged) nor himself; nothing changes.
+    let version = view["version"].clone();
+    for seat in [0, 1] {
+        api.command(
+            &people[1],
+            &id,
+            &json!({"type": "hand_to_bot", "seat": seat}),
+        )
+        .assert_problem(422, "not_flagged");
+    }
+    assert_eq!(api.view(&people[0], &id)["version"], version);
+    // Ben moves after all: unflagged, his bank is the increment.
+    move_people(&api, &people[1..], &id);
+    let view = api.view(&people[0], &id);
+    assert_eq!(view["clocks"][1]["flagged"], false);
+    let last = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert!(!clock(&last, 1)["flagged"].as_bool().unwrap());
+    // Out of time again: Ann hands his seat to a bot.
+    move_people(&api, &people[..1], &id);
+    server.advance_clock(31);
+    wait_for(&api, &people[0], &id, "ben flagged again", flagged);
+    api.ok(&people[0], &id, &json!({"type": "hand_to_bot", "seat": 1}));
+    let handed = of_type(&api, &people[0], &id, "seat_handed_to_bot");
+    assert_eq!(handed[0]["data"], json!({"seat": 1, "cause": "others"}));
+    let view = api.view(&people[1], &id);
+    assert_eq!(view["seats"][1]["resigned"], true);
+    assert_eq!(view["seats"][1]["lost_on_time"], true);
+    assert_eq!(timeouts_of(&api, &people[0], &id, 1).len(), 2);
+}
+
+/// A pause by agreement in a correspondence game stops every clock until a seat resumes;
+/// live games cannot pause.
+fn pause_by_agreement_stops_the_clocks(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let tc = json!({"kind": "correspondence", "initial_seconds": 3600, "increment_seconds": 3600});
+    let id = started(
+        &api,
+        &people,
+        &json!({"ruleset": "6-nimmt", "players": 2, "time_control": tc}),
+        0,
+    );
+    let view = api.ok(&people[0], &id, &json!({"type": "propose_pause"}));
+    assert_eq!(
+        view["pause"],
+        json!({"proposed_by": 0, "accepted": [0], "paused": false})
+    );
+    api.command(&people[0], &id, &json!({"type": "propose_pause"}))
+        .assert_problem(422, "pause_already_proposed");
+    api.command(&people[1], &id, &json!({"type": "resume"}))
+        .assert_problem(422, "not_paused");
+    let view = api.ok(&people[1], &id, &json!({"type": "decline_pause"}));
+    assert!(view.get("pause").is_none());
+    api.ok(&people[1], &id, &json!({"type": "propose_pause"}));
+    let view = api.ok(&people[0], &id, &json!({"type": "accept_pause"}));
+    assert_eq!(view["pause"]["paused"], true);
+    let paused = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert_eq!(paused["paused"], true);
+    assert!(!running(&paused, 0) && !running(&paused, 1));
+    assert!(view["seats"][0]["deadline_at"].is_null());
+    // Hours pass, more than the banks hold; nothing runs out, the banks stand still.
+    server.advance_clock(2 * 3600);
+    let view = api.view(&people[0], &id);
+    for seat in 0..2 {
+        assert_eq!(
+            view["clocks"][seat]["remaining_ms"].as_i64().unwrap(),
+            remaining(&paused, seat)
+        );
+    }
+    assert!(timeouts_of(&api, &people[0], &id, 0).is_empty());
+    // Moves stay allowed while paused.
+    move_people(&api, &people[..1], &id);
+    let view = api.ok(&people[1], &id, &json!({"type": "resume"}));
+    assert!(view.get("pause").is_none());
+    let resumed = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert_eq!(resumed["paused"], false);
+    assert!(running(&resumed, 1));
+    assert_eq!(
+        of_type(&api, &people[0], &id, "clocks_resumed")[0]["data"],
+        json!({"seat": 1})
+    );
+
+    // Live games cannot pause; nothing changes.
+    let live_id = started(
+        &api,
+        &people,
+        &json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(60, 0, None)}),
+        0,
+    );
+    let before = api.view(&people[0], &live_id)["version"].clone();
+    api.command(&people[0], &live_id, &json!({"type": "propose_pause"}))
+        .assert_problem(422, "pause_not_allowed");
+    assert_eq!(api.view(&people[0], &live_id)["version"], before);
+    // Nor games without clocks.
+    let plain = started(
+        &api,
+        &people,
+        &json!({"ruleset": "6-nimmt", "players": 2}),
+        0,
+    );
+    api.command(&people[0], &plain, &json!({"type": "propose_pause"}))
+        .assert_problem(422, "no_time_control");
+}
+
+/// Bad time controls and a time control beside move deadlines are refused; no game is made.
+fn bad_time_controls_are_refused(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let ann = api.guest("Ann");
+    for tc in [
+        json!({"kind": "live", "initial_seconds": 10}),
+        json!({"kind": "live", "initial_seconds": 180, "increment_seconds": 9999}),
+        json!({"kind": "live", "initial_seconds": 180, "max_seconds": 60}),
+        json!({"kind": "live", "initial_seconds": 180, "vacation": true}),
+        json!({"kind": "correspondence", "initial_seconds": 60}),
+        json!({"kind": "sudden", "initial_seconds": 180}),
+        json!({"kind": "live"}),
+        json!({"kind": "live", "initial_seconds": -5}),
+        json!({"kind": "live", "initial_seconds": 180, "at_zero": "nobody"}),
+        json!({"kind": "live", "initial_seconds": 180, "extra": true}),
+        json!("3+2"),
+    ] {
+        let r = api.post(
+            "/v1/games",
+            Some(&ann.token),
+            &json!({"ruleset": "6-nimmt", "players": 2, "time_control": tc}),
+        );
+        r.assert_problem(422, "validation_failed");
+    }
+    let r = api.post(
+        "/v1/games",
+        Some(&ann.token),
+        &json!({"ruleset": "6-nimmt", "players": 2, "move_deadline_seconds": 60,
+                "time_control": live(180, 2, None)}),
+    );
+    r.assert_problem(422, "validation_failed");
+    let mine = api.get("/v1/games?mine=true", Some(&ann.token));
+    assert_eq!(
+        mine.body["items"].as_array().unwrap().len(),
+        0,
+        "{}",
+        mine.text
+    );
+}
+
+both!(
+    three_run_outs_hand_the_seat_to_a_bot_and_it_places_last,
+    nimm_oder_schieb_at_zero_the_server_acts_for_the_active_player,
+    others_decide_flags_the_seat_and_the_others_may_hand_it_to_a_bot,
+    pause_by_agreement_stops_the_clocks,
+    bad_time_controls_are_refused,
+);
+
+/// The view's clocks are the last `clocks_set` counted down to the view's `clocks_at`.
+fn assert_view_matches_log(api: &Api, p: &Player, game: &str) -> Value {
+    let view = api.view(p, game);
+    let last = clocks_sets(api, p, game).pop().unwrap();
+    let at = ms(&view["clocks_at"]);
+    assert!(at >= ms(&last["at"]));
+    for seat in 0..last["clocks"].as_array().unwrap().len() {
+        assert_eq!(
+            view["clocks"][seat]["remaining_ms"].as_i64().unwrap(),
+            projected(&last, seat, at),
+            "seat {seat}: {view}"
+        );
+        assert_eq!(
+            view["clocks"][seat]["running"],
+            clock(&last, seat)["running"]
+        );
+    }
+    view
+}
+
+/// A restart mid-clock: the new process reads the same banks from the log and counts on
+/// from the same instants; the flag still falls on time.
+fn a_restart_keeps_the_remaining_times(backend: Backend) {
+    let mut server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(60, 2, None)});
+    let id = started(&api, &people, &body, 0);
+    let view = api.view(&people[0], &id);
+    api.ok(
+        &people[0],
+        &id,
+        &json!({"type": "play_card", "card": first_card(&view)}),
+    );
+    let before = clocks_sets(&api, &people[0], &id);
+    assert_view_matches_log(&api, &people[0], &id);
+    assert!(server.terminate());
+    server = server.restart();
+    let api = server.client();
+    assert_eq!(
+        clocks_sets(&api, &people[0], &id),
+        before,
+        "the log is the truth"
+    );
+    let view = assert_view_matches_log(&api, &people[1], &id);
+    let flag = ms(&before[1]["at"]) + remaining(&before[1], 1);
+    assert_eq!(ms(&view["seats"][1]["deadline_at"]), flag);
+    // The restarted server's own clock makes the flag fall.
+    server.advance_clock(61);
+    wait_for(&api, &people[0], &id, "the run-out after restart", |_| {
+        timeouts_of(&api, &people[0], &id, 1).len() == 1
+    });
+}
+
+/// A live stream carries every `clocks_set` (public), so a client ticks without polling;
+/// neither the stream nor the clocks reveal a card another seat chose.
+fn streams_and_views_carry_the_clocks_and_nothing_hidden(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "public": true, "time_control": live(60, 2, None)});
+    let id = started(&api, &people, &body, 0);
+    let watcher = api.guest("Watcher");
+    let path = format!("/v1/games/{id}/stream");
+    let mut stream = EventStream::open(
+        &api.base,
+        &path,
+        &people[1].token,
+        None,
+        Duration::from_secs(20),
+    );
+    let view = api.view(&people[0], &id);
+    let card = first_card(&view);
+    api.ok(&people[0], &id, &json!({"type": "play_card", "card": card}));
+    let mut seen: Vec<Value> = Vec::new();
+    let start = Instant::now();
+    while seen.iter().filter(|f| f["type"] == "clocks_set").count() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(20), "{seen:?}");
+        if let Some(frame) = stream.next_event() {
+            seen.push(frame.data);
+        }
+    }
+    let text = serde_json::to_string(&seen).unwrap();
+    assert!(
+        !seen
+            .iter()
+            .any(|e| e["type"] == "card_selected" && e["data"]["seat"] == 0),
+        "Ann's card reached Ben: {text}"
+    );
+    // The clocks say who has chosen (public anyway) and nothing else.
+    for e in seen.iter().filter(|e| e["type"] == "clocks_set") {
+        let mut keys: Vec<&String> = e["data"].as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["at", "clocks", "paused"]);
+        for c in e["data"]["clocks"].as_array().unwrap() {
+            let mut keys: Vec<&String> = c.as_object().unwrap().keys().collect();
+            keys.sort();
+            assert_eq!(keys, ["flagged", "remaining_ms", "running", "seat"]);
+        }
+    }
+    // Ben, a spectator and Ann see the same clocks; only Ann sees her card.
+    let ann = api.view(&people[0], &id);
+    let ben = api.view(&people[1], &id);
+    let spectator = api.view(&watcher, &id);
+    let last = clocks_sets(&api, &watcher, &id).pop().unwrap();
+    for v in [&ann, &ben, &spectator] {
+        for seat in 0..2 {
+            assert_eq!(
+                v["clocks"][seat]["remaining_ms"].as_i64().unwrap(),
+                projected(&last, seat, ms(&v["clocks_at"]))
+            );
+        }
+    }
+    assert_eq!(ann["you"]["selected"], card);
+    assert!(ben["you"]["selected"].is_null());
+    assert!(spectator["you"].is_null());
+    let spectator_events = serde_json::to_string(&api.events(&watcher, &id)).unwrap();
+    assert!(!spectator_events.contains("card_selected"));
+    assert!(!spectator_events.contains("hand_dealt"));
+}
+
+both!(
+    a_restart_keeps_the_remaining_times,
+    streams_and_views_carry_the_clocks_and_nothing_hidden,
+);
+
+/// Two replicas on one PostgreSQL database agree on the remaining times, and a flag that
+/// falls on both replicas runs out once.
+#[test]
+fn two_replicas_agree_on_the_clocks() {
+    let server = TestServer::start(Backend::Postgres);
+    let replica = server.replica(&[]);
+    let api = server.client();
+    let other = replica.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(30, 0, None)});
+    let id = started(&api, &people, &body, 0);
+    let view = other.view(&people[0], &id);
+    other.ok(
+        &people[0],
+        &id,
+        &json!({"type": "play_card", "card": first_card(&view)}),
+    );
+    assert_eq!(
+        clocks_sets(&api, &people[0], &id),
+        clocks_sets(&other, &people[0], &id)
+    );
+    assert_view_matches_log(&api, &people[1], &id);
+    assert_view_matches_log(&other, &people[1], &id);
+    // Both replicas' clocks pass Ben's flag.
+    for base in [&api, &other] {
+        let r = base.post("/test/clock", None, &json!({"advance_seconds": 31}));
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    wait_for(&api, &people[0], &id, "the run-out", |_| {
+        !timeouts_of(&api, &people[0], &id, 1).is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let outs = timeouts_of(&other, &people[0], &id, 1);
+    assert_eq!(outs.len(), 1, "ran out once: {outs:?}");
+    assert_eq!(
+        clocks_sets(&api, &people[1], &id),
+        clocks_sets(&other, &people[1], &id)
+    );
+}
