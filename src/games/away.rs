@@ -80,9 +80,12 @@ pub fn clocks_with_away(
 }
 
 impl Service {
-    /// Spends an hour of the seat's account's vacation, in `tx`, when the game allows it:
-    /// the hours to add to the seat's bank (`vacation_spent`), or `None` to let the clock
-    /// run out.
+    /// Spends vacation of the seat's account, in `tx`, when the game allows it: the hours
+    /// to add to the seat's bank (`vacation_spent`), or `None` to let the clock run out.
+    /// One hour when the flag has just fallen; when the sweeper finds it fallen longer ago
+    /// (a server that was down), the whole hours that cover the time since and one more,
+    /// as far as they are left, so the time in between is charged as if the hours had been
+    /// spent one by one.
     ///
     /// # Errors
     /// Storage failure.
@@ -91,6 +94,7 @@ impl Service {
         tx: &mut Tx<'_>,
         game: &Game,
         seat: u8,
+        now: DateTime<Utc>,
     ) -> Result<Option<u32>, StoreError> {
         if !allows_vacation(game) {
             return Ok(None);
@@ -103,11 +107,20 @@ impl Service {
         else {
             return Ok(None);
         };
-        let spent = crate::vacation::spend_hour(tx, account, self.vacation_days, tx.now())?;
-        if spent {
-            tracing::info!(seat, "spent an hour of vacation instead of a run-out");
+        let overshoot_ms = seat_clock(game, seat)
+            .zip(game.clock.as_ref().and_then(|c| c.snapshot.as_ref()))
+            .filter(|(c, _)| c.running)
+            .map_or(0, |(c, snapshot)| {
+                let elapsed = (rules::clocks::millis(now) - snapshot.at).num_milliseconds();
+                (elapsed - i64::try_from(c.remaining_ms).unwrap_or(i64::MAX)).max(0)
+            });
+        let wanted = u32::try_from(overshoot_ms / 3_600_000 + 1).unwrap_or(u32::MAX);
+        let spent =
+            crate::vacation::spend_hours(tx, account, self.vacation_days, wanted, now.naive_utc())?;
+        if spent > 0 {
+            tracing::info!(seat, hours = spent, "spent vacation instead of a run-out");
         }
-        Ok(spent.then_some(1))
+        Ok((spent > 0).then_some(spent))
     }
 
     /// Writes the account's absence (`until`; `None`: back now) into each of its active

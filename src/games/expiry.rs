@@ -159,7 +159,7 @@ impl Service {
         let mut events = Vec::new();
         let mut moved = None;
         let mut caused = (0, 0);
-        if let Some(hours) = self.spend_vacation_hour(tx, game, seat)? {
+        if let Some(hours) = self.spend_vacation_hour(tx, game, seat, now)? {
             events.push(Event::VacationSpent { seat, hours });
         } else {
             events.extend(game.run_out(seat));

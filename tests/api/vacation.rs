@@ -230,6 +230,26 @@ fn vacation_is_spent_hour_by_hour_before_the_clock_runs_out(backend: Backend) {
     assert!(!by_clock.is_empty(), "the server moved for anna");
 }
 
+fn a_flag_found_fallen_late_spends_the_hours_since(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.account("anna");
+    let bert = api.account("bert");
+    let game = only_host_runs(&api, &anna, &bert, &correspondence(3600, true));
+    // The flag fell 2½ hours before the server looks: 3 hours cover that and leave ½ hour.
+    server.advance_clock(3600 + 9000);
+    let spent = wait_for_events(&api, &bert, &game, "vacation_spent", 1);
+    assert_eq!(spent, vec![json!({ "seat": 0, "hours": 3 })]);
+    assert_eq!(hours_left(&api, &anna), 333);
+    let view = api.view(&bert, &game);
+    let bank = view["clocks"][0]["remaining_ms"].as_i64().unwrap();
+    assert!(
+        bank > 1_700_000 && bank <= 1_800_000,
+        "half an hour is left: {bank}"
+    );
+    assert!(events_of(&api, &bert, &game, "clock_ran_out").is_empty());
+}
+
 fn going_away_stops_the_clock_until_the_absence_ends(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
@@ -339,6 +359,7 @@ fn no_vacation_in_games_without_it_nor_for_guests(backend: Backend) {
 
 both!(
     vacation_is_spent_hour_by_hour_before_the_clock_runs_out,
+    a_flag_found_fallen_late_spends_the_hours_since,
     going_away_stops_the_clock_until_the_absence_ends,
     no_vacation_in_games_without_it_nor_for_guests,
 );
