@@ -125,7 +125,7 @@ fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<Asked, StoreError> {
     }
     let low_time = d.kind == TIME_RUNNING_LOW || d.kind == crate::mail::DEADLINE_SOON;
     if !low_time {
-        return Ok(Asked::Yes);
+        return Ok(Asked::Yes(None));
     }
     // A reminder of time running low is true only while the seat's deadline is within the
     // account's threshold now: the deadline may have moved later since it was written (a
@@ -153,14 +153,14 @@ fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<Asked, StoreError> {
     Ok(if due > tx.now() {
         Asked::Later(due)
     } else {
-        Asked::Yes
+        Asked::Yes(Some(deadline))
     })
 }
 
 /// Whether a notification of a move is still true.
 enum Asked {
-    /// Yes: send it.
-    Yes,
+    /// Yes: send it (a reminder of time running low with the seat's deadline as it is now).
+    Yes(Option<NaiveDateTime>),
     /// The move is no longer asked (or the reminder no longer wanted): drop it.
     No,
     /// A reminder of time running low whose time is not yet low: put off until then.
@@ -240,7 +240,7 @@ fn claim(
         let asked = if asks_move {
             still_asked(full, &delivery)?
         } else {
-            Asked::Yes
+            Asked::Yes(None)
         };
         if let Asked::Later(until) = asked {
             full.postpone_delivery(&delivery.id, until)?;
@@ -251,6 +251,19 @@ fn claim(
             );
             done.settled += 1;
             continue;
+        }
+        if let Asked::Yes(Some(deadline)) = asked
+            && let Some(payload) = delivery.payload.0.as_object_mut()
+        {
+            // The deadline as it is now (a vacation hour or an absence may have moved it
+            // since the reminder was written).
+            payload.insert(
+                "deadline_at".into(),
+                deadline
+                    .and_utc()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                    .into(),
+            );
         }
         if matches!(asked, Asked::No) {
             full.finish_delivery(

@@ -1483,7 +1483,82 @@ fn time_running_low_comes_at_the_threshold_and_only_while_true(backend: Backend)
     );
 }
 
+/// In a correspondence game the reminder follows the clock: put off while the account is
+/// away (the deadline is the end of the absence), due again when it comes back early, and
+/// sent with the deadline as it is then.
+fn time_running_low_follows_the_clock_through_an_absence(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.account("anna");
+    let bert = api.account("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    let r = api.patch(
+        "/v1/me/webhook-choices",
+        &anna.token,
+        &json!({ "low_time_minutes": 30 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let tc = json!({ "kind": "correspondence", "initial_seconds": 3600,
+                     "increment_seconds": 0, "vacation": true });
+    let body = json!({ "ruleset": "6-nimmt", "players": 2, "time_control": tc,
+                       "options": { "end": { "rounds": 1 } } });
+    let game = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+    let view = api.view(&bert, &game);
+    api.ok(&bert, &game, &first_move(&view).unwrap());
+    assert_eq!(low_time_rows(backend, &url).len(), 1);
+
+    // Away for two hours: the clock stops, the seat's deadline is the end of the absence.
+    let now = api.server_now();
+    let until = now + chrono::Duration::hours(2);
+    let r = api.put(
+        "/v1/account/vacation",
+        &anna.token,
+        &json!({ "away_until": until.to_rfc3339_opts(chrono::SecondsFormat::Millis, true) }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    // Past the reminder's first due time (the flag fall minus 30 minutes): put off to 30
+    // minutes before the absence ends, not sent.
+    server.advance_clock(1900);
+    let later = (now + chrono::Duration::minutes(60)).naive_utc();
+    wait_until_put_off(backend, &url, 1, later);
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.payload()["kind"] != "time_running_low")
+    );
+    // Back early: the clock runs again with its hour; the reminder comes 30 minutes later.
+    let r = api.put(
+        "/v1/account/vacation",
+        &anna.token,
+        &json!({ "away_until": null }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let view = api.view(&bert, &game);
+    let deadline = view["seats"][0]["deadline_at"].clone();
+    assert!(deadline.is_string(), "{view}");
+    server.advance_clock(1800 + 5);
+    let requests = receiver.wait("time_running_low", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "time_running_low")
+    });
+    let low: Vec<Value> = requests
+        .iter()
+        .map(Request::payload)
+        .filter(|p| p["kind"] == "time_running_low")
+        .collect();
+    assert_eq!(low.len(), 1);
+    assert_eq!(low[0]["deadline_at"], deadline, "the deadline as it is now");
+}
+
 both!(
+    time_running_low_follows_the_clock_through_an_absence,
     the_low_time_threshold_is_a_choice_of_the_account,
     time_running_low_comes_at_the_threshold_and_only_while_true,
 );
