@@ -123,6 +123,40 @@ impl Service {
         Ok((spent > 0).then_some(spent))
     }
 
+    /// The `clocks_set` that stops `seat`'s fallen flag because its account is away now (an
+    /// absence that began before the game started, or before the account sat down, and so
+    /// was not written into the game then), in a game that allows vacation; `None`
+    /// otherwise.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub(super) fn away_now(
+        &self,
+        tx: &mut Tx<'_>,
+        game: &Game,
+        seat: u8,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        if !allows_vacation(game) {
+            return Ok(None);
+        }
+        let Some(account) = game
+            .seats
+            .get(usize::from(seat))
+            .filter(|s| !s.bot_controlled())
+            .and_then(|s| s.account())
+        else {
+            return Ok(None);
+        };
+        let Some(row) = tx.vacation(account)? else {
+            return Ok(None);
+        };
+        let Some(until) = crate::vacation::away_at(&row, now.naive_utc()) else {
+            return Ok(None);
+        };
+        Ok(clocks_with_away(game, seat, Some(until.and_utc()), now))
+    }
+
     /// Writes the account's absence (`until`; `None`: back now) into each of its active
     /// correspondence games that allow vacation (a `clocks_set` with the seat's
     /// `away_until`). Returns how many games changed. A game that cannot be written (a

@@ -95,6 +95,16 @@ impl Service {
                 moved += 1;
                 continue;
             }
+            if game.clock.is_some()
+                && let Some(away) = self.away_now(tx, &game, seat, now)?
+            {
+                // Its account is away (since before the game knew): the clock stops
+                // until the absence ends, nothing runs out.
+                game.apply(&away);
+                encoded.extend(encode_all(std::slice::from_ref(&away))?);
+                moved += 1;
+                continue;
+            }
             if game.clock.is_some() {
                 let (events, caused) = self.clock_ran_out(tx, &mut game, &mut dealer, seat, now)?;
                 for (i, event) in events.iter().enumerate() {

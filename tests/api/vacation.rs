@@ -324,6 +324,53 @@ fn going_away_stops_the_clock_until_the_absence_ends(backend: Backend) {
     assert!(sets[before + 3]["clocks"][0].get("away_until").is_none());
 }
 
+fn a_game_started_while_away_stops_when_the_flag_falls(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.account("anna");
+    let bert = api.account("bert");
+    let until = api.server_now() + Duration::hours(3);
+    let r = api.put(
+        "/v1/account/vacation",
+        &anna.token,
+        &json!({ "away_until": at(until) }),
+    );
+    assert_eq!(r.body["hours_left"], 333, "{}", r.text);
+    // The game starts while anna is away: its clock runs until the flag falls …
+    let game = only_host_runs(&api, &anna, &bert, &correspondence(3600, true));
+    server.advance_clock(3600 + 1);
+    let start = Instant::now();
+    let stopped = loop {
+        let sets = events_of(&api, &bert, &game, "clocks_set");
+        let last = sets.last().unwrap().clone();
+        if last["clocks"][0].get("away_until").is_some() {
+            break last;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the clock never stopped: {sets:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    // … and then stops until the absence ends: no run-out, no hour spent.
+    assert_eq!(stopped["clocks"][0]["running"], false);
+    let shown: DateTime<Utc> = stopped["clocks"][0]["away_until"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(shown, until);
+    assert!(events_of(&api, &bert, &game, "clock_ran_out").is_empty());
+    assert!(events_of(&api, &bert, &game, "vacation_spent").is_empty());
+    assert_eq!(hours_left(&api, &anna), 333);
+    // Back: the clock runs again at zero, and an hour of vacation is spent for it.
+    server.advance_clock(2 * 3600);
+    let spent = wait_for_events(&api, &bert, &game, "vacation_spent", 1);
+    assert_eq!(spent[0], json!({ "seat": 0, "hours": 1 }));
+    assert_eq!(hours_left(&api, &anna), 332);
+    assert!(events_of(&api, &bert, &game, "clock_ran_out").is_empty());
+}
+
 fn no_vacation_in_games_without_it_nor_for_guests(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
@@ -360,6 +407,7 @@ fn no_vacation_in_games_without_it_nor_for_guests(backend: Backend) {
 both!(
     vacation_is_spent_hour_by_hour_before_the_clock_runs_out,
     a_flag_found_fallen_late_spends_the_hours_since,
+    a_game_started_while_away_stops_when_the_flag_falls,
     going_away_stops_the_clock_until_the_absence_ends,
     no_vacation_in_games_without_it_nor_for_guests,
 );
