@@ -195,7 +195,7 @@ impl Service {
             let mut followed = Vec::new();
             play_bots(game, dealer, &mut followed, self.stand_in)?;
             events.extend(followed);
-            if let Some(clocks) = game.next_clocks(moved, now) {
+            if let Some(clocks) = game.clocks_after_run_out(moved, now) {
                 game.apply(&clocks);
                 events.push(clocks);
             }

@@ -411,6 +411,12 @@ fn others_decide_flags_the_seat_and_the_others_may_hand_it_to_a_bot(backend: Bac
         view["seats"][1]["deadline_at"].is_null(),
         "a flagged seat has no deadline"
     );
+    let flag = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert_eq!(
+        clock(&flag, 1),
+        &json!({"seat": 1, "remaining_ms": 0, "running": false, "flagged": true}),
+        "the stream shows the flag"
+    );
     assert!(
         view["legal"]
             .as_array()
@@ -706,7 +712,7 @@ fn two_replicas_agree_on_the_clocks() {
     let api = server.client();
     let other = replica.client();
     let people = [api.guest("Ann"), api.guest("Ben")];
-    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(30, 0, None)});
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "time_control": live(30, 60, None)});
     let id = started(&api, &people, &body, 0);
     let view = other.view(&people[0], &id);
     other.ok(

@@ -312,6 +312,17 @@ impl Game {
     /// ran or was flagged). Clocks start at the first call after the game started.
     #[must_use]
     pub fn next_clocks(&self, acted: Option<u8>, now: DateTime<Utc>) -> Option<Event> {
+        self.clocks_event(acted, now, false)
+    }
+
+    /// [`Game::next_clocks`], written even when nothing else changed: after a run-out,
+    /// whose flag (or bank of zero) the stream must show.
+    #[must_use]
+    pub fn clocks_after_run_out(&self, acted: Option<u8>, now: DateTime<Utc>) -> Option<Event> {
+        self.clocks_event(acted, now, true)
+    }
+
+    fn clocks_event(&self, acted: Option<u8>, now: DateTime<Utc>, force: bool) -> Option<Event> {
         let clock = self.clock.as_ref()?;
         if self.status() == Status::Lobby {
             return None;
@@ -355,7 +366,7 @@ impl Game {
         let unchanged = before.as_ref().is_some_and(|b| *b == next.clocks)
             && clock.snapshot.as_ref().is_some_and(|s| s.paused == paused)
             && self.flag_falls(&next) == self.deadlines;
-        (!unchanged).then_some(Event::ClocksSet(Box::new(next)))
+        (force || !unchanged).then_some(Event::ClocksSet(Box::new(next)))
     }
 
     /// The deadlines a snapshot means: each running clock's flag-fall instant, and for a

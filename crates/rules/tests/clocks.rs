@@ -320,3 +320,40 @@ fn live_games_cannot_pause() {
     );
     assert!(!t.game.legal_for(HOST).contains(&Command::ProposePause {}));
 }
+
+/// Plays first moves (each seat's clock refreshed after its move) until `action` is asked;
+/// then only the asked seat's clock runs.
+fn only_the_asked_seat_runs_for(ruleset: Ruleset, action: &str) {
+    let mut t = clocked(ruleset, live(600, 1, None), &["ben", "cid"], 0);
+    let mut now = t0();
+    for _ in 0..2_000 {
+        let asks = t.game.awaiting();
+        if asks.iter().any(|a| a.action == action) {
+            assert_eq!(asks.len(), 1, "{asks:?}");
+            let running: Vec<u8> = clocks(&t, now)
+                .iter()
+                .filter(|c| c.running)
+                .map(|c| c.seat)
+                .collect();
+            assert_eq!(running, vec![asks[0].seat]);
+            return;
+        }
+        assert_eq!(t.game.status(), Status::Active);
+        let seat = asks[0].seat;
+        let command = t.game.moves_for(seat)[0].clone();
+        t.by(seat, &command);
+        now += Duration::seconds(1);
+        refresh(&mut t, Some(seat), now);
+    }
+    panic!("{action} was never asked");
+}
+
+#[test]
+fn take_row_runs_only_the_asked_seat() {
+    only_the_asked_seat_runs_for(Ruleset::SixNimmt, "take_row");
+}
+
+#[test]
+fn keep_card_runs_only_the_asked_seat() {
+    only_the_asked_seat_runs_for(Ruleset::XNimmt, "keep_card");
+}
