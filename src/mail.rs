@@ -187,8 +187,8 @@ pub struct MailChoices {
     pub digest: Option<bool>,
 }
 
-/// A whole number (of hours or minutes), also when written as `3.0` (JSON does not tell integers from
-/// other numbers).
+/// A whole number (of hours or minutes), also when written as `3.0` (JSON does not tell
+/// integers from other numbers).
 pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<u32>, D::Error> {
