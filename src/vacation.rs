@@ -197,8 +197,10 @@ impl Vacation {
         let now = self.clock.naive();
         let until = until
             .map(|text| {
+                // Milliseconds, as the games' clocks keep instants.
                 DateTime::parse_from_rfc3339(text)
-                    .map(|t| t.with_timezone(&Utc).naive_utc())
+                    .map(|t| chrono::SubsecRound::trunc_subsecs(t.with_timezone(&Utc), 3))
+                    .map(|t| t.naive_utc())
                     .map_err(|e| {
                         VacationError::Invalid(format!(
                             "away_until is not an RFC 3339 instant: {e}"
