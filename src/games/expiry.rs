@@ -169,40 +169,42 @@ impl Service {
         let mut events = Vec::new();
         let mut moved = None;
         let mut caused = (0, 0);
-        if let Some(hours) = self.spend_vacation_hour(tx, game, seat, now)? {
+        let vacation = self.spend_vacation_hour(tx, game, seat, now)?;
+        if let Some(hours) = vacation {
             events.push(Event::VacationSpent { seat, hours });
         } else {
             events.extend(game.run_out(seat));
-            events.iter().for_each(|e| game.apply(e));
-            let handed = events
-                .iter()
-                .any(|e| matches!(e, Event::SeatHandedToBot { .. }));
-            let bot_moves = game
-                .clock
-                .as_ref()
-                .is_some_and(|c| c.at_zero() == rules::AtZero::BotMoves);
-            if !handed && bot_moves {
-                let mut dice = BotDice(rand::rng());
-                if let Some(choice) = rules::bots::choose(game, seat, self.stand_in, &mut dice) {
-                    let made = game.decide(Actor::Deadline { seat }, &choice, dealer)?;
-                    made.iter().for_each(|e| game.apply(e));
-                    caused = (events.len(), events.len() + made.len());
-                    events.extend(made);
-                    moved = Some(seat);
-                    tracing::info!(seat, action = choice.name(), "moved for a seat out of time");
-                }
-            }
-            let mut followed = Vec::new();
-            play_bots(game, dealer, &mut followed, self.stand_in)?;
-            events.extend(followed);
-            if let Some(clocks) = game.clocks_after_run_out(moved, now) {
-                game.apply(&clocks);
-                events.push(clocks);
-            }
-            return Ok((events, caused));
         }
         events.iter().for_each(|e| game.apply(e));
-        if let Some(clocks) = game.next_clocks(None, now) {
+        let handed = events
+            .iter()
+            .any(|e| matches!(e, Event::SeatHandedToBot { .. }));
+        let bot_moves = game
+            .clock
+            .as_ref()
+            .is_some_and(|c| c.at_zero() == rules::AtZero::BotMoves);
+        if vacation.is_none() && !handed && bot_moves {
+            let mut dice = BotDice(rand::rng());
+            if let Some(choice) = rules::bots::choose(game, seat, self.stand_in, &mut dice) {
+                let made = game.decide(Actor::Deadline { seat }, &choice, dealer)?;
+                made.iter().for_each(|e| game.apply(e));
+                caused = (events.len(), events.len() + made.len());
+                events.extend(made);
+                moved = Some(seat);
+                tracing::info!(seat, action = choice.name(), "moved for a seat out of time");
+            }
+        }
+        let mut followed = Vec::new();
+        play_bots(game, dealer, &mut followed, self.stand_in)?;
+        events.extend(followed);
+        // After a run-out the clocks are written even when they look unchanged: the
+        // stream must show the flag or the bank of zero.
+        let clocks = if vacation.is_some() {
+            game.next_clocks(None, now)
+        } else {
+            game.clocks_after_run_out(moved, now)
+        };
+        if let Some(clocks) = clocks {
             game.apply(&clocks);
             events.push(clocks);
         }

@@ -742,3 +742,40 @@ fn two_replicas_agree_on_the_clocks() {
         clocks_sets(&other, &people[1], &id)
     );
 }
+
+/// A seat that resigns stops its clock; a rematch keeps the time control.
+fn resigning_stops_the_clock_and_a_rematch_keeps_the_time_control(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben")];
+    let tc = json!({"kind": "correspondence", "initial_seconds": 86400, "increment_seconds": 86400, "max_seconds": 259_200});
+    let body = json!({"ruleset": "6-nimmt", "players": 2, "options": {"end": {"rounds": 1}}, "time_control": tc});
+    let id = started(&api, &people, &body, 0);
+    api.ok(&people[1], &id, &json!({"type": "resign"}));
+    let last = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert!(!running(&last, 1), "a bot plays the seat now: {last}");
+    assert!(running(&last, 0) || api.view(&people[0], &id)["status"] == "finished");
+    let start = Instant::now();
+    while api.view(&people[0], &id)["status"] != "finished" {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        move_people(&api, &people[..1], &id);
+    }
+    let last = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert!(
+        !running(&last, 0) && !running(&last, 1),
+        "the clocks stop at the end"
+    );
+    let r = api.post(
+        &format!("/v1/games/{id}/rematch"),
+        Some(&people[0].token),
+        &json!({}),
+    );
+    assert!(r.status == 201 || r.status == 200, "{}", r.text);
+    assert_eq!(
+        r.body["time_control"],
+        api.view(&people[0], &id)["time_control"]
+    );
+    assert_eq!(r.body["time_control"]["vacation"], true);
+}
+
+both!(resigning_stops_the_clock_and_a_rematch_keeps_the_time_control);

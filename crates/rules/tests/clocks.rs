@@ -357,3 +357,35 @@ fn take_row_runs_only_the_asked_seat() {
 fn keep_card_runs_only_the_asked_seat() {
     only_the_asked_seat_runs_for(Ruleset::XNimmt, "keep_card");
 }
+
+#[test]
+fn vacation_grows_the_bank_and_a_seat_away_does_not_run() {
+    let corr = tc(json!({"kind": "correspondence", "initial_seconds": 3600})).unwrap();
+    let mut t = clocked(Ruleset::SixNimmt, corr, &["ben"], 0);
+    let spent = Event::VacationSpent { seat: 1, hours: 2 };
+    t.game.apply(&spent);
+    t.events.push(spent);
+    assert_eq!(clocks(&t, t0())[1].remaining_ms, 3 * 3_600_000);
+    assert_eq!(Game::from_events(&t.events).unwrap(), t.game);
+    // Away (as the accounts' vacation writes it): not running, woken at its return.
+    let back = t0() + Duration::hours(5);
+    let mut snapshot = match t.game.next_clocks(None, t0()) {
+        Some(Event::ClocksSet(s)) => *s,
+        _ => panic!("vacation changed the bank"),
+    };
+    snapshot.clocks[1].away_until = Some(back);
+    snapshot.clocks[1].running = false;
+    let away = Event::ClocksSet(Box::new(snapshot));
+    t.game.apply(&away);
+    t.events.push(away);
+    let deadline = t.game.deadlines.iter().find(|d| d.seat == 1).unwrap();
+    assert_eq!(deadline.at, back);
+    let t1 = t0() + Duration::hours(1);
+    assert!(t.game.next_clocks(None, t1).is_none(), "still away");
+    assert_eq!(clocks(&t, t1)[1].remaining_ms, 3 * 3_600_000);
+    let after = back + Duration::seconds(1);
+    refresh(&mut t, None, after).expect("back: the clock runs again");
+    let c = &clocks(&t, after)[1];
+    assert!(c.running && c.away_until.is_none());
+    assert_eq!(c.remaining_ms, 3 * 3_600_000);
+}
