@@ -131,7 +131,10 @@ fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<Asked, StoreError> {
     // account's threshold now: the deadline may have moved later since it was written (a
     // vacation hour spent, an absence, a pause) or the threshold changed.
     let Some(deadline) = ask.deadline_at else {
-        return Ok(Asked::No);
+        // Still asked but no deadline now: the clocks are paused, or the seat is flagged
+        // and waits for the others. Looked at again in an hour (a resumed clock has a
+        // deadline again, and the reminder is then due by it).
+        return Ok(Asked::Later(tx.now() + TimeDelta::hours(1)));
     };
     let threshold = if d.kind == TIME_RUNNING_LOW {
         tx.vacation(&d.account_id)?
