@@ -255,14 +255,9 @@ impl Service {
         game.apply(&event);
         let encoded = super::encode_all(std::slice::from_ref(&event))?;
         tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
+        // Back early, the seat's deadline moved earlier: `notify_outbox` makes its waiting
+        // reminders of time running low due anew.
         self.notify_outbox(tx, game_id, version + 1, &before, &game)?;
-        // Back early, the seat's deadline moved earlier: reminders of time running low
-        // already waiting come due anew (the worker puts each off to its new time).
-        tx.recheck_reminders(
-            game_id,
-            account,
-            &[crate::outbox::TIME_RUNNING_LOW, crate::mail::DEADLINE_SOON],
-        )?;
         Ok(true)
     }
 }

@@ -1557,7 +1557,76 @@ fn time_running_low_follows_the_clock_through_an_absence(backend: Backend) {
     assert_eq!(low[0]["deadline_at"], deadline, "the deadline as it is now");
 }
 
+/// A pause takes the seat's deadline away: the reminder waits (looked at again hourly)
+/// instead of being dropped, and comes after the clocks run again.
+fn time_running_low_waits_through_a_pause(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    api.patch(
+        "/v1/me/webhook-choices",
+        &anna.token,
+        &json!({ "low_time_minutes": 30 }),
+    );
+    let tc = json!({ "kind": "correspondence", "initial_seconds": 3600,
+                     "increment_seconds": 0 });
+    let body = json!({ "ruleset": "6-nimmt", "players": 2, "time_control": tc,
+                       "options": { "end": { "rounds": 1 } } });
+    let game = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+    let view = api.view(&bert, &game);
+    api.ok(&bert, &game, &first_move(&view).unwrap());
+    api.ok(&anna, &game, &json!({ "type": "propose_pause" }));
+    let paused = api.ok(&bert, &game, &json!({ "type": "accept_pause" }));
+    assert_eq!(paused["pause"]["paused"], true, "{paused}");
+    assert!(paused["seats"][0]["deadline_at"].is_null(), "{paused}");
+
+    // Past the reminder's due time: no deadline, so it waits (put off by an hour).
+    let now = api.server_now();
+    server.advance_clock(1900);
+    wait_until_put_off(
+        backend,
+        &url,
+        1,
+        (now + chrono::Duration::minutes(60)).naive_utc(),
+    );
+    let rows = low_time_rows(backend, &url);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].1, "pending", "{rows:?}");
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.payload()["kind"] != "time_running_low")
+    );
+    // The clocks run again: the reminder comes by the new deadline, half an hour before
+    // the flag falls.
+    api.ok(&bert, &game, &json!({ "type": "resume" }));
+    let deadline = api.view(&bert, &game)["seats"][0]["deadline_at"].clone();
+    assert!(deadline.is_string());
+    server.advance_clock(1800 + 5);
+    let requests = receiver.wait("time_running_low", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "time_running_low")
+    });
+    let low: Vec<Value> = requests
+        .iter()
+        .map(Request::payload)
+        .filter(|p| p["kind"] == "time_running_low")
+        .collect();
+    assert_eq!(low.len(), 1);
+    assert_eq!(low[0]["deadline_at"], deadline);
+}
+
 both!(
+    time_running_low_waits_through_a_pause,
     time_running_low_follows_the_clock_through_an_absence,
     the_low_time_threshold_is_a_choice_of_the_account,
     time_running_low_comes_at_the_threshold_and_only_while_true,
