@@ -107,9 +107,9 @@ pub fn spend_hours(
     }
     let year = year_of(now);
     let limit = per_year(days);
-    let wanted_i = i32::try_from(wanted).unwrap_or(i32::MAX);
+    let wanted_i = i32::try_from(wanted).unwrap_or(i32::MAX).min(limit);
     if tx.spend_vacation(account, year, wanted_i, limit)? {
-        return Ok(wanted);
+        return Ok(u32::try_from(wanted_i).unwrap_or(0));
     }
     let left = tx
         .vacation(account)?
@@ -221,13 +221,17 @@ impl Vacation {
             let before = away_at(&row, now);
             if let Some(old) = before {
                 // The whole hours of the old absence not used yet come back.
-                let unused = (old - now).num_milliseconds() / HOUR_MS;
-                tx.refund_vacation(account, year, i32::try_from(unused).unwrap_or(i32::MAX))?;
+                let unused =
+                    ((old - now).num_milliseconds() / HOUR_MS).min(i64::from(per_year(self.days)));
+                tx.refund_vacation(account, year, i32::try_from(unused).unwrap_or(0))?;
             }
             if let Some(t) = until {
                 let needed = ((t - now).num_milliseconds() + HOUR_MS - 1) / HOUR_MS;
+                // More than a year holds is refused before any arithmetic in SQL.
+                let fits = needed <= i64::from(per_year(self.days));
                 let hours = i32::try_from(needed).unwrap_or(i32::MAX);
                 if self.days == 0
+                    || !fits
                     || !tx.spend_vacation(account, year, hours, per_year(self.days))?
                 {
                     let used = tx.vacation(account)?.map_or(0, |r| r.used_in(year));
