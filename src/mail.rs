@@ -187,8 +187,8 @@ pub struct MailChoices {
     pub digest: Option<bool>,
 }
 
-/// A whole number of hours, also when written as `3.0` (JSON does not tell integers from
-/// other numbers).
+/// A whole number (of hours or minutes), also when written as `3.0` (JSON does not tell
+/// integers from other numbers).
 pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<u32>, D::Error> {
@@ -197,7 +197,7 @@ pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(
         return Ok(None);
     };
     if x.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&x) {
-        return Err(D::Error::custom("expected a whole number of hours"));
+        return Err(D::Error::custom("expected a whole number"));
     }
     // Whole and in range: the conversion is exact.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]

@@ -308,6 +308,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)
         .with_push_window(config.push_window)
+        .with_vacation_days(config.vacation_days)
         .with_limits(limits.clone())
         .with_group_commit(
             config.command_batch_lanes,

@@ -89,22 +89,36 @@ pub fn away_at(row: &VacationRow, now: NaiveDateTime) -> Option<NaiveDateTime> {
     row.away_until.filter(|until| *until > now)
 }
 
-/// Spends one hour of `account`'s vacation (a year of `days` days) in the transaction
-/// `tx`: what a correspondence clock's run-out does instead when the game allows vacation.
-/// `false` when no hour is left (or the account is a guest or deleted).
+/// Spends up to `wanted` whole hours of `account`'s vacation in `tx`: all of them when
+/// they are left, else as many as are left. Returns the hours spent (0: none left, or a
+/// guest or deleted account). Each statement is guarded, so replicas never overspend.
 ///
 /// # Errors
 /// Storage failure.
-pub fn spend_hour(
+pub fn spend_hours(
     tx: &mut Tx<'_>,
     account: &str,
     days: u32,
+    wanted: u32,
     now: NaiveDateTime,
-) -> Result<bool, StoreError> {
-    if days == 0 {
-        return Ok(false);
+) -> Result<u32, StoreError> {
+    if days == 0 || wanted == 0 {
+        return Ok(0);
     }
-    tx.spend_vacation(account, year_of(now), 1, per_year(days))
+    let year = year_of(now);
+    let limit = per_year(days);
+    let wanted_i = i32::try_from(wanted).unwrap_or(i32::MAX).min(limit);
+    if tx.spend_vacation(account, year, wanted_i, limit)? {
+        return Ok(u32::try_from(wanted_i).unwrap_or(0));
+    }
+    let left = tx
+        .vacation(account)?
+        .map_or(0, |row| limit - row.used_in(year))
+        .clamp(0, wanted_i);
+    if left > 0 && tx.spend_vacation(account, year, left, limit)? {
+        return Ok(u32::try_from(left).unwrap_or(0));
+    }
+    Ok(0)
 }
 
 /// The vacation service.
@@ -183,8 +197,10 @@ impl Vacation {
         let now = self.clock.naive();
         let until = until
             .map(|text| {
+                // Milliseconds, as the games' clocks keep instants.
                 DateTime::parse_from_rfc3339(text)
-                    .map(|t| t.with_timezone(&Utc).naive_utc())
+                    .map(|t| chrono::SubsecRound::trunc_subsecs(t.with_timezone(&Utc), 3))
+                    .map(|t| t.naive_utc())
                     .map_err(|e| {
                         VacationError::Invalid(format!(
                             "away_until is not an RFC 3339 instant: {e}"
@@ -205,13 +221,17 @@ impl Vacation {
             let before = away_at(&row, now);
             if let Some(old) = before {
                 // The whole hours of the old absence not used yet come back.
-                let unused = (old - now).num_milliseconds() / HOUR_MS;
-                tx.refund_vacation(account, year, i32::try_from(unused).unwrap_or(i32::MAX))?;
+                let unused =
+                    ((old - now).num_milliseconds() / HOUR_MS).min(i64::from(per_year(self.days)));
+                tx.refund_vacation(account, year, i32::try_from(unused).unwrap_or(0))?;
             }
             if let Some(t) = until {
                 let needed = ((t - now).num_milliseconds() + HOUR_MS - 1) / HOUR_MS;
+                // More than a year holds is refused before any arithmetic in SQL.
+                let fits = needed <= i64::from(per_year(self.days));
                 let hours = i32::try_from(needed).unwrap_or(i32::MAX);
                 if self.days == 0
+                    || !fits
                     || !tx.spend_vacation(account, year, hours, per_year(self.days))?
                 {
                     let used = tx.vacation(account)?.map_or(0, |r| r.used_in(year));

@@ -33,9 +33,31 @@ use rules::Game;
 
 pub use targets::{CheckedResolver, Targets, UrlRefusal};
 
-use crate::outbox::{Announcements, GAME_FINISHED, YOUR_TURN};
+use crate::outbox::{Announcements, GAME_FINISHED, TIME_RUNNING_LOW, YOUR_TURN};
 use crate::store::json::JsonValue;
 use crate::store::{CHANNEL_WEBHOOK, DeliveryRow, PENDING, Store, StoreError, Tx, WebhookRow};
+
+/// The largest "time running low" threshold: 30 days, in minutes.
+pub const MAX_LOW_TIME_MINUTES: u32 = 43_200;
+
+/// The account's webhook choices.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct WebhookChoices {
+    /// A `time_running_low` notification when a move asked of the account has less than
+    /// this many minutes left (its deadline or clock); `null`: off (the default).
+    #[schema(required = true)]
+    pub low_time_minutes: Option<u32>,
+}
+
+/// A change of the webhook choices; absent fields stay.
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WebhookChoicesChange {
+    /// 1–43200 minutes (30 days); `0` switches `time_running_low` off.
+    #[schema(minimum = 0, maximum = 43200)]
+    #[serde(default, deserialize_with = "crate::mail::whole_number")]
+    pub low_time_minutes: Option<u32>,
+}
 
 /// At most this many webhooks per account.
 pub const MAX_WEBHOOKS_PER_ACCOUNT: usize = 10;
@@ -63,6 +85,9 @@ pub enum WebhookError {
     /// No such webhook, or not the caller's.
     #[error("webhook not found")]
     NotFound,
+    /// A choice out of range.
+    #[error("{0}")]
+    Invalid(String),
     /// Storage failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -194,6 +219,42 @@ impl Webhooks {
         Ok(rows.into_iter().map(body_of).collect())
     }
 
+    /// The account's webhook choices.
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn choices(&self, account: &str) -> Result<WebhookChoices, WebhookError> {
+        let row = self.store.read(|tx| tx.vacation(account))?;
+        Ok(WebhookChoices {
+            low_time_minutes: row
+                .and_then(|r| r.webhook_low_time_minutes)
+                .and_then(|m| u32::try_from(m).ok()),
+        })
+    }
+
+    /// Changes the account's webhook choices. A new threshold applies to the moves asked
+    /// from then on and to the notifications already waiting (they come due anew).
+    ///
+    /// # Errors
+    /// A threshold over [`MAX_LOW_TIME_MINUTES`], storage failure.
+    pub fn choose(
+        &self,
+        account: &str,
+        change: &WebhookChoicesChange,
+    ) -> Result<WebhookChoices, WebhookError> {
+        if let Some(minutes) = change.low_time_minutes {
+            if minutes > MAX_LOW_TIME_MINUTES {
+                return Err(WebhookError::Invalid(format!(
+                    "low_time_minutes must be 0–{MAX_LOW_TIME_MINUTES}"
+                )));
+            }
+            let stored = (minutes > 0).then(|| i32::try_from(minutes).unwrap_or(i32::MAX));
+            self.store
+                .write(|tx| tx.set_webhook_low_time(account, stored))?;
+        }
+        self.choices(account)
+    }
+
     /// Deletes one of the account's webhooks with its pending deliveries.
     ///
     /// # Errors
@@ -215,6 +276,12 @@ impl Webhooks {
 ///   same in `before` (other actions, or the same actions at a later point of the game: a
 ///   new turn). Older pending `your_turn` deliveries of that person for the game are
 ///   dropped, superseded by the new one.
+/// - `time_running_low`, per webhook of each such person who chose a threshold
+///   (`low_time_minutes`) when the seat has a deadline (a move deadline, or the flag-fall of
+///   its clock): due that many minutes before it (at once when less is left). Older pending
+///   ones of that person for the game are dropped. The outbox's worker drops it when the
+///   move is no longer asked, and puts it off when the deadline moved later (vacation, an
+///   absence, a pause).
 /// - `game_finished`, per webhook of every seated person, when `after` is finished and
 ///   `before` was not.
 ///
@@ -248,6 +315,15 @@ pub fn enqueue(
     let row = |hook: &WebhookRow, kind: &str, payload: Map<String, Value>| {
         webhook_row(hook, game_id, kind, version, payload, now)
     };
+    let asked: Vec<&str> = news.turns.iter().map(|t| t.account).collect();
+    let thresholds: Vec<(String, i32)> = if asked.is_empty() {
+        Vec::new()
+    } else {
+        tx.vacations(&asked)?
+            .into_iter()
+            .filter_map(|v| Some((v.id, v.webhook_low_time_minutes?)))
+            .collect()
+    };
     let mut rows = Vec::new();
     for ask in &news.turns {
         let mine: Vec<&WebhookRow> = hooks
@@ -257,14 +333,16 @@ pub fn enqueue(
         if mine.is_empty() {
             continue;
         }
-        tx.drop_pending(
-            game_id,
-            ask.account,
-            YOUR_TURN,
-            CHANNEL_WEBHOOK,
-            "superseded by a newer your_turn",
-            now,
-        )?;
+        for kind in [YOUR_TURN, TIME_RUNNING_LOW] {
+            tx.drop_pending(
+                game_id,
+                ask.account,
+                kind,
+                CHANNEL_WEBHOOK,
+                "superseded by a newer turn",
+                now,
+            )?;
+        }
         let mut payload = common(YOUR_TURN, ask.seat);
         payload.insert("actions".into(), ask.actions.clone().into());
         let deadline = after
@@ -281,7 +359,21 @@ pub fn enqueue(
                     .into(),
             );
         }
-        rows.extend(mine.into_iter().map(|h| row(h, YOUR_TURN, payload.clone())));
+        rows.extend(mine.iter().map(|h| row(h, YOUR_TURN, payload.clone())));
+        let threshold = thresholds
+            .iter()
+            .find(|(a, _)| a == ask.account)
+            .map(|(_, m)| *m);
+        if let (Some(minutes), Some(at)) = (threshold, deadline) {
+            let due = (at.naive_utc() - chrono::TimeDelta::minutes(i64::from(minutes))).max(now);
+            payload.insert("kind".into(), TIME_RUNNING_LOW.into());
+            payload.insert("low_time_minutes".into(), minutes.into());
+            rows.extend(mine.iter().map(|h| {
+                let mut r = row(h, TIME_RUNNING_LOW, payload.clone());
+                r.next_attempt_at = due;
+                r
+            }));
+        }
     }
     for (seat, account) in &news.finished {
         let mut payload = common(GAME_FINISHED, *seat);

@@ -86,6 +86,30 @@ impl Service {
         if let Some(digest) = self.mail_digest {
             crate::mail::enqueue(tx, game_id, version, after, &news, digest, now)?;
         }
+        // A seat whose deadline changed without a new ask (clocks resumed, an absence or a
+        // vacation hour): its waiting reminders of time running low come due anew, and the
+        // outbox's worker puts each off to its new time.
+        let mut moved: Vec<&str> = after
+            .deadlines
+            .iter()
+            .filter(|d| {
+                !before
+                    .deadlines
+                    .iter()
+                    .any(|b| b.seat == d.seat && b.at == d.at)
+            })
+            .filter_map(|d| after.seats.get(usize::from(d.seat))?.account())
+            .filter(|a| !news.turns.iter().any(|t| t.account == *a))
+            .collect();
+        moved.sort_unstable();
+        moved.dedup();
+        for account in moved {
+            tx.recheck_reminders(
+                game_id,
+                account,
+                &[crate::outbox::TIME_RUNNING_LOW, crate::mail::DEADLINE_SOON],
+            )?;
+        }
         Ok(())
     }
 

@@ -85,6 +85,26 @@ impl Service {
         let mut moved = 0;
         // Each pass moves for one overdue seat; the loop ends when none is left.
         while let Some(seat) = overdue(&game, now) {
+            if game.clock.is_some() && super::away::back_from_away(&game, seat, now) {
+                // The seat's absence ended: its clock runs again, nothing runs out.
+                let Some(clocks) = game.next_clocks(None, now) else {
+                    break;
+                };
+                game.apply(&clocks);
+                encoded.extend(encode_all(std::slice::from_ref(&clocks))?);
+                moved += 1;
+                continue;
+            }
+            if game.clock.is_some()
+                && let Some(away) = self.away_now(tx, &game, seat, now)?
+            {
+                // Its account is away (since before the game knew): the clock stops
+                // until the absence ends, nothing runs out.
+                game.apply(&away);
+                encoded.extend(encode_all(std::slice::from_ref(&away))?);
+                moved += 1;
+                continue;
+            }
             if game.clock.is_some() {
                 let (events, caused) = self.clock_ran_out(tx, &mut game, &mut dealer, seat, now)?;
                 for (i, event) in events.iter().enumerate() {
@@ -149,7 +169,7 @@ impl Service {
         let mut events = Vec::new();
         let mut moved = None;
         let mut caused = (0, 0);
-        let vacation = self.before_run_out(tx, game, seat, now)?;
+        let vacation = self.spend_vacation_hour(tx, game, seat, now)?;
         if let Some(hours) = vacation {
             events.push(Event::VacationSpent { seat, hours });
         } else {
@@ -189,26 +209,6 @@ impl Service {
             events.push(clocks);
         }
         Ok((events, caused))
-    }
-
-    /// The hook where vacation is spent before a seat's clock runs out, in the expiry's
-    /// transaction: the hours to add to the seat's bank (written as `vacation_spent`; the
-    /// flag then falls again when they are used up, so vacation goes hour by hour), or
-    /// `None` to let the clock run out. Nothing spends vacation yet (the accounts' vacation
-    /// comes with its own change).
-    #[expect(
-        clippy::unused_self,
-        clippy::unnecessary_wraps,
-        reason = "the hook for vacation: it will read the seat's account in `tx`"
-    )]
-    pub(super) fn before_run_out(
-        &self,
-        _tx: &mut Tx<'_>,
-        _game: &Game,
-        _seat: u8,
-        _now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<Option<u32>, ServiceError> {
-        Ok(None)
     }
 }
 

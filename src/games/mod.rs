@@ -6,12 +6,14 @@
 //! server-sent events).
 
 mod access;
+mod away;
 mod commands;
 mod expiry;
 pub mod live;
 mod lobby;
 mod reads;
 
+pub use self::away::clocks_with_away;
 use self::expiry::*;
 pub use self::{access::*, commands::*, lobby::*, reads::*};
 
@@ -280,6 +282,8 @@ pub struct Service {
     batches: std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]>,
     /// Quick plays waiting for their turn.
     quick: QuickQueues,
+    /// Vacation days per year of every registered account (`STAMMTISCH_VACATION_DAYS`).
+    vacation_days: u32,
 }
 
 impl Service {
@@ -297,6 +301,7 @@ impl Service {
             batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             quick: QuickQueues::default(),
+            vacation_days: crate::vacation::DEFAULT_DAYS,
             clock: crate::clock::Clock::system(),
             store,
         }
@@ -314,6 +319,13 @@ impl Service {
     #[must_use]
     pub fn clock(&self) -> &crate::clock::Clock {
         &self.clock
+    }
+
+    /// The same service giving every registered account `days` vacation days a year.
+    #[must_use]
+    pub fn with_vacation_days(mut self, days: u32) -> Self {
+        self.vacation_days = days;
+        self
     }
 
     /// The same service counting games and commands against `limits`.

@@ -342,6 +342,7 @@ impl From<crate::webhooks::WebhookError> for ApiError {
         let code = match e {
             W::NotFound => return Self::NotFound("webhook"),
             W::Store(store) => return store.into(),
+            W::Invalid(detail) => return Self::Validation(detail),
             W::InvalidUrl(_) => "invalid_url",
             W::NotAllowed(_) => "webhook_url_not_allowed",
             W::TooMany => "too_many_webhooks",

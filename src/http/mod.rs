@@ -143,6 +143,8 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(scorepads::record_round)
         .service(scorepads::take_back_round)
         .service(calculator::score_nimm_oder_schieb)
+        .service(webhooks::get_webhook_choices)
+        .service(webhooks::set_webhook_choices)
         .service(webhooks::create_webhook)
         .service(webhooks::list_webhooks)
         .service(webhooks::delete_webhook)

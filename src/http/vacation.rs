@@ -51,7 +51,17 @@ pub async fn set_vacation(
 ) -> Result<HttpResponse, ApiError> {
     let AwayChange { away_until } = body.0;
     let body = blocking(move || {
-        let (body, _changed) = state.vacation.set_away(&caller.id, away_until.as_deref())?;
+        let (body, changed) = state.vacation.set_away(&caller.id, away_until.as_deref())?;
+        if changed {
+            // The absence is the account's now; its games follow (a game that cannot be
+            // written is logged, and its clock runs as before).
+            let until = body
+                .away_until
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&chrono::Utc));
+            state.service.apply_away(&caller.id, until)?;
+        }
         Ok::<_, ApiError>(body)
     })
     .await?;

@@ -2,14 +2,14 @@
 //! list and delete them. A webhook is its owner's: to every other account it does not exist.
 
 use actix_web::http::header;
-use actix_web::{HttpResponse, delete, get, post, web};
+use actix_web::{HttpResponse, delete, get, patch, post, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body, blocking};
-use crate::webhooks::{CreatedWebhook, WebhookBody};
+use crate::webhooks::{CreatedWebhook, WebhookBody, WebhookChoices, WebhookChoicesChange};
 
 /// The body of `POST /v1/webhooks`: where to send the caller's notifications.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -108,4 +108,48 @@ pub async fn delete_webhook(
     let service = state.webhooks.clone();
     blocking(move || service.delete(&caller.id, &id)).await?;
     Ok(HttpResponse::NoContent().finish())
+}
+
+/// The caller's webhook choices: the `time_running_low` threshold.
+#[utoipa::path(
+    operation_id = "get_webhook_choices",
+    tag = "webhooks",
+    responses(
+        (status = 200, body = WebhookChoices),
+        (status = 401, description = "`unauthorized`", body = Problem)
+    )
+)]
+#[get("/v1/me/webhook-choices")]
+pub async fn get_webhook_choices(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let service = state.webhooks.clone();
+    let body = blocking(move || service.choices(&caller.id)).await?;
+    Ok(HttpResponse::Ok().json(body))
+}
+
+/// Changes the caller's webhook choices; absent fields stay. `low_time_minutes` (1–43200,
+/// `0`: off) sends `time_running_low` to the caller's webhooks when a move asked of it has
+/// less than that many minutes left (see docs/webhooks-and-mail.md).
+#[utoipa::path(
+    operation_id = "set_webhook_choices",
+    tag = "webhooks",
+    request_body = WebhookChoicesChange,
+    responses(
+        (status = 200, body = WebhookChoices),
+        (status = 401, description = "`unauthorized`", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[patch("/v1/me/webhook-choices")]
+pub async fn set_webhook_choices(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: Body<WebhookChoicesChange>,
+) -> Result<HttpResponse, ApiError> {
+    let change = body.0;
+    let service = state.webhooks.clone();
+    let body = blocking(move || service.choose(&caller.id, &change)).await?;
+    Ok(HttpResponse::Ok().json(body))
 }

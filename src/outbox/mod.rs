@@ -37,6 +37,9 @@ pub const MAX_ATTEMPTS: i32 = 10;
 pub const MAX_BACKOFF: Duration = Duration::from_secs(600);
 /// Notification kind: the account must act in a game.
 pub const YOUR_TURN: &str = "your_turn";
+/// Webhook kind: the account's time for a move asked of it runs low (its seat's deadline,
+/// or the flag-fall of its clock, is less than the account's `low_time_minutes` away).
+pub const TIME_RUNNING_LOW: &str = "time_running_low";
 /// Notification kind: a game the account sits in has ended.
 pub const GAME_FINISHED: &str = "game_finished";
 

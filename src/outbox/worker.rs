@@ -17,7 +17,10 @@ use std::time::Duration;
 use chrono::{NaiveDateTime, TimeDelta};
 
 use super::gate::{Gate, LaneLimits};
-use super::{Attempt, DeliveryLimits, MAX_ATTEMPTS, MAX_BACKOFF, YOUR_TURN, announced_actions};
+use super::{
+    Attempt, DeliveryLimits, MAX_ATTEMPTS, MAX_BACKOFF, TIME_RUNNING_LOW, YOUR_TURN,
+    announced_actions,
+};
 use crate::store::{
     CHANNEL_MAIL, CHANNEL_PUSH, CHANNEL_WEBHOOK, DELIVERED, DROPPED, DeliveryRow, Due, FAILED,
     Store, StoreError, Tx,
@@ -108,15 +111,63 @@ impl Claimed {
 /// Whether the game still asks the delivery's account for the actions its `your_turn`
 /// payload announces: the seat is awaited with the same actions, and the game has not gone
 /// back to before the notification.
-fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<bool, StoreError> {
+fn still_asked(tx: &mut Tx<'_>, d: &DeliveryRow) -> Result<Asked, StoreError> {
     let announced = announced_actions(&d.payload.0).map(|a| a.join(","));
     let Some(ask) = tx.seat_ask(&d.game_id, &d.account_id)? else {
-        return Ok(false);
+        return Ok(Asked::No);
     };
-    Ok(ask.awaiting
+    let asked = ask.awaiting
         && ask.action.is_some()
         && ask.action == announced
-        && ask.version >= d.game_version)
+        && ask.version >= d.game_version;
+    if !asked {
+        return Ok(Asked::No);
+    }
+    let low_time = d.kind == TIME_RUNNING_LOW || d.kind == crate::mail::DEADLINE_SOON;
+    if !low_time {
+        return Ok(Asked::Yes(None));
+    }
+    // A reminder of time running low is true only while the seat's deadline is within the
+    // account's threshold now: the deadline may have moved later since it was written (a
+    // vacation hour spent, an absence, a pause) or the threshold changed.
+    let Some(deadline) = ask.deadline_at else {
+        // Still asked but no deadline now: the clocks are paused, or the seat is flagged
+        // and waits for the others. Looked at again in an hour (a resumed clock has a
+        // deadline again, and the reminder is then due by it).
+        return Ok(Asked::Later(tx.now() + TimeDelta::hours(1)));
+    };
+    let threshold = if d.kind == TIME_RUNNING_LOW {
+        tx.vacation(&d.account_id)?
+            .and_then(|v| v.webhook_low_time_minutes)
+            .map(|m| TimeDelta::minutes(i64::from(m)))
+    } else if d.channel == CHANNEL_PUSH {
+        tx.push_settings(&d.account_id)?
+            .and_then(|p| p.deadline_hours)
+            .map(|h| TimeDelta::hours(i64::from(h)))
+    } else {
+        tx.mail_settings(&d.account_id)?
+            .and_then(|m| m.deadline_hours)
+            .map(|h| TimeDelta::hours(i64::from(h)))
+    };
+    let Some(threshold) = threshold else {
+        return Ok(Asked::No);
+    };
+    let due = deadline - threshold;
+    Ok(if due > tx.now() {
+        Asked::Later(due)
+    } else {
+        Asked::Yes(Some(deadline))
+    })
+}
+
+/// Whether a notification of a move is still true.
+enum Asked {
+    /// Yes: send it (a reminder of time running low with the seat's deadline as it is now).
+    Yes(Option<NaiveDateTime>),
+    /// The move is no longer asked (or the reminder no longer wanted): drop it.
+    No,
+    /// A reminder of time running low whose time is not yet low: put off until then.
+    Later(NaiveDateTime),
 }
 
 /// Runs `f` with the outbox filter of a lane on `channel` whose gate is `gate`: the
@@ -187,8 +238,37 @@ fn claim(
             break;
         }
         let asks_move = (delivery.kind == YOUR_TURN && delivery.channel != CHANNEL_PUSH)
-            || delivery.kind == crate::mail::DEADLINE_SOON;
-        if asks_move && !still_asked(full, &delivery)? {
+            || delivery.kind == crate::mail::DEADLINE_SOON
+            || delivery.kind == TIME_RUNNING_LOW;
+        let asked = if asks_move {
+            still_asked(full, &delivery)?
+        } else {
+            Asked::Yes(None)
+        };
+        if let Asked::Later(until) = asked {
+            full.postpone_delivery(&delivery.id, until)?;
+            tracing::debug!(
+                delivery = delivery.id,
+                %until,
+                "put off a reminder whose deadline moved later"
+            );
+            done.settled += 1;
+            continue;
+        }
+        if let Asked::Yes(Some(deadline)) = asked
+            && let Some(payload) = delivery.payload.0.as_object_mut()
+        {
+            // The deadline as it is now (a vacation hour or an absence may have moved it
+            // since the reminder was written).
+            payload.insert(
+                "deadline_at".into(),
+                deadline
+                    .and_utc()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                    .into(),
+            );
+        }
+        if matches!(asked, Asked::No) {
             full.finish_delivery(
                 &delivery.id,
                 DROPPED,

@@ -110,6 +110,8 @@ pub struct SeatAsk {
     pub action: Option<String>,
     /// The game's version.
     pub version: i32,
+    /// The seat's deadline (a move deadline, or the flag-fall of its running clock).
+    pub deadline_at: Option<NaiveDateTime>,
 }
 
 /// Which due deliveries a worker lane looks at: one channel, without the accounts, webhook
@@ -364,17 +366,23 @@ impl Tx<'_> {
     /// Database failure.
     pub fn seat_ask(&mut self, game: &str, account: &str) -> Result<Option<SeatAsk>, StoreError> {
         on!(self, |c| {
-            let row: Option<(bool, Option<String>, i32)> = game_seats::table
+            let row: Option<(bool, Option<String>, i32, Option<NaiveDateTime>)> = game_seats::table
                 .inner_join(games::table)
                 .filter(game_seats::game_id.eq(game))
                 .filter(game_seats::account_id.eq(account))
-                .select((game_seats::awaiting, game_seats::action, games::version))
+                .select((
+                    game_seats::awaiting,
+                    game_seats::action,
+                    games::version,
+                    game_seats::deadline_at,
+                ))
                 .first(c)
                 .optional()?;
-            Ok(row.map(|(awaiting, action, version)| SeatAsk {
+            Ok(row.map(|(awaiting, action, version, deadline_at)| SeatAsk {
                 awaiting,
                 action,
                 version,
+                deadline_at,
             }))
         })
     }

@@ -12,7 +12,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::StoreError;
-use super::schema::accounts;
+use super::outbox::PENDING;
+use super::schema::{accounts, webhook_deliveries};
 use super::tx::{Tx, on};
 
 /// An account's vacation as stored.
@@ -164,6 +165,35 @@ impl Tx<'_> {
             diesel::update(accounts::table.find(account))
                 .set(accounts::away_until.eq(until))
                 .execute(c)?;
+            Ok(())
+        })
+    }
+
+    /// Makes the account's pending reminders of time running low (`kinds`) in `game` that
+    /// were not attempted yet due now, so the outbox's worker weighs them against the seat's
+    /// deadline again (it puts each off to its new due time, or sends it): for a change
+    /// that moved the deadline earlier without a new ask (coming back from an absence).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn recheck_reminders(
+        &mut self,
+        game: &str,
+        account: &str,
+        kinds: &[&str],
+    ) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::update(
+                webhook_deliveries::table
+                    .filter(webhook_deliveries::game_id.eq(game))
+                    .filter(webhook_deliveries::account_id.eq(account))
+                    .filter(webhook_deliveries::kind.eq_any(kinds))
+                    .filter(webhook_deliveries::status.eq(PENDING))
+                    .filter(webhook_deliveries::attempts.eq(0))
+                    .filter(webhook_deliveries::next_attempt_at.gt(self.now)),
+            )
+            .set(webhook_deliveries::next_attempt_at.eq(self.now))
+            .execute(c)?;
             Ok(())
         })
     }

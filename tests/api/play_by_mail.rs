@@ -393,3 +393,58 @@ fn deadlines_fire_exactly_once_with_two_replicas() {
     let versions: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
     assert!(versions.windows(2).all(|w| w[0] < w[1]));
 }
+
+/// The inbox sorts by the time left: a clock game's deadline is its flag fall, so the
+/// game with the smaller bank comes first, then move deadlines by their instant, games
+/// without a deadline last (newest first).
+fn the_inbox_sorts_clock_games_by_the_time_left(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let me = api.guest("mei");
+    let other = api.guest("other");
+    let clock = |seconds: u32| {
+        json!({ "time_control": { "kind": "live", "initial_seconds": seconds,
+                                  "increment_seconds": 0 } })
+    };
+    let plain = seated_game(&api, &me, std::slice::from_ref(&other), 0, &json!({}));
+    let long = seated_game(&api, &me, std::slice::from_ref(&other), 0, &clock(3000));
+    let deadline = seated_game(
+        &api,
+        &me,
+        std::slice::from_ref(&other),
+        0,
+        &json!({ "move_deadline_seconds": 600 }),
+    );
+    let short = seated_game(&api, &me, std::slice::from_ref(&other), 0, &clock(300));
+    let inbox = api.get("/v1/games?awaiting=me", Some(&me.token));
+    assert_eq!(inbox.status, 200, "{}", inbox.text);
+    let ids: Vec<&str> = inbox.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            short.as_str(),
+            deadline.as_str(),
+            long.as_str(),
+            plain.as_str()
+        ],
+        "least time left first, games without a deadline last"
+    );
+    let view = api.view(&me, &short);
+    let instant = |v: &Value| {
+        chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap())
+            .unwrap()
+            .timestamp_millis()
+    };
+    assert_eq!(
+        instant(&inbox.body["items"][0]["deadline_at"]),
+        instant(&view["seats"][0]["deadline_at"]),
+        "the flag fall"
+    );
+}
+
+both!(the_inbox_sorts_clock_games_by_the_time_left);

@@ -1327,3 +1327,307 @@ both!(
     one_url_gets_a_bounded_number_of_deliveries_at_once,
     a_failing_target_is_paused_without_using_up_attempts,
 );
+
+/// The `time_running_low` rows: (id, status, game, due).
+fn low_time_rows(backend: Backend, url: &str) -> Vec<(String, String, String)> {
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        id: String,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        status: String,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        game_id: String,
+    }
+    let q = "SELECT id, status, game_id FROM webhook_deliveries \
+             WHERE kind = 'time_running_low' ORDER BY created_at";
+    let rows: Vec<Row> = match backend {
+        Backend::Postgres => {
+            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
+        }
+        Backend::Sqlite => diesel::sql_query(q).load(
+            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
+        ),
+    }
+    .unwrap();
+    rows.into_iter()
+        .map(|r| (r.id, r.status, r.game_id))
+        .collect()
+}
+
+fn the_low_time_threshold_is_a_choice_of_the_account(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let anna = api.guest("anna");
+    let path = "/v1/me/webhook-choices";
+    let r = api.get(path, Some(&anna.token));
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body, json!({ "low_time_minutes": null }));
+    for bad in [
+        json!({ "low_time_minutes": 43_201 }),
+        json!({ "low_time_minutes": "x" }),
+        json!({ "low_time_minutes": 1.5 }),
+        json!({ "low_time_minutes": -1 }),
+        json!({ "other": 1 }),
+    ] {
+        let r = api.patch(path, &anna.token, &bad);
+        assert_eq!(r.status, 422, "{bad}: {}", r.text);
+        assert_eq!(r.body["code"], "validation_failed");
+    }
+    assert_eq!(
+        api.get(path, Some(&anna.token)).body["low_time_minutes"],
+        Value::Null
+    );
+    let r = api.patch(path, &anna.token, &json!({ "low_time_minutes": 30 }));
+    assert_eq!(r.body, json!({ "low_time_minutes": 30 }));
+    let r = api.patch(path, &anna.token, &json!({}));
+    assert_eq!(
+        r.body,
+        json!({ "low_time_minutes": 30 }),
+        "absent fields stay"
+    );
+    let bert = api.guest("bert");
+    assert_eq!(
+        api.get(path, Some(&bert.token)).body["low_time_minutes"],
+        Value::Null,
+        "per account"
+    );
+    let r = api.patch(path, &anna.token, &json!({ "low_time_minutes": 0 }));
+    assert_eq!(
+        r.body,
+        json!({ "low_time_minutes": null }),
+        "0 switches it off"
+    );
+    assert_eq!(api.get(path, None).status, 401);
+}
+
+fn time_running_low_comes_at_the_threshold_and_only_while_true(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    let r = api.patch(
+        "/v1/me/webhook-choices",
+        &anna.token,
+        &json!({ "low_time_minutes": 30 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let body = json!({
+        "ruleset": "6-nimmt", "players": 2, "move_deadline_seconds": 7200,
+        "options": { "end": { "rounds": 1 } },
+    });
+    // In `waiting` anna will not move; in `moved` she moves at once.
+    let waiting = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let moved = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for game in [&waiting, &moved] {
+        api.join(&bert, game);
+        api.ok(&anna, game, &json!({ "type": "start" }));
+    }
+    let view = api.view(&anna, &moved);
+    api.ok(&anna, &moved, &first_move(&view).unwrap());
+    // Written with the asks (in their transaction); the one of `moved` stays pending
+    // until it is due, and is dropped then.
+    let rows = low_time_rows(backend, &url);
+    assert_eq!(rows.len(), 2, "one per game: {rows:?}");
+    assert!(rows.iter().all(|r| r.1 == "pending"));
+
+    // 50 minutes on: 70 minutes are left, more than the threshold.
+    server.advance_clock(3000);
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.payload()["kind"] != "time_running_low"),
+        "not yet"
+    );
+    // 90 minutes on: 30 are left.
+    server.advance_clock(2400);
+    let requests = receiver.wait("time_running_low", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "time_running_low")
+    });
+    let low: Vec<Value> = requests
+        .iter()
+        .map(Request::payload)
+        .filter(|p| p["kind"] == "time_running_low")
+        .collect();
+    assert_eq!(low.len(), 1, "{low:?}");
+    let p = &low[0];
+    assert_eq!(p["game_id"], waiting.as_str());
+    assert_eq!(p["seat"], 0);
+    assert_eq!(p["actions"], json!(["play_card"]));
+    assert_eq!(p["low_time_minutes"], 30);
+    let view = api.view(&anna, &waiting);
+    assert_eq!(p["deadline_at"], view["seats"][0]["deadline_at"]);
+    assert!(p.get("hand").is_none() && p.get("cards").is_none());
+    let sent_id = p["id"].as_str().unwrap().to_owned();
+    let dropped = low_time_rows(backend, &url)
+        .into_iter()
+        .find(|r| r.2 == moved)
+        .unwrap()
+        .0;
+    wait_for_status(backend, &url, &dropped, "dropped");
+    wait_for_status(backend, &url, &sent_id, "delivered");
+    assert_eq!(
+        outbox(backend, &url)[&dropped].2.as_deref(),
+        Some("the game no longer asks for this move")
+    );
+}
+
+/// In a correspondence game the reminder follows the clock: put off while the account is
+/// away (the deadline is the end of the absence), due again when it comes back early, and
+/// sent with the deadline as it is then.
+fn time_running_low_follows_the_clock_through_an_absence(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.account("anna");
+    let bert = api.account("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    let r = api.patch(
+        "/v1/me/webhook-choices",
+        &anna.token,
+        &json!({ "low_time_minutes": 30 }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let tc = json!({ "kind": "correspondence", "initial_seconds": 3600,
+                     "increment_seconds": 0, "vacation": true });
+    let body = json!({ "ruleset": "6-nimmt", "players": 2, "time_control": tc,
+                       "options": { "end": { "rounds": 1 } } });
+    let game = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+    let view = api.view(&bert, &game);
+    api.ok(&bert, &game, &first_move(&view).unwrap());
+    assert_eq!(low_time_rows(backend, &url).len(), 1);
+
+    // Away for two hours: the clock stops, the seat's deadline is the end of the absence.
+    let now = api.server_now();
+    let until = now + chrono::Duration::hours(2);
+    let r = api.put(
+        "/v1/account/vacation",
+        &anna.token,
+        &json!({ "away_until": until.to_rfc3339_opts(chrono::SecondsFormat::Millis, true) }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    // Past the reminder's first due time (the flag fall minus 30 minutes): put off to 30
+    // minutes before the absence ends, not sent.
+    server.advance_clock(1900);
+    let later = (now + chrono::Duration::minutes(60)).naive_utc();
+    wait_until_put_off(backend, &url, 1, later);
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.payload()["kind"] != "time_running_low")
+    );
+    // Back early: the clock runs again with its hour; the reminder comes 30 minutes later.
+    let r = api.put(
+        "/v1/account/vacation",
+        &anna.token,
+        &json!({ "away_until": null }),
+    );
+    assert_eq!(r.status, 200, "{}", r.text);
+    let view = api.view(&bert, &game);
+    let deadline = view["seats"][0]["deadline_at"].clone();
+    assert!(deadline.is_string(), "{view}");
+    server.advance_clock(1800 + 5);
+    let requests = receiver.wait("time_running_low", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "time_running_low")
+    });
+    let low: Vec<Value> = requests
+        .iter()
+        .map(Request::payload)
+        .filter(|p| p["kind"] == "time_running_low")
+        .collect();
+    assert_eq!(low.len(), 1);
+    assert_eq!(low[0]["deadline_at"], deadline, "the deadline as it is now");
+}
+
+/// A pause takes the seat's deadline away: the reminder waits (looked at again hourly)
+/// instead of being dropped, and comes after the clocks run again.
+fn time_running_low_waits_through_a_pause(backend: Backend) {
+    let server = dev_server(backend, &[]);
+    let url = server.db.url.clone();
+    let api = server.client();
+    let receiver = Receiver::start(|_| (200, Duration::ZERO));
+    let anna = api.guest("anna");
+    let bert = api.guest("bert");
+    register(&api, &anna, &receiver.url("/anna"));
+    api.patch(
+        "/v1/me/webhook-choices",
+        &anna.token,
+        &json!({ "low_time_minutes": 30 }),
+    );
+    let tc = json!({ "kind": "correspondence", "initial_seconds": 3600,
+                     "increment_seconds": 0 });
+    let body = json!({ "ruleset": "6-nimmt", "players": 2, "time_control": tc,
+                       "options": { "end": { "rounds": 1 } } });
+    let game = api.create_game(&anna, &body)["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&bert, &game);
+    api.ok(&anna, &game, &json!({ "type": "start" }));
+    let view = api.view(&bert, &game);
+    api.ok(&bert, &game, &first_move(&view).unwrap());
+    api.ok(&anna, &game, &json!({ "type": "propose_pause" }));
+    let paused = api.ok(&bert, &game, &json!({ "type": "accept_pause" }));
+    assert_eq!(paused["pause"]["paused"], true, "{paused}");
+    assert!(paused["seats"][0]["deadline_at"].is_null(), "{paused}");
+
+    // Past the reminder's due time: no deadline, so it waits (put off by an hour).
+    let now = api.server_now();
+    server.advance_clock(1900);
+    wait_until_put_off(
+        backend,
+        &url,
+        1,
+        (now + chrono::Duration::minutes(60)).naive_utc(),
+    );
+    let rows = low_time_rows(backend, &url);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].1, "pending", "{rows:?}");
+    assert!(
+        receiver
+            .requests()
+            .iter()
+            .all(|r| r.payload()["kind"] != "time_running_low")
+    );
+    // The clocks run again: the reminder comes by the new deadline, half an hour before
+    // the flag falls.
+    api.ok(&bert, &game, &json!({ "type": "resume" }));
+    let deadline = api.view(&bert, &game)["seats"][0]["deadline_at"].clone();
+    assert!(deadline.is_string());
+    server.advance_clock(1800 + 5);
+    let requests = receiver.wait("time_running_low", 20, |r| {
+        r.iter().any(|r| r.payload()["kind"] == "time_running_low")
+    });
+    let low: Vec<Value> = requests
+        .iter()
+        .map(Request::payload)
+        .filter(|p| p["kind"] == "time_running_low")
+        .collect();
+    assert_eq!(low.len(), 1);
+    assert_eq!(low[0]["deadline_at"], deadline);
+}
+
+both!(
+    time_running_low_waits_through_a_pause,
+    time_running_low_follows_the_clock_through_an_absence,
+    the_low_time_threshold_is_a_choice_of_the_account,
+    time_running_low_comes_at_the_threshold_and_only_while_true,
+);

@@ -55,6 +55,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/vacation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's vacation: days per year, whole hours left this calendar year (UTC), and
+         *     the end of its explicit absence.
+         */
+        get: operations["get_vacation"];
+        /**
+         * Goes away until an instant, or (`"away_until": null`) comes back now. Going away spends
+         *     the whole hours until then at once (rounded up); replacing an absence or coming back
+         *     early gives back the whole hours not used. While away, the caller's seats in running
+         *     correspondence games that allow vacation do not run (see docs/api.md, "Vacation").
+         */
+        put: operations["set_vacation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/accounts": {
         parameters: {
             query?: never;
@@ -552,6 +578,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/webhook-choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhook choices: the `time_running_low` threshold. */
+        get: operations["get_webhook_choices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes the caller's webhook choices; absent fields stay. `low_time_minutes` (1–43200,
+         *     `0`: off) sends `time_running_low` to the caller's webhooks when a move asked of it has
+         *     less than that many minutes left (see docs/webhooks-and-mail.md).
+         */
+        patch: operations["set_webhook_choices"];
+        trace?: never;
+    };
     "/v1/players/{id}": {
         parameters: {
             query?: never;
@@ -913,6 +961,15 @@ export interface components {
              * @description The seat (0-based) that must act.
              */
             seat: number;
+        };
+        /** @description Going away until an instant, or (`null`) coming back now. */
+        AwayChange: {
+            /**
+             * Format: date-time
+             * @description The end of the absence (RFC 3339), in the future and at most the hours left ahead;
+             *     `null`: back now (the whole hours not used are given back).
+             */
+            away_until: string | null;
         };
         /** @description A line of a leaderboard. */
         BoardLine: components["schemas"]["RatingBody"] & {
@@ -4991,6 +5048,24 @@ export interface components {
             /** @description Always `Bearer`. */
             token_type: string;
         };
+        /** @description An account's vacation as it sees it. */
+        VacationBody: {
+            /**
+             * Format: date-time
+             * @description The end of the account's explicit absence (RFC 3339 UTC), `null` when not away.
+             */
+            away_until: string | null;
+            /**
+             * Format: int32
+             * @description Vacation days per calendar year (UTC) on this server.
+             */
+            days_per_year: number;
+            /**
+             * Format: int32
+             * @description Whole hours left this calendar year.
+             */
+            hours_left: number;
+        };
         /**
          * VacationSpentArchivedEvent
          * @description The seat's account spent vacation hours: its bank grew by that.
@@ -5144,6 +5219,23 @@ export interface components {
             /** @description Where notifications are POSTed. */
             url: string;
         };
+        /** @description The account's webhook choices. */
+        WebhookChoices: {
+            /**
+             * Format: int32
+             * @description A `time_running_low` notification when a move asked of the account has less than
+             *     this many minutes left (its deadline or clock); `null`: off (the default).
+             */
+            low_time_minutes: number | null;
+        };
+        /** @description A change of the webhook choices; absent fields stay. */
+        WebhookChoicesChange: {
+            /**
+             * Format: int32
+             * @description 1–43200 minutes (30 days); `0` switches `time_running_low` off.
+             */
+            low_time_minutes?: number | null;
+        };
         /** @description The caller's webhooks. */
         WebhookPage: {
             /** @description Webhooks, oldest first (at most 10). */
@@ -5251,6 +5343,167 @@ export interface operations {
                 content?: never;
             };
             /** @description `database_unavailable`: the database did not answer within 1 s */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_vacation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `VacationBody` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VacationBody"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `guest_has_no_vacation` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_vacation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AwayChange"];
+            };
+        };
+        responses: {
+            /** @description OK: `VacationBody` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VacationBody"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `guest_has_no_vacation` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` (not an instant in the future), `not_enough_vacation` (more hours than are left this year) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7860,6 +8113,149 @@ export interface operations {
                 };
             };
             /** @description `server_busy`: no password-hashing slot in time; see `Retry-After`; `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_webhook_choices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `WebhookChoices` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookChoices"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_webhook_choices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChoicesChange"];
+            };
+        };
+        responses: {
+            /** @description OK: `WebhookChoices` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookChoices"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
                     [name: string]: unknown;
