@@ -4,50 +4,24 @@
 // events in the log; the account's vacation. The server is the truth: a seat's time shown
 // here is `remaining_ms - (server now - at)` for a running clock, never decided here.
 import { useEffect, useState } from "preact/hooks";
-import type { GameBody } from "../../typescript/src/index.ts";
+import type { Command, components, GameBody } from "../../typescript/src/index.ts";
 import { api, unwrap } from "./api";
 import { lang, t } from "./i18n";
 import { Store } from "./store";
 
-// The shapes of the clocks contract, written by hand until the generated client has them.
-export interface TimeControl {
-  kind: "live" | "correspondence";
-  initial_seconds: number;
-  increment_seconds: number;
-  max_seconds?: number | null;
-  at_zero?: "bot_moves" | "others_decide";
-  vacation?: boolean;
-}
-export interface SeatClock {
-  seat: number;
-  remaining_ms: number;
-  running: boolean;
-  flagged: boolean;
-  away_until?: string | null;
-}
-export interface PauseState {
-  proposed_by?: number | null;
-  accepted: number[];
-  paused: boolean;
-}
+type S = components["schemas"];
+export type TimeControl = S["TimeControl"];
+export type SeatClock = S["SeatClock"];
+export type PauseState = S["PauseView"];
+export type Vacation = S["VacationBody"];
+/** The clock commands (`hand_to_bot`, the pause), among the game's other commands. */
+export type ClockCommand = Extract<Command, { type: "hand_to_bot" | "propose_pause" | "accept_pause" | "decline_pause" | "resume" }>;
 interface ClockFields {
   time_control?: TimeControl | null;
   clocks?: SeatClock[] | null;
   clocks_at?: string | null;
   pause?: PauseState | null;
 }
-export interface Vacation {
-  days_per_year: number;
-  hours_left: number;
-  away_until?: string | null;
-}
-/** The clock commands (`hand_to_bot`, the pause), beside the game's other commands. */
-export type ClockCommand =
-  | { type: "hand_to_bot"; seat: number }
-  | { type: "propose_pause" }
-  | { type: "accept_pause" }
-  | { type: "decline_pause" }
-  | { type: "resume" };
 
 const fields = (v: unknown): ClockFields => (v ?? {}) as ClockFields;
 
@@ -187,7 +161,7 @@ export function reduceClock(v: GameBody, e: AnyEvent): void {
     case "clocks_set":
       f.clocks = d.clocks as SeatClock[];
       f.clocks_at = d.at as string;
-      f.pause = { ...(f.pause ?? { accepted: [] }), paused: Boolean(d.paused) };
+      if (f.pause) f.pause = { ...f.pause, paused: Boolean(d.paused) };
       break;
     case "time_control_set":
       f.time_control = d.time_control as TimeControl;
@@ -202,7 +176,7 @@ export function reduceClock(v: GameBody, e: AnyEvent): void {
       f.pause = null;
       break;
     case "clocks_paused":
-      f.pause = { ...(f.pause ?? { accepted: [] }), paused: true };
+      if (f.pause) f.pause = { ...f.pause, paused: true };
       break;
     case "clocks_resumed":
       f.pause = null;
@@ -237,20 +211,6 @@ export function describeClock(e: AnyEvent, name: (seat: number) => string): stri
       return null;
   }
 }
-
-/** Event types the stream may send beyond the generated list (until it has them). */
-export const CLOCK_EVENT_TYPES = [
-  "time_control_set",
-  "clocks_set",
-  "clock_ran_out",
-  "seat_handed_to_bot",
-  "vacation_spent",
-  "pause_proposed",
-  "pause_accepted",
-  "pause_declined",
-  "clocks_paused",
-  "clocks_resumed",
-];
 
 // --- presets of the new-game form ----------------------------------------------------
 
@@ -288,17 +248,14 @@ export function hoursText(hours: number): string {
 
 // --- vacation (the account page) -----------------------------------------------------
 
-type Raw = (path: string, init?: { body?: unknown }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
-const raw = api as unknown as { GET: Raw; PUT: Raw };
-
 /** `GET /v1/account/vacation`. */
 export function getVacation(): Promise<Vacation> {
-  return unwrap(raw.GET("/v1/account/vacation")) as Promise<Vacation>;
+  return unwrap(api.GET("/v1/account/vacation"));
 }
 
 /** `PUT /v1/account/vacation`: away until `until` (an instant), or back now (null). */
 export function setAway(until: string | null): Promise<Vacation> {
-  return unwrap(raw.PUT("/v1/account/vacation", { body: { away_until: until } })) as Promise<Vacation>;
+  return unwrap(api.PUT("/v1/account/vacation", { body: { away_until: until } }));
 }
 
 /** A `datetime-local` input's value for an instant, in this browser's time zone. */

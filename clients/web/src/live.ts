@@ -6,7 +6,7 @@
 import { eventTypes, listEvents, streamUrl, type CardFace, type Command, type EventItem, type GameBody, type RulesetInfo } from "../../typescript/src/index.ts";
 import { api, apiBase, ApiError, errorText, rulesets, unwrap } from "./api";
 import { duration, joinNames, t, type Key } from "./i18n";
-import { CLOCK_EVENT_TYPES, describeClock, noteServerTime, reduceClock } from "./clocks";
+import { describeClock, noteServerTime, reduceClock } from "./clocks";
 import { hold, recall, remember, unreachable } from "./offline";
 import { Store } from "./store";
 import { nosLabel } from "./ui";
@@ -21,7 +21,7 @@ export const speed = new Store<Speed>(initialSpeed());
 speed.subscribe((s) => localStorage.setItem("stammtisch.speed", s));
 
 /** Every event type the server streams (an `EventSource` needs one listener per name). */
-export const EVENT_TYPES: readonly string[] = [...new Set<string>([...eventTypes, ...CLOCK_EVENT_TYPES])];
+export const EVENT_TYPES = eventTypes;
 
 /** How long the table pauses on an event, in ms at normal speed. */
 function pause(e: EventItem): number {

@@ -1040,10 +1040,10 @@ function Ticking(props: { v: GameBody; seat: number; strip: boolean }) {
  *  and letting a bot play a seat whose clock ran out (when the others decide). */
 function ClockControls(props: { v: GameBody; act: Act; busy: boolean }) {
   const { v, busy } = props;
-  const act = (c: ClockCommand) => props.act(c as unknown as Command);
+  const act = (c: ClockCommand) => props.act(c);
   const pause = pauseOf(v);
   const can = (type: ClockCommand["type"]) => legalOf(v, type).length > 0;
-  const handTo = legalOf(v, "hand_to_bot").map((c) => (c as unknown as { seat: number }).seat);
+  const handTo = legalOf(v, "hand_to_bot").map((c) => (c as Extract<Command, { type: "hand_to_bot" }>).seat);
   const flagged = v.seats.filter((s) => clockOf(v, s.seat)?.flagged).map((s) => seatName(v, s.seat));
   const proposed = pause && !pause.paused && pause.proposed_by != null ? pause.proposed_by : null;
   const any = pause?.paused || proposed !== null || handTo.length > 0 || can("propose_pause") || can("resume");

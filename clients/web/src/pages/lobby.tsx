@@ -542,7 +542,7 @@ function CreateGameForm() {
         if (more.current) more.current.open = true;
         return;
       }
-      (body as CreateGame & { time_control?: TimeControl }).time_control = control;
+      body.time_control = control;
     } else if (deadline) body.move_deadline_seconds = Number(deadline);
     if (dealJson.trim()) {
       try {
