@@ -159,6 +159,44 @@ describe("clocks in the web client", () => {
     });
   }
 
+  test("a custom clock from More options: its values in days and hours, what happens at zero, no vacation; a clock out of range said before asking", async () => {
+    const me = await person(browser, { viewport: PHONE });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, unique("ida"));
+    await p.locator("#c-players").fill("2");
+    await p.locator("#c-tc").selectOption("custom");
+    // "More options" opens at the clock's first field.
+    await until(() => p.evaluate(() => document.activeElement?.id === "c-tc-kind"), 5_000, "the focus on the clock's kind");
+    // Out of range (a live clock of 12 seconds): a sentence, and no game.
+    await p.locator("#c-tc-initial").fill("0.2");
+    await p.locator("form.create button[type=submit]").click();
+    assert.match(await p.locator("form.create").textContent(), /A live clock starts with 30 seconds to 2 hours/);
+    assert.match(p.url(), /#\/$|\/$/);
+    await p.locator("#c-tc-kind").selectOption("correspondence");
+    await p.locator("#c-tc-initial").fill("2");
+    await p.locator("#c-tc-increment").fill("12");
+    await p.locator("#c-tc-max").fill("");
+    await p.locator("#c-tc-zero").selectOption("others_decide");
+    await p.locator(".tc-fields input[type=checkbox]").uncheck();
+    await assertAccessible(p, "the clock's own values");
+    await p.locator("form.create button[type=submit]").click();
+    await p.locator(".game-lobby").waitFor();
+    assert.match(await p.locator(".tc-line").textContent(), /Correspondence · 2 days \+ 12 h/);
+    const id = decodeURIComponent(p.url().split("#/games/")[1]);
+    const token = await p.evaluate(() => JSON.parse(localStorage.getItem("stammtisch.session")).token);
+    const view = await (await fetch(`${server.base}/v1/games/${id}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    assert.deepEqual(view.time_control, {
+      kind: "correspondence",
+      initial_seconds: 2 * 86400,
+      increment_seconds: 12 * 3600,
+      at_zero: "others_decide",
+      vacation: false,
+    });
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("others decide: a clock that ran out says so, and the other person lets a bot play that seat (by keyboard)", async () => {
     const me = await person(browser, { viewport: DESKTOP });
     const p = me.page;
