@@ -267,6 +267,68 @@ fn at_zero_the_server_moves_for_the_seat(backend: Backend) {
 
 both!(at_zero_the_server_moves_for_the_seat);
 
+/// X nimmt! at zero: the server selects a card for the seat that ran out (cause `clock`), its
+/// card stays hidden from the others, and the seats that had chosen do not run meanwhile.
+fn x_nimmt_at_zero_the_server_selects_for_the_seat(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let people = [api.guest("Ann"), api.guest("Ben"), api.guest("Cleo")];
+    let body = json!({"ruleset": "x-nimmt", "players": 3, "options": {"deals": 1},
+                      "time_control": live(30, 5, None)});
+    let id = started(&api, &people, &body, 0);
+    for p in &people[..2] {
+        let view = api.view(p, &id);
+        api.ok(
+            p,
+            &id,
+            &json!({"type": "play_card", "card": first_card(&view)}),
+        );
+    }
+    let before = clocks_sets(&api, &people[0], &id).pop().unwrap();
+    assert!(
+        !running(&before, 0) && !running(&before, 1) && running(&before, 2),
+        "{before}"
+    );
+    server.advance_clock(40);
+    let start = Instant::now();
+    let moved = loop {
+        let moved: Vec<Value> = api
+            .events(&people[2], &id)
+            .into_iter()
+            .filter(|e| e["data"]["cause"] == "clock")
+            .collect();
+        if !moved.is_empty() {
+            break moved;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "no clock move");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        moved
+            .iter()
+            .any(|e| e["type"] == "card_selected" && e["data"]["seat"] == 2),
+        "{moved:?}"
+    );
+    let ran_out = of_type(&api, &people[0], &id, "clock_ran_out");
+    assert_eq!(ran_out.len(), 1, "{ran_out:?}");
+    assert_eq!(ran_out[0]["data"], json!({"seat": 2, "timeouts": 1}));
+    // The others never read the server's face-down selection for Cleo, only that she chose.
+    let ann_reads = api.events(&people[0], &id);
+    assert!(
+        !ann_reads
+            .iter()
+            .any(|e| e["type"] == "card_selected" && e["data"]["seat"] == 2),
+        "a hidden selection leaked: {ann_reads:?}"
+    );
+    assert!(
+        ann_reads
+            .iter()
+            .any(|e| e["type"] == "selection_made" && e["data"]["seat"] == 2)
+    );
+}
+
+both!(x_nimmt_at_zero_the_server_selects_for_the_seat);
+
 /// Sends the first game move (no resign, no clock command) of every person asked to act.
 fn move_people(api: &Api, people: &[Player], game: &str) {
     for p in people {
