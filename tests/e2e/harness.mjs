@@ -328,6 +328,16 @@ const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-cor
  * page's Content-Security-Policy does not govern; the page itself loads nothing new.
  */
 export async function assertAccessible(page, what = page.url()) {
+  // A card's drop animation fades it in (opacity 0.3 → 1 over 0.5 s): axe would measure the
+  // contrast of its number mid-fade. Wait until no animation runs (bounded; polled from
+  // here, since a page with Playwright's fake clock may not advance its own timers).
+  const until = Date.now() + 5_000;
+  while (
+    Date.now() < until &&
+    (await page.evaluate(() => document.getAnimations().filter((a) => a.playState === "running").length)) > 0
+  ) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await page.evaluate(`${axeSource}\n;0`);
   const violations = await page.evaluate(async () => {
     // eslint-disable-next-line no-undef
