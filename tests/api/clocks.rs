@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, EventStream, Player, TestServer, cards};
+use crate::support::{Api, Backend, EventStream, Player, TestServer, cards, wait_until};
 
 fn ms(instant: &Value) -> i64 {
     chrono::DateTime::parse_from_rfc3339(instant.as_str().unwrap())
@@ -290,19 +290,15 @@ fn x_nimmt_at_zero_the_server_selects_for_the_seat(backend: Backend) {
         "{before}"
     );
     server.advance_clock(40);
-    let start = Instant::now();
-    let moved = loop {
-        let moved: Vec<Value> = api
+    let mut moved: Vec<Value> = Vec::new();
+    wait_until("the clock move", Duration::from_secs(30), || {
+        moved = api
             .events(&people[2], &id)
             .into_iter()
             .filter(|e| e["data"]["cause"] == "clock")
             .collect();
-        if !moved.is_empty() {
-            break moved;
-        }
-        assert!(start.elapsed() < Duration::from_secs(30), "no clock move");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+        !moved.is_empty()
+    });
     assert!(
         moved
             .iter()
@@ -803,18 +799,11 @@ fn two_replicas_agree_on_the_clocks() {
 /// write landing between them (a sweeper's run-out, say) can make them differ for a moment:
 /// read again, a bounded number of times, until two reads taken back to back agree.
 fn replicas_agree(api: &Api, other: &Api, p: &Player, game: &str) {
-    let start = Instant::now();
-    loop {
-        let (a, b) = (clocks_sets(api, p, game), clocks_sets(other, p, game));
-        if a == b {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "the replicas disagree on the clocks: {a:?} against {b:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_until(
+        "the replicas to agree on the clocks",
+        Duration::from_secs(30),
+        || clocks_sets(api, p, game) == clocks_sets(other, p, game),
+    );
 }
 
 /// A seat that resigns stops its clock; a rematch keeps the time control.

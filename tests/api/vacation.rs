@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestDb, TestServer, cards};
+use crate::support::{Api, Backend, Player, TestDb, TestServer, cards, wait_until};
 
 fn at(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -158,18 +158,16 @@ fn events_of(api: &Api, p: &Player, game: &str, kind: &str) -> Vec<Value> {
 /// Waits (at most 30 s) until `game` has `n` events of `kind`; the server acts on its own
 /// clock, which the test moved.
 fn wait_for_events(api: &Api, p: &Player, game: &str, kind: &str, n: usize) -> Vec<Value> {
-    let start = Instant::now();
-    loop {
-        let found = events_of(api, p, game, kind);
-        if found.len() >= n {
-            return found;
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(30),
-            "timed out waiting for {n} {kind}: {found:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let mut found = Vec::new();
+    wait_until(
+        &format!("{n} {kind} events"),
+        std::time::Duration::from_secs(30),
+        || {
+            found = events_of(api, p, game, kind);
+            found.len() >= n
+        },
+    );
+    found
 }
 
 fn hours_left(api: &Api, p: &Player) -> u64 {
