@@ -111,6 +111,24 @@ pub enum RuleError {
     /// `resume` while the clocks run.
     #[error("the clocks are not paused")]
     NotPaused,
+    /// A tournament set-up out of range.
+    #[error("invalid tournament: {0}")]
+    InvalidTournament(String),
+    /// Joining, leaving or starting a tournament that is no longer open.
+    #[error("the tournament is no longer open")]
+    TournamentNotOpen,
+    /// Joining a tournament twice.
+    #[error("you have already joined this tournament")]
+    AlreadyJoined,
+    /// Joining a tournament that has as many people as it takes.
+    #[error("the tournament is full")]
+    TournamentFull,
+    /// Leaving a tournament one has not joined.
+    #[error("you have not joined this tournament")]
+    NotJoined,
+    /// Starting a tournament with fewer than two people.
+    #[error("a tournament needs at least two people to start")]
+    TooFewPlayers,
 }
 
 impl RuleError {
@@ -146,6 +164,12 @@ impl RuleError {
             Self::NoPauseProposed => "no_pause_proposed",
             Self::PauseAlreadyAccepted => "pause_already_accepted",
             Self::NotPaused => "not_paused",
+            Self::InvalidTournament(_) => "invalid_tournament",
+            Self::TournamentNotOpen => "tournament_not_open",
+            Self::AlreadyJoined => "already_joined",
+            Self::TournamentFull => "tournament_full",
+            Self::NotJoined => "not_joined",
+            Self::TooFewPlayers => "too_few_players",
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod progress;
 pub mod rows;
 pub mod take_or_pass;
 pub mod text;
+pub mod tournament;
 mod turn;
 pub mod upcast;
 pub mod view;
