@@ -175,6 +175,21 @@ const TYPES: &[(&str, &str, &str)] = &[
         "Pause schon angenommen",
     ),
     ("not_paused", "Not paused", "Nicht pausiert"),
+    // Tournaments.
+    (
+        "invalid_tournament",
+        "Invalid tournament",
+        "Ungültiges Turnier",
+    ),
+    (
+        "tournament_not_open",
+        "Tournament not open",
+        "Turnier nicht offen",
+    ),
+    ("already_joined", "Already joined", "Schon dabei"),
+    ("tournament_full", "Tournament full", "Turnier voll"),
+    ("not_joined", "Not joined", "Nicht dabei"),
+    ("too_few_players", "Too few players", "Zu wenige Personen"),
     // Score pads.
     ("invalid_players", "Invalid players", "Ungültige Spieler"),
     (

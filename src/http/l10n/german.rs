@@ -173,6 +173,14 @@ fn rule_detail(rule: &RuleError) -> String {
         RuleError::NoPauseProposed => "Es ist keine Pause vorgeschlagen.".into(),
         RuleError::PauseAlreadyAccepted => "Du hast der Pause schon zugestimmt.".into(),
         RuleError::NotPaused => "Die Uhren sind nicht angehalten.".into(),
+        RuleError::InvalidTournament(why) => format!("Ungültiges Turnier: {why}"),
+        RuleError::TournamentNotOpen => "Das Turnier nimmt niemanden mehr auf.".into(),
+        RuleError::AlreadyJoined => "Du bist schon in diesem Turnier.".into(),
+        RuleError::TournamentFull => "Das Turnier ist voll.".into(),
+        RuleError::NotJoined => "Du bist nicht in diesem Turnier.".into(),
+        RuleError::TooFewPlayers => {
+            "Ein Turnier braucht mindestens zwei Personen, um zu beginnen.".into()
+        }
     }
 }
 
