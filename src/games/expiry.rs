@@ -152,6 +152,121 @@ impl Service {
 }
 
 impl Service {
+    /// A tournament round's deadline passed with this game unfinished: every seat still
+    /// held by a person goes to a bot (`seat_handed_to_bot`, cause `round_deadline`) and
+    /// the bots play the game to its end in the same append, as the time control's
+    /// `bot_moves` would have. Returns how many seats were handed over (0: the game was
+    /// not running, or nobody was left to hand over). Safe with any number of replicas:
+    /// the append is a compare-and-set on the version.
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn hand_all_to_bots(&self, game_id: &str) -> Result<usize, ServiceError> {
+        for _ in 0..MAX_ATTEMPTS {
+            match self.store.write(|tx| self.hand_all_attempt(tx, game_id)) {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(handed) => {
+                    if handed > 0 {
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(handed);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(Contention::Busy.into())
+    }
+
+    fn hand_all_attempt(&self, tx: &mut Tx<'_>, game_id: &str) -> Result<usize, ServiceError> {
+        let now = self.clock.now();
+        let (version, mut game) = self.load(tx, game_id)?;
+        if game.status() != Status::Active {
+            return Ok(0);
+        }
+        let before = game.clone();
+        let people: Vec<u8> = (0..game.setup.players)
+            .filter(|s| {
+                game.seats
+                    .get(usize::from(*s))
+                    .is_some_and(|x| x.account().is_some() && !x.bot_controlled())
+            })
+            .collect();
+        if people.is_empty() {
+            return Ok(0);
+        }
+        let mut events: Vec<Event> = people
+            .iter()
+            .map(|&seat| Event::SeatHandedToBot {
+                seat,
+                cause: rules::HandedCause::RoundDeadline,
+            })
+            .collect();
+        events.iter().for_each(|e| game.apply(e));
+        let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());
+        play_bots(&mut game, &mut dealer, &mut events, self.stand_in)?;
+        if let Some(deadlines) = refresh_deadlines(&game, None, now) {
+            game.apply(&deadlines);
+            events.push(deadlines);
+        }
+        if let Some(clocks) = game.next_clocks(None, now) {
+            game.apply(&clocks);
+            events.push(clocks);
+        }
+        let encoded = encode_all(&events)?;
+        let new_version = version + i32::try_from(encoded.len()).unwrap_or(i32::MAX);
+        tx.append(game_id, version, &index_of(&game, game_id), &encoded)?;
+        self.notify_outbox(tx, game_id, new_version, &before, &game)?;
+        tracing::info!(
+            game = game_id,
+            seats = people.len(),
+            "a tournament round's deadline passed: its people went to bots"
+        );
+        Ok(people.len())
+    }
+
+    /// Makes a finished tournament game's seed public (`seed_revealed`), once its round
+    /// has ended. Returns whether it was written now (`false`: already revealed, or no
+    /// tournament game, or not finished).
+    ///
+    /// # Errors
+    /// Unknown game, storage failure.
+    pub fn reveal_seed(&self, game_id: &str) -> Result<bool, ServiceError> {
+        for _ in 0..MAX_ATTEMPTS {
+            let mut committed = None;
+            let result = self.store.write(|tx| {
+                let (version, mut game) = self.load(tx, game_id)?;
+                if game.seed_revealed
+                    || game.tournament.is_none()
+                    || game.status() != Status::Finished
+                {
+                    return Ok(false);
+                }
+                let event = Event::SeedRevealed {};
+                game.apply(&event);
+                tx.append(
+                    game_id,
+                    version,
+                    &index_of(&game, game_id),
+                    &encode_all(std::slice::from_ref(&event))?,
+                )?;
+                committed = Some((version + 1, game));
+                Ok(true)
+            });
+            match result {
+                Err(ServiceError::Store(StoreError::Conflict)) => {}
+                Ok(written) => {
+                    if let Some((version, game)) = committed {
+                        self.cache.put(game_id, version, game);
+                        self.notifier.notify(game_id);
+                    }
+                    return Ok(written);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(Contention::Busy.into())
+    }
+
     /// A seat whose flag fell (a game with clocks): vacation first (when the hook spends
     /// some, the bank grows and nothing else happens), else `clock_ran_out` and what the
     /// time control says: the server moves for the seat (`bot_moves`; those events carry

@@ -181,7 +181,7 @@ impl Service {
         req: CreateRequest<'_>,
         extras: Extras,
     ) -> Result<(GameRow, Game, Vec<Event>), ServiceError> {
-        let seed = fairness::new_seed();
+        let seed = extras.seed.clone().unwrap_or_else(fairness::new_seed);
         let commitment = fairness::commitment(&seed);
         let mut events = Game::create_with(
             NewGame {
@@ -417,6 +417,8 @@ impl Service {
                         rematch_of: Some(game_id.to_owned()),
                         reservations,
                         auto_start: false,
+                        tournament: None,
+                        seed: None,
                     },
                 )?;
                 let mut dealer = SeededDealer::new(game.seed().unwrap_or_default());

@@ -195,6 +195,9 @@ pub enum HandedCause {
     Timeouts,
     /// The other people chose `hand_to_bot` while it was flagged.
     Others,
+    /// A tournament round's deadline passed with the game unfinished: the server handed
+    /// every remaining person to a bot, which played the game out.
+    RoundDeadline,
 }
 
 /// The clock state of a game with a time control, folded from its events.

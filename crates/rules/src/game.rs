@@ -71,6 +71,8 @@ pub struct Game {
     pub rematch: Option<String>,
     /// The clocks, when the game has a time control.
     pub clock: Option<crate::clocks::ClockState>,
+    /// The tournament table this game is.
+    pub tournament: Option<crate::model::TournamentLink>,
 }
 
 /// Parameters of a new game.
@@ -102,6 +104,11 @@ pub struct Extras {
     pub reservations: Vec<crate::model::Reservation>,
     /// Start when the last seat is taken.
     pub auto_start: bool,
+    /// The tournament table the game is.
+    pub tournament: Option<crate::model::TournamentLink>,
+    /// The seed to deal from instead of a fresh one (the server reads it: a duplicate
+    /// round's tables share one); the rules take the seed from [`NewGame`].
+    pub seed: Option<String>,
 }
 
 impl Game {
@@ -151,6 +158,7 @@ impl Game {
                 rematch_of: extras.rematch_of,
                 reservations: extras.reservations,
                 auto_start: extras.auto_start,
+                tournament: extras.tournament,
             })),
             Event::SeedRecorded { seed },
         ];
@@ -194,6 +202,7 @@ impl Game {
             rematch_of,
             reservations,
             auto_start,
+            tournament,
         } = creation.as_ref();
         Some(Self {
             setup: Setup {
@@ -230,6 +239,7 @@ impl Game {
             rematch_of: rematch_of.clone(),
             rematch: None,
             clock: None,
+            tournament: tournament.clone(),
         })
     }
 
@@ -581,7 +591,8 @@ impl Game {
             Event::NosGameEnded(end) => self.scores.push(end.scores.clone()),
             Event::GameFinished { winners, .. } => {
                 self.winners.clone_from(winners);
-                self.seed_revealed = true;
+                // A tournament table keeps its seed until its round ends (`seed_revealed`).
+                self.seed_revealed = self.tournament.is_none();
             }
             Event::SeatResigned { seat } => {
                 if let Some(s) = self.seats.get_mut(usize::from(*seat)) {
@@ -593,6 +604,7 @@ impl Game {
                 self.seats.iter_mut().for_each(|s| s.reserved_for = None);
             }
             Event::RematchCreated { game } => self.rematch = Some(game.clone()),
+            Event::SeedRevealed {} => self.seed_revealed = true,
             Event::TimeControlSet { .. }
             | Event::ClocksSet(_)
             | Event::ClockRanOut { .. }

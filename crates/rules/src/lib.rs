@@ -46,6 +46,7 @@ pub use game::{Extras, Game, NewGame};
 pub use model::{
     Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, GameCreation, NosGameEnd,
     Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatDeadline, Side, Status,
+    TournamentLink,
 };
 pub use options::{
     ChipsOption, DealOption, DeckOption, EndCondition, Layout, Options, OptionsInput, OptionsView,

@@ -197,6 +197,22 @@ pub struct GameCreation {
     /// The game starts by itself when its last seat is taken (quick play).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub auto_start: bool,
+    /// The tournament table this game is (its seed stays secret until the round ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub tournament: Option<TournamentLink>,
+}
+
+/// Where a tournament game belongs: the tournament, its round and the table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TournamentLink {
+    /// The tournament's id.
+    pub tournament: String,
+    /// The round (1-based).
+    pub round: u8,
+    /// The table (1-based).
+    pub table: u16,
 }
 
 /// A seat kept for an account.
@@ -616,6 +632,10 @@ pub enum Event {
     },
     /// The seats kept for a rematch's people are free for anyone now.
     ReservationsReleased {},
+    /// A tournament game's seed is public now: its round ended (a tournament game does
+    /// not reveal it when it finishes, since other tables of a duplicate round play the
+    /// same deals).
+    SeedRevealed {},
     /// A rematch of this finished game was created.
     RematchCreated {
         /// Id of the rematch game.
@@ -711,6 +731,7 @@ impl Event {
             Self::VisibilitySet { .. } => "visibility_set",
             Self::ReservationsReleased {} => "reservations_released",
             Self::RematchCreated { .. } => "rematch_created",
+            Self::SeedRevealed {} => "seed_revealed",
             Self::TimeControlSet { .. } => "time_control_set",
             Self::ClocksSet(_) => "clocks_set",
             Self::ClockRanOut { .. } => "clock_ran_out",
@@ -782,6 +803,7 @@ impl Event {
             | Self::VisibilitySet { .. }
             | Self::ReservationsReleased {}
             | Self::RematchCreated { .. }
+            | Self::SeedRevealed {}
             | Self::TimeControlSet { .. }
             | Self::ClocksSet(_)
             | Self::ClockRanOut { .. }

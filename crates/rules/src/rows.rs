@@ -418,6 +418,7 @@ impl Family for RowBoard {
             | Event::VisibilitySet { .. }
             | Event::ReservationsReleased {}
             | Event::RematchCreated { .. }
+            | Event::SeedRevealed {}
             | Event::GameStarted {}
             | Event::RoundEnded { .. }
             | Event::GameFinished { .. }

@@ -179,6 +179,7 @@ impl Family for TakeOrPassBoard {
             | Event::VisibilitySet { .. }
             | Event::ReservationsReleased {}
             | Event::RematchCreated { .. }
+            | Event::SeedRevealed {}
             | Event::GameStarted {}
             | Event::GameFinished { .. }
             | Event::RoundStarted { .. }

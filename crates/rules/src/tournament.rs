@@ -163,9 +163,16 @@ pub enum TableEnd {
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum TournamentEvent {
     /// Created, by `host`.
-    TournamentCreated { setup: Box<TournamentSetup>, host: String },
-    PlayerJoined { account: String },
-    PlayerLeft { account: String },
+    TournamentCreated {
+        setup: Box<TournamentSetup>,
+        host: String,
+    },
+    PlayerJoined {
+        account: String,
+    },
+    PlayerLeft {
+        account: String,
+    },
     /// A round began: its tables and games; duplicate: the round's seed commitment
     /// (hex SHA-256 of the seed that every table's game shares).
     RoundStarted {
@@ -183,10 +190,15 @@ pub enum TournamentEvent {
         results: Vec<SeatResult>,
     },
     /// Every table of the round finished; duplicate: the seed revealed.
-    RoundFinished { round: u8, seed: Option<String> },
+    RoundFinished {
+        round: u8,
+        seed: Option<String>,
+    },
     TournamentEnded {},
     /// Not started: fewer than 2 people at the start time, or the host cancelled.
-    TournamentCancelled { reason: String },
+    TournamentCancelled {
+        reason: String,
+    },
 }
 
 impl TournamentEvent {
@@ -242,11 +254,18 @@ pub enum Due {
     Cancel(String),
     /// Start round `round` with these tables (seats as accounts / bots); the server
     /// creates the games, then appends [`Tournament::round_started`].
-    StartRound { round: u8, seating: Vec<Vec<SeatPlan>> },
+    StartRound {
+        round: u8,
+        seating: Vec<Vec<SeatPlan>>,
+    },
     /// Look at the unfinished tables' games (their ids); for finished games append
     /// [`Tournament::table_finished`]. When `deadline_passed`, the server first hands
     /// every remaining person of those games to a bot so the game plays out.
-    CheckTables { round: u8, games: Vec<String>, deadline_passed: bool },
+    CheckTables {
+        round: u8,
+        games: Vec<String>,
+        deadline_passed: bool,
+    },
     /// Every table finished: append [`TournamentEvent::RoundFinished`] (with the seed for
     /// duplicate, read from a table's game), then `TournamentEnded` if it was the last.
     FinishRound { round: u8 },
@@ -336,7 +355,13 @@ impl Tournament {
     /// places as in ratings, per-deal scores from `game.scores`, totals from
     /// `game.totals()`). `None` when the game is not finished or is no table of `round`.
     #[must_use]
-    pub fn table_finished(&self, round: u8, game_id: &str, game: &Game, end: TableEnd) -> Option<TournamentEvent> {
+    pub fn table_finished(
+        &self,
+        round: u8,
+        game_id: &str,
+        game: &Game,
+        end: TableEnd,
+    ) -> Option<TournamentEvent> {
         todo!()
     }
 

@@ -108,6 +108,7 @@ impl Event {
             | Self::VisibilitySet { .. }
             | Self::ReservationsReleased {}
             | Self::RematchCreated { .. }
+            | Self::SeedRevealed {}
             | Self::TimeControlSet { .. }
             | Self::ClocksSet(_)
             | Self::ClockRanOut { .. }

@@ -71,6 +71,9 @@ pub struct GameView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub rematch: Option<String>,
+    /// The tournament table this game is (`/v1/tournaments/{tournament}`), else `null`.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub tournament: Option<crate::model::TournamentLink>,
     /// Quick play: the game starts by itself when its last seat is taken.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto_start: bool,
@@ -372,6 +375,7 @@ impl Game {
             move_deadline_seconds: self.move_deadline_seconds,
             rematch_of: self.rematch_of.clone(),
             rematch: self.rematch.clone(),
+            tournament: self.tournament.clone(),
             auto_start: self.auto_start,
             time_control: self.clock.as_ref().map(|c| c.control),
             clocks: self

@@ -197,6 +197,7 @@ fn rollout_game(info: &InfoSet) -> Option<Game> {
         rematch_of: None,
         reservations: Vec::new(),
         auto_start: false,
+        tournament: None,
     }));
     let mut game = Game::new_from(&created)?;
     for seat in &mut game.seats {
