@@ -832,10 +832,11 @@ impl Tournament {
 }
 
 /// Seats `order` (best first) at tables of `table_size`: `ceil(n / table_size)` tables,
-/// the first `n mod tables` of them one person larger, bots (`None`) filling each table's
-/// last seats. Among all such seatings it looks for one without a repeated meeting,
-/// preferring people close in `order` at one table; when none exists (or the bounded search
-/// finds none) it takes the one with the fewest repeated meetings it found.
+/// `n mod tables` of them one person larger than the others, bots (`None`) filling each
+/// table's last seats. Among all such seatings it looks for one without a repeated meeting,
+/// preferring people close in `order` at one table (a bounded depth-first search); when it
+/// finds none it takes the one with the fewest repeated meetings it found and improves it by
+/// swapping people between tables while that lowers the repeats.
 fn seat(
     order: &[String],
     table_size: usize,
@@ -847,33 +848,41 @@ fn seat(
     }
     let tables = n.div_ceil(table_size);
     let (base, larger) = (n / tables, n % tables);
-    let sizes: Vec<usize> = (0..tables)
-        .map(|t| if t < larger { base + 1 } else { base })
-        .collect();
     let mut weight = vec![vec![0_u32; n]; n];
     for (i, a) in order.iter().enumerate() {
-        for (j, b) in order.iter().enumerate() {
+        for (j, b) in order.iter().enumerate().skip(i + 1) {
             let key = if a < b {
                 (a.clone(), b.clone())
             } else {
                 (b.clone(), a.clone())
             };
-            if i != j {
-                weight[i][j] = met.get(&key).copied().unwrap_or(0);
-            }
+            let times = met.get(&key).copied().unwrap_or(0);
+            weight[i][j] = times;
+            weight[j][i] = times;
         }
     }
     let mut search = Search {
         n,
-        sizes: &sizes,
+        base,
+        larger,
+        smaller: tables - larger,
         weight: &weight,
         used: vec![false; n],
-        tables: vec![Vec::new(); tables],
+        tables: Vec::with_capacity(tables),
         best: None,
         steps: 0,
     };
-    search.run(0, 0);
-    let chosen = search.best.map(|(_, t)| t).unwrap_or_default();
+    search.run(0);
+    let Some((cost, mut chosen)) = search.best else {
+        return Vec::new();
+    };
+    if cost > 0 {
+        improve(&mut chosen, &weight);
+    }
+    for members in &mut chosen {
+        members.sort_unstable();
+    }
+    chosen.sort_unstable();
     chosen
         .into_iter()
         .map(|members| {
@@ -885,16 +894,54 @@ fn seat(
         .collect()
 }
 
-/// A depth-first branch-and-bound search over seatings: tables are filled one after the
-/// other, each opened by the best person not yet seated, its other seats taken in rising
-/// order (so every seating is visited once), the candidates that add the fewest repeated
-/// meetings first.
+/// Swaps two people of different tables whenever that lowers the repeated meetings, until
+/// no swap does (or [`SEATING_STEPS`] swaps were weighed).
+fn improve(tables: &mut [Vec<usize>], weight: &[Vec<u32>]) {
+    let gain = |table: &[usize], out: usize, into: usize| -> i64 {
+        table
+            .iter()
+            .filter(|&&m| m != out)
+            .map(|&m| i64::from(weight[into][m]) - i64::from(weight[out][m]))
+            .sum()
+    };
+    let mut steps: u64 = 0;
+    let mut better = true;
+    while better && steps < SEATING_STEPS {
+        better = false;
+        for a in 0..tables.len() {
+            for b in a + 1..tables.len() {
+                for x in 0..tables[a].len() {
+                    for y in 0..tables[b].len() {
+                        steps += 1;
+                        let (i, j) = (tables[a][x], tables[b][y]);
+                        if gain(&tables[a], i, j) + gain(&tables[b], j, i) < 0 {
+                            tables[a][x] = j;
+                            tables[b][y] = i;
+                            better = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A depth-first branch-and-bound search over seatings: tables are opened one after the
+/// other by the best person not yet seated, with either size still to give; their other
+/// seats are taken in rising order (so every seating is visited once), the candidates that
+/// add the fewest repeated meetings first.
 struct Search<'a> {
     n: usize,
-    sizes: &'a [usize],
+    /// The smaller table size.
+    base: usize,
+    /// Tables of `base + 1` still to open.
+    larger: usize,
+    /// Tables of `base` still to open.
+    smaller: usize,
     weight: &'a [Vec<u32>],
     used: Vec<bool>,
-    tables: Vec<Vec<usize>>,
+    /// The tables opened so far: size and members.
+    tables: Vec<(usize, Vec<usize>)>,
     /// The fewest repeats found and its seating.
     best: Option<(u32, Vec<Vec<usize>>)>,
     steps: u64,
@@ -911,42 +958,71 @@ impl Search<'_> {
         }
     }
 
-    /// Seats the next person at table `table`, `cost` repeats so far.
-    fn run(&mut self, table: usize, cost: u32) {
-        if self.done() {
+    /// Seats the next person, `cost` repeats so far.
+    fn run(&mut self, cost: u32) {
+        if self.done() || self.best.as_ref().is_some_and(|(b, _)| cost >= *b) {
             return;
         }
-        if self.best.as_ref().is_some_and(|(b, _)| cost >= *b) {
-            return;
+        match self.tables.last() {
+            Some((size, members)) if members.len() < *size => {
+                let size = *size;
+                let members = members.clone();
+                self.extend(&members, size, cost);
+            }
+            _ => self.open(cost),
         }
-        let Some(&size) = self.sizes.get(table) else {
-            self.best = Some((cost, self.tables.clone()));
+    }
+
+    /// Opens the next table with the best person not yet seated, or records a complete
+    /// seating.
+    fn open(&mut self, cost: u32) {
+        let Some(first) = (0..self.n).find(|&i| !self.used[i]) else {
+            self.best = Some((cost, self.tables.iter().map(|(_, m)| m.clone()).collect()));
             return;
         };
-        let members = self.tables[table].len();
-        if members == size {
-            self.run(table + 1, cost);
-            return;
-        }
-        if members == 0 {
-            let Some(first) = (0..self.n).find(|&i| !self.used[i]) else {
-                return;
+        self.steps += 1;
+        self.used[first] = true;
+        for larger in [true, false] {
+            if self.done() {
+                break;
+            }
+            let size = if larger {
+                if self.larger == 0 {
+                    continue;
+                }
+                self.larger -= 1;
+                self.base + 1
+            } else {
+                if self.smaller == 0 {
+                    continue;
+                }
+                self.smaller -= 1;
+                self.base
             };
-            self.steps += 1;
-            self.place(table, first, cost, 0);
-            return;
+            self.tables.push((size, vec![first]));
+            self.run(cost);
+            self.tables.pop();
+            if larger {
+                self.larger += 1;
+            } else {
+                self.smaller += 1;
+            }
         }
-        let last = self.tables[table][members - 1];
-        let still = size - members - 1;
+        self.used[first] = false;
+    }
+
+    /// Takes one more person at the open table (`members`, of `size`).
+    fn extend(&mut self, members: &[usize], size: usize, cost: u32) {
+        let Some(&last) = members.last() else {
+            return;
+        };
+        let still = size - members.len() - 1;
         let free: Vec<usize> = (last + 1..self.n).filter(|&i| !self.used[i]).collect();
         let mut candidates: Vec<(u32, usize)> = free
             .iter()
             .enumerate()
             .filter(|(k, _)| free.len() - k > still)
-            .map(|(_, &c)| {
-                let added = self.tables[table].iter().map(|&m| self.weight[m][c]).sum();
-                (added, c)
-            })
+            .map(|(_, &c)| (members.iter().map(|&m| self.weight[m][c]).sum(), c))
             .collect();
         self.steps += candidates.len() as u64;
         candidates.sort_unstable();
@@ -954,17 +1030,16 @@ impl Search<'_> {
             if self.done() {
                 return;
             }
-            self.place(table, c, cost, added);
+            self.used[c] = true;
+            if let Some((_, open)) = self.tables.last_mut() {
+                open.push(c);
+            }
+            self.run(cost + added);
+            if let Some((_, open)) = self.tables.last_mut() {
+                open.pop();
+            }
+            self.used[c] = false;
         }
-    }
-
-    /// Puts `person` at `table`, searches on, and takes them back.
-    fn place(&mut self, table: usize, person: usize, cost: u32, added: u32) {
-        self.used[person] = true;
-        self.tables[table].push(person);
-        self.run(table, cost + added);
-        self.tables[table].pop();
-        self.used[person] = false;
     }
 }
 

@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Tournaments (issue 29): set-up validation, joining and leaving, what is due when, the
 //! seating, Swiss points and Buchholz, duplicate matchpoints, and the fold.
 
@@ -957,58 +958,64 @@ fn repeats(t: &Tournament, seating: &[Vec<SeatPlan>]) -> u32 {
     sum
 }
 
-/// The fewest repeated meetings of any seating of `people` at tables of these sizes, by
-/// trying every one.
+/// The fewest repeated meetings of any seating of the people at tables of these sizes (in
+/// any order), by trying every one.
 fn fewest_repeats(t: &Tournament, sizes: &[usize]) -> u32 {
     fn go(
         t: &Tournament,
-        left: &mut Vec<String>,
-        sizes: &[usize],
+        left: &[String],
+        sizes: &mut Vec<usize>,
         tables: &mut Vec<Vec<SeatPlan>>,
-        current: &mut Vec<SeatPlan>,
         best: &mut u32,
     ) {
-        let Some(&size) = sizes.get(tables.len()) else {
+        let Some(first) = left.first().cloned() else {
             *best = (*best).min(repeats(t, tables));
             return;
         };
-        if current.len() == size {
-            tables.push(std::mem::take(current));
-            go(t, left, sizes, tables, current, best);
-            *current = tables.pop().unwrap();
-            return;
-        }
-        let from = if current.is_empty() { 0 } else { left.len() };
-        let candidates: Vec<usize> = if current.is_empty() {
-            vec![0]
-        } else {
-            (0..from).collect()
-        };
-        for k in candidates {
-            if !current.is_empty() {
-                let last = current.last().unwrap().as_ref().unwrap();
-                if &left[k] < last {
-                    continue;
-                }
+        let mut distinct = sizes.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for size in distinct {
+            let k = sizes.iter().position(|s| *s == size).unwrap();
+            sizes.remove(k);
+            // Every set of `size - 1` of the others joins `first`.
+            let others: Vec<String> = left[1..].to_vec();
+            for pick in combinations(others.len(), size - 1) {
+                let table: Vec<String> = std::iter::once(first.clone())
+                    .chain(pick.iter().map(|&i| others[i].clone()))
+                    .collect();
+                let rest: Vec<String> = left
+                    .iter()
+                    .filter(|p| !table.contains(p))
+                    .cloned()
+                    .collect();
+                tables.push(table.into_iter().map(Some).collect());
+                go(t, &rest, sizes, tables, best);
+                tables.pop();
             }
-            let p = left.remove(k);
-            current.push(Some(p.clone()));
-            go(t, left, sizes, tables, current, best);
-            current.pop();
-            left.insert(k, p);
+            sizes.insert(k, size);
         }
+    }
+    fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+        if k == 0 {
+            return vec![Vec::new()];
+        }
+        (0..n)
+            .flat_map(|first| {
+                combinations(n - first - 1, k - 1)
+                    .into_iter()
+                    .map(move |rest| {
+                        std::iter::once(first)
+                            .chain(rest.into_iter().map(|r| r + first + 1))
+                            .collect()
+                    })
+            })
+            .collect()
     }
     let mut left = t.players.clone();
     left.sort();
     let mut best = u32::MAX;
-    go(
-        t,
-        &mut left,
-        sizes,
-        &mut Vec::new(),
-        &mut Vec::new(),
-        &mut best,
-    );
+    go(t, &left, &mut sizes.to_vec(), &mut Vec::new(), &mut best);
     best
 }
 
