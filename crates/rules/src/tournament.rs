@@ -80,21 +80,30 @@ pub struct TournamentInput {
 /// valid: [`TournamentSetup::from_input`] is the only way to make one from outside.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TournamentSetup {
+    /// The tournament's name (trimmed).
     pub name: String,
+    /// `swiss` or `duplicate`.
     pub format: Format,
     /// The tables' game setup: ruleset, options (duplicate: `end` = rounds
     /// `deals_per_round`), `players` = `table_size`.
     pub game: Setup,
     /// The preset given, kept for display.
     pub preset: Option<Preset>,
+    /// Rounds, 1–12.
     pub rounds: u8,
+    /// Seats per table (bots fill what people leave free).
     pub table_size: u8,
     /// 1 for Swiss.
     pub deals_per_round: u16,
+    /// The tables' clocks (`vacation: false`, `at_zero: bot_moves`).
     pub time_control: TimeControl,
+    /// The most a round lasts, in seconds.
     pub round_seconds: u32,
+    /// When it starts; `None`: when full or when the host starts it.
     pub starts_at: Option<DateTime<Utc>>,
+    /// Most people, 2–256.
     pub max_players: u16,
+    /// Listed for everyone; otherwise by invitation.
     pub public: bool,
 }
 
@@ -234,11 +243,12 @@ pub struct TablePlan {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SeatResult {
+    /// The seat (0-based).
     pub seat: u8,
     /// `null` for a bot.
     pub account: Option<String>,
     /// 1 = best; equal totals share a place; resigned seats share the last place
-    /// (the same rule as ratings: src/ratings.rs `places`).
+    /// (the rule of [`places`], which the ratings use too).
     pub place: u8,
     /// The seat's game total (bullheads, or nimm-oder-schieb points).
     pub total: i32,
@@ -268,39 +278,58 @@ pub enum TableEnd {
 pub enum TournamentEvent {
     /// Created, by `host`.
     TournamentCreated {
+        /// What it is played with.
         setup: Box<TournamentSetup>,
+        /// The creator's account.
         host: String,
     },
+    /// Someone joined (while open).
     PlayerJoined {
+        /// Their account.
         account: String,
     },
+    /// Someone left (while open).
     PlayerLeft {
+        /// Their account.
         account: String,
     },
     /// A round began: its tables and games; duplicate: the round's seed commitment
     /// (hex SHA-256 of the seed that every table's game shares).
     RoundStarted {
+        /// The round (1-based).
         round: u8,
         /// RFC 3339; the round ends at the latest then.
         deadline: DateTime<Utc>,
+        /// Duplicate: hex SHA-256 of the round's seed; Swiss: `null`.
         commitment: Option<String>,
+        /// The tables, in order, with their games and seats.
         tables: Vec<TablePlan>,
     },
+    /// A table's game finished: every seat's result.
     TableFinished {
+        /// The round.
         round: u8,
+        /// The table (1-based).
         table: u16,
+        /// Its game.
         game: String,
+        /// By its rules or at the round's deadline.
         end: TableEnd,
+        /// Per seat, in seat order.
         results: Vec<SeatResult>,
     },
     /// Every table of the round finished; duplicate: the seed revealed.
     RoundFinished {
+        /// The round.
         round: u8,
+        /// Duplicate: the round's seed; Swiss: `null`.
         seed: Option<String>,
     },
+    /// The last round finished.
     TournamentEnded {},
     /// Not started: fewer than 2 people at the start time, or the host cancelled.
     TournamentCancelled {
+        /// Why, in English.
         reason: String,
     },
 }
@@ -326,35 +355,51 @@ impl TournamentEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+/// Taking people.
 pub enum TournamentStatus {
+    /// Taking people.
     Open,
+    /// Playing its rounds.
     Running,
+    /// Every round played.
     Finished,
+    /// Never started (see [`Tournament::cancelled`]).
     Cancelled,
 }
 
 /// A round as folded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoundState {
+    /// 1-based.
     pub round: u8,
+    /// The round ends at the latest then: the server hands the tables still playing to bots.
     pub deadline: DateTime<Utc>,
+    /// Duplicate: hex SHA-256 of the round's seed, from the start.
     pub commitment: Option<String>,
+    /// Duplicate: the seed, once the round is finished.
     pub seed: Option<String>,
+    /// Its tables, in order.
     pub tables: Vec<TablePlan>,
     /// table number → its end and results, once finished.
     pub finished: BTreeMap<u16, (TableEnd, Vec<SeatResult>)>,
+    /// Every table finished and the round is recorded as finished.
     pub done: bool,
 }
 
 /// The tournament aggregate, folded from its events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tournament {
+    /// What it was created with.
     pub setup: TournamentSetup,
+    /// The account that created it (it may start it early).
     pub host: String,
+    /// Where it stands.
     pub status: TournamentStatus,
     /// People in join order (those who left are removed).
     pub players: Vec<String>,
+    /// The rounds started so far, in order.
     pub rounds: Vec<RoundState>,
+    /// Why it was cancelled, if it was.
     pub cancelled: Option<String>,
 }
 
@@ -368,20 +413,28 @@ pub enum Due {
     /// Start round `round` with these tables (seats as accounts / bots); the server
     /// creates the games, then appends [`Tournament::round_started`].
     StartRound {
+        /// The round to start.
         round: u8,
+        /// Per table, per seat: the account, or `None` for a bot.
         seating: Vec<Vec<SeatPlan>>,
     },
     /// Look at the unfinished tables' games (their ids); for finished games append
     /// [`Tournament::table_finished`]. When `deadline_passed`, the server first hands
     /// every remaining person of those games to a bot so the game plays out.
     CheckTables {
+        /// The running round.
         round: u8,
+        /// The games of its tables that have not finished.
         games: Vec<String>,
+        /// The round's deadline has passed.
         deadline_passed: bool,
     },
     /// Every table finished: append [`TournamentEvent::RoundFinished`] (with the seed for
     /// duplicate, read from a table's game), then `TournamentEnded` if it was the last.
-    FinishRound { round: u8 },
+    FinishRound {
+        /// The round whose tables all finished.
+        round: u8,
+    },
 }
 
 impl Tournament {
@@ -714,11 +767,13 @@ pub struct Standings {
     pub rows: Vec<StandingRow>,
 }
 
+/// One person's standing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StandingRow {
     /// 1-based; equal on every tie-break → equal rank.
     pub rank: u16,
+    /// The person's account id.
     pub account: String,
     /// Swiss: per table, the seats placed behind you, plus half of those placed level
     /// (bots count as seats). Duplicate: the sum of matchpoints.
@@ -736,17 +791,25 @@ pub struct StandingRow {
     pub deals: Vec<DealComparison>,
 }
 
+/// One round of a person's standing: the table they played and what it brought.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StandingTable {
+    /// The round.
     pub round: u8,
+    /// The table (1-based).
     pub table: u16,
+    /// The game played there.
     pub game: String,
+    /// Your seat.
     pub seat: u8,
+    /// Your place at the table.
     pub place: u8,
+    /// Your game total there.
     pub total: i32,
     /// Points this table brought (Swiss) or matchpoints of its deals (duplicate).
     pub points: f64,
+    /// Why the table finished.
     pub end: TableEnd,
 }
 
@@ -754,6 +817,7 @@ pub struct StandingTable {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DealComparison {
+    /// The round.
     pub round: u8,
     /// 1-based within the round.
     pub deal: u16,
@@ -761,6 +825,7 @@ pub struct DealComparison {
     pub number: u16,
     /// The hand: the seat it is dealt to (the same seat at every table of the round).
     pub hand: u8,
+    /// Your table.
     pub table: u16,
     /// Your score on that deal (bullheads).
     pub score: i32,
@@ -770,12 +835,15 @@ pub struct DealComparison {
     pub matchpoints: f64,
 }
 
+/// Another holder of the same hand on the same deal.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OtherHolder {
+    /// Their table.
     pub table: u16,
     /// `null` for a bot.
     pub account: Option<String>,
+    /// Their score on that deal.
     pub score: i32,
 }
 
