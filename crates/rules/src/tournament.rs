@@ -904,7 +904,7 @@ impl Tournament {
 /// table's last seats. Among all such seatings it looks for one without a repeated meeting,
 /// preferring people close in `order` at one table (a bounded depth-first search); when it
 /// finds none it takes the one with the fewest repeated meetings it found and improves it by
-/// swapping people between tables while that lowers the repeats.
+/// swapping people between tables ([`improve`]).
 fn seat(
     order: &[String],
     table_size: usize,
@@ -962,36 +962,104 @@ fn seat(
         .collect()
 }
 
-/// Swaps two people of different tables whenever that lowers the repeated meetings, until
-/// no swap does (or [`SEATING_STEPS`] swaps were weighed).
-fn improve(tables: &mut [Vec<usize>], weight: &[Vec<u32>]) {
-    let gain = |table: &[usize], out: usize, into: usize| -> i64 {
-        table
+/// The most swaps [`improve`] weighs.
+const IMPROVE_STEPS: u64 = 200_000;
+
+/// Improves a seating that repeats meetings by an iterated local search: swaps two people
+/// of different tables whenever that lowers the repeated meetings; when no swap does, it
+/// goes back to the best seating so far and moves a few people who meet again to other
+/// tables (chosen by a fixed pseudo-random sequence, so the result is deterministic), until
+/// no repeat is left or [`IMPROVE_STEPS`] swaps were weighed. Keeps the best seating seen.
+fn improve(tables: &mut Vec<Vec<usize>>, weight: &[Vec<u32>]) {
+    if tables.len() < 2 {
+        return;
+    }
+    let delta = |tables: &[Vec<usize>], a: usize, x: usize, b: usize, y: usize| -> i64 {
+        let (i, j) = (tables[a][x], tables[b][y]);
+        let gain = |table: &[usize], out: usize, into: usize| -> i64 {
+            table
+                .iter()
+                .filter(|&&m| m != out)
+                .map(|&m| i64::from(weight[into][m]) - i64::from(weight[out][m]))
+                .sum()
+        };
+        gain(&tables[a], i, j) + gain(&tables[b], j, i)
+    };
+    let total = |tables: &[Vec<usize>]| -> i64 {
+        tables
             .iter()
-            .filter(|&&m| m != out)
-            .map(|&m| i64::from(weight[into][m]) - i64::from(weight[out][m]))
+            .map(|t| {
+                t.iter()
+                    .enumerate()
+                    .flat_map(|(k, &i)| t[k + 1..].iter().map(move |&j| i64::from(weight[i][j])))
+                    .sum::<i64>()
+            })
             .sum()
     };
+    let mut cost = total(tables);
+    let mut best = (cost, tables.clone());
+    let mut random: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |below: usize| -> usize {
+        random ^= random << 13;
+        random ^= random >> 7;
+        random ^= random << 17;
+        usize::try_from(random % u64::try_from(below.max(1)).unwrap_or(1)).unwrap_or(0)
+    };
     let mut steps: u64 = 0;
-    let mut better = true;
-    while better && steps < SEATING_STEPS {
-        better = false;
-        for a in 0..tables.len() {
-            for b in a + 1..tables.len() {
-                for x in 0..tables[a].len() {
-                    for y in 0..tables[b].len() {
-                        steps += 1;
-                        let (i, j) = (tables[a][x], tables[b][y]);
-                        if gain(&tables[a], i, j) + gain(&tables[b], j, i) < 0 {
-                            tables[a][x] = j;
-                            tables[b][y] = i;
-                            better = true;
+    loop {
+        let mut better = true;
+        while better && steps < IMPROVE_STEPS {
+            better = false;
+            for a in 0..tables.len() {
+                for b in a + 1..tables.len() {
+                    for x in 0..tables[a].len() {
+                        for y in 0..tables[b].len() {
+                            steps += 1;
+                            let d = delta(tables, a, x, b, y);
+                            if d < 0 {
+                                let (i, j) = (tables[a][x], tables[b][y]);
+                                tables[a][x] = j;
+                                tables[b][y] = i;
+                                cost += d;
+                                better = true;
+                            }
                         }
                     }
                 }
             }
         }
+        if cost < best.0 {
+            best = (cost, tables.clone());
+        }
+        if best.0 == 0 || steps >= IMPROVE_STEPS {
+            break;
+        }
+        tables.clone_from(&best.1);
+        cost = best.0;
+        // Kick: move two people who meet again to other tables.
+        for _ in 0..2 {
+            let repeating: Vec<(usize, usize)> = tables
+                .iter()
+                .enumerate()
+                .flat_map(|(a, t)| {
+                    t.iter().enumerate().filter_map(move |(x, &i)| {
+                        t.iter().any(|&m| weight[i][m] > 0).then_some((a, x))
+                    })
+                })
+                .collect();
+            if repeating.is_empty() {
+                break;
+            }
+            let (a, x) = repeating[next(repeating.len())];
+            let b = (a + 1 + next(tables.len() - 1)) % tables.len();
+            let y = next(tables[b].len());
+            cost += delta(tables, a, x, b, y);
+            let (i, j) = (tables[a][x], tables[b][y]);
+            tables[a][x] = j;
+            tables[b][y] = i;
+        }
     }
+    *tables = best.1;
 }
 
 /// A depth-first branch-and-bound search over seatings: tables are opened one after the
