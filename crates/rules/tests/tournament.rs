@@ -1173,3 +1173,131 @@ fn a_field_that_must_repeat_is_still_seated_in_bounded_time() {
     assert_eq!(rounds[1].0, 3);
     assert_eq!(rounds.len(), 12);
 }
+
+#[test]
+fn someone_who_left_before_the_start_has_no_row_and_everyone_else_has_one() {
+    let (mut t, mut log) = joined(json!({}), 3);
+    let e = t.leave("p02").unwrap();
+    record(&mut t, &mut log, e);
+    let s = t.standings(None);
+    assert_eq!(
+        s.rows
+            .iter()
+            .map(|r| r.account.as_str())
+            .collect::<Vec<_>>(),
+        vec!["p01", "p03"]
+    );
+    assert!(s.rows.iter().all(|r| r.rank == 1 && r.tables.is_empty()));
+    let seating = t.seating();
+    assert!(seating.iter().flatten().flatten().all(|p| p != "p02"));
+}
+
+#[test]
+fn a_stream_that_does_not_start_with_its_creation_folds_to_nothing() {
+    assert_eq!(Tournament::from_events(&[]), None);
+    let joined = TournamentEvent::PlayerJoined {
+        account: "p01".into(),
+    };
+    assert_eq!(Tournament::from_events(&[joined]), None);
+}
+
+#[test]
+fn a_resigned_person_places_last_and_brings_no_points() {
+    let setup = setup_of(with(input(), json!({"options": {"end": {"rounds": 1}}})))
+        .unwrap()
+        .game;
+    let seats: Vec<SeatPlan> = vec![Some("a".into()), Some("b".into()), Some("c".into()), None];
+    // Seat 1 resigns before the first card: a bot plays it out, and it still places last.
+    let game = {
+        let host = "a";
+        let mut events = Game::create(NewGame {
+            setup,
+            name: None,
+            host_account: host,
+            host_name: host,
+            deal: None,
+            seed: "00ff".into(),
+            commitment: "c0ffee".into(),
+        })
+        .unwrap();
+        let mut game = Game::from_events(&events).unwrap();
+        let mut dealer = Seeded(3);
+        let mut send = |game: &mut Game, actor: Actor<'_>, command: Command| {
+            let new = game.decide(actor, &command, &mut dealer).unwrap();
+            for e in &new {
+                game.apply(e);
+            }
+            events.extend(new);
+        };
+        let a = Actor::Account { id: "a", name: "a" };
+        send(
+            &mut game,
+            Actor::Account { id: "b", name: "b" },
+            Command::Join {},
+        );
+        send(
+            &mut game,
+            Actor::Account { id: "c", name: "c" },
+            Command::Join {},
+        );
+        send(
+            &mut game,
+            a,
+            Command::AddBot {
+                strategy: BotStrategy::Random,
+            },
+        );
+        send(&mut game, a, Command::Start {});
+        send(
+            &mut game,
+            Actor::Account { id: "b", name: "b" },
+            Command::Resign {},
+        );
+        let mut guard = 0;
+        while game.status() == Status::Active {
+            guard += 1;
+            assert!(guard < 10_000);
+            let seat = game.awaiting()[0].seat;
+            let command = game.moves_for(seat)[0].clone();
+            let actor = match (
+                &seats[usize::from(seat)],
+                game.seats[usize::from(seat)].resigned,
+            ) {
+                (Some(id), false) => Actor::Account { id, name: id },
+                _ => Actor::Bot { seat },
+            };
+            send(&mut game, actor, command);
+        }
+        game
+    };
+    let (mut t, mut log) = tournament(json!({"rounds": 1}));
+    for p in ["a", "b", "c"] {
+        let e = t.join(p).unwrap();
+        record(&mut t, &mut log, e);
+    }
+    let e = t.round_started(1, vec![seats], vec!["g".into()], None, now());
+    record(&mut t, &mut log, vec![e]);
+    let e = t.table_finished(1, "g", &game, TableEnd::Finished).unwrap();
+    let TournamentEvent::TableFinished { results, .. } = &e else {
+        panic!("table_finished");
+    };
+    assert!(results[1].resigned);
+    assert_eq!(results[1].place, 4, "the resigned seat places last");
+    assert_eq!(results[1].account.as_deref(), Some("b"));
+    assert_eq!(results[3].account, None, "a bot");
+    assert_eq!(results[0].deal_scores.len(), 1);
+    record(&mut t, &mut log, vec![e]);
+    record(
+        &mut t,
+        &mut log,
+        vec![TournamentEvent::RoundFinished {
+            round: 1,
+            seed: None,
+        }],
+    );
+    let s = t.standings(None);
+    assert_eq!(
+        s.rows.last().map(|r| (r.account.as_str(), r.points)),
+        Some(("b", 0.0))
+    );
+}
