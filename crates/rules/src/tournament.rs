@@ -6,6 +6,7 @@
 //! seating ([`Tournament::seating`]) and standings ([`Tournament::standings`]) are derived
 //! from the folded state alone, so every replica and every refold arrives at the same ones.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -649,7 +650,9 @@ impl Tournament {
             self.players.clone()
         };
         let met = self.meetings();
-        seat(&order, usize::from(self.setup.table_size), &met)
+        // The rounds after the one being seated.
+        let later = usize::from(self.setup.rounds).saturating_sub(self.rounds.len() + 1);
+        seat(&order, usize::from(self.setup.table_size), &met, later)
     }
 
     /// The `round_started` event for `seating` with its games' ids (same order).
@@ -909,6 +912,7 @@ fn seat(
     order: &[String],
     table_size: usize,
     met: &BTreeMap<(String, String), u32>,
+    later: usize,
 ) -> Vec<Vec<SeatPlan>> {
     let n = order.len();
     if n == 0 || table_size == 0 {
@@ -929,19 +933,29 @@ fn seat(
             weight[j][i] = times;
         }
     }
+    let lookahead = Cell::new(0);
     let mut search = Search {
         n,
         base,
         larger,
         smaller: tables - larger,
+        sizes: (larger, tables - larger),
         weight: &weight,
         used: vec![false; n],
         tables: Vec::with_capacity(tables),
         best: None,
         steps: 0,
+        later: if n <= LOOKAHEAD_PEOPLE { later } else { 0 },
+        lookahead: &lookahead,
+        nested: false,
+        dead_end: None,
     };
     search.run(0);
-    let Some((cost, mut chosen)) = search.best else {
+    let best = match (search.best, search.dead_end) {
+        (Some((0, chosen)), _) | (_, Some(chosen)) => Some((0, chosen)),
+        (best, None) => best,
+    };
+    let Some((cost, mut chosen)) = best else {
         return Vec::new();
     };
     if cost > 0 {
@@ -1062,12 +1076,21 @@ fn improve(tables: &mut Vec<Vec<usize>>, weight: &[Vec<u32>]) {
     *tables = best.1;
 }
 
+/// Small fields look ahead: a seating without repeats is taken only if the later rounds
+/// can be seated without repeats too (8 people at tables of 2 can be led into a dead end
+/// after five rounds), as far as [`LOOKAHEAD_STEPS`] allow.
+const LOOKAHEAD_PEOPLE: usize = 32;
+/// The most steps the look-ahead of one seating takes, over all its nested searches.
+const LOOKAHEAD_STEPS: u64 = 300_000;
+
 /// A depth-first branch-and-bound search over seatings: tables are opened one after the
 /// other by the best person not yet seated, with either size still to give; their other
 /// seats are taken in rising order (so every seating is visited once), the candidates that
 /// add the fewest repeated meetings first.
 struct Search<'a> {
     n: usize,
+    /// The tables of each size in all: `(larger, smaller)`.
+    sizes: (usize, usize),
     /// The smaller table size.
     base: usize,
     /// Tables of `base + 1` still to open.
@@ -1081,16 +1104,71 @@ struct Search<'a> {
     /// The fewest repeats found and its seating.
     best: Option<(u32, Vec<Vec<usize>>)>,
     steps: u64,
+    /// Later rounds a seating without repeats must leave room for.
+    later: usize,
+    /// Steps spent looking ahead, by every nested search.
+    lookahead: &'a Cell<u64>,
+    /// A look-ahead's search: only seatings without repeats count.
+    nested: bool,
+    /// The first seating without repeats that leads into a dead end later.
+    dead_end: Option<Vec<Vec<usize>>>,
 }
 
 impl Search<'_> {
     /// Whether the search should stop: a seating without repeats found, or out of steps
     /// with some seating found.
     fn done(&self) -> bool {
-        match &self.best {
-            Some((0, _)) => true,
-            Some(_) => self.steps >= SEATING_STEPS,
-            None => false,
+        if matches!(self.best, Some((0, _))) {
+            return true;
+        }
+        if self.nested {
+            return self.lookahead.get() >= LOOKAHEAD_STEPS;
+        }
+        self.steps >= SEATING_STEPS && (self.best.is_some() || self.dead_end.is_some())
+    }
+
+    /// Counts `k` steps.
+    fn spend(&mut self, k: u64) {
+        self.steps += k;
+        if self.nested {
+            self.lookahead.set(self.lookahead.get() + k);
+        }
+    }
+
+    /// Whether the later rounds can be seated without repeats after `seating`: `None` when
+    /// the look-ahead ran out of steps before it knew.
+    fn leaves_room(&self, seating: &[Vec<usize>]) -> Option<bool> {
+        let mut weight = self.weight.to_vec();
+        for table in seating {
+            for (k, &i) in table.iter().enumerate() {
+                for &j in &table[k + 1..] {
+                    weight[i][j] += 1;
+                    weight[j][i] += 1;
+                }
+            }
+        }
+        let mut next = Search {
+            n: self.n,
+            sizes: self.sizes,
+            base: self.base,
+            larger: self.sizes.0,
+            smaller: self.sizes.1,
+            weight: &weight,
+            used: vec![false; self.n],
+            tables: Vec::with_capacity(seating.len()),
+            // Anything that repeats is pruned at once.
+            best: Some((1, Vec::new())),
+            steps: 0,
+            later: self.later - 1,
+            lookahead: self.lookahead,
+            nested: true,
+            dead_end: None,
+        };
+        next.run(0);
+        match next.best {
+            Some((0, _)) => Some(true),
+            _ if self.lookahead.get() >= LOOKAHEAD_STEPS => None,
+            _ => Some(false),
         }
     }
 
@@ -1113,10 +1191,17 @@ impl Search<'_> {
     /// seating.
     fn open(&mut self, cost: u32) {
         let Some(first) = (0..self.n).find(|&i| !self.used[i]) else {
-            self.best = Some((cost, self.tables.iter().map(|(_, m)| m.clone()).collect()));
+            let seating: Vec<Vec<usize>> = self.tables.iter().map(|(_, m)| m.clone()).collect();
+            if cost == 0 && self.later > 0 && self.leaves_room(&seating) == Some(false) {
+                if self.dead_end.is_none() && !self.nested {
+                    self.dead_end = Some(seating);
+                }
+                return;
+            }
+            self.best = Some((cost, seating));
             return;
         };
-        self.steps += 1;
+        self.spend(1);
         self.used[first] = true;
         for larger in [true, false] {
             if self.done() {
@@ -1160,7 +1245,7 @@ impl Search<'_> {
             .filter(|(k, _)| free.len() - k > still)
             .map(|(_, &c)| (members.iter().map(|&m| self.weight[m][c]).sum(), c))
             .collect();
-        self.steps += candidates.len() as u64;
+        self.spend(candidates.len() as u64);
         candidates.sort_unstable();
         for (added, c) in candidates {
             if self.done() {
