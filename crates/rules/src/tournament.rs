@@ -123,7 +123,7 @@ impl TournamentSetup {
             return bad("name must be 1 to 64 characters".into());
         }
         if name.chars().any(crate::text::unprintable) {
-            return bad("name must not contain unprintable characters".into());
+            return bad("name must not contain control or invisible characters".into());
         }
         if !(1..=MAX_ROUNDS).contains(&input.rounds) {
             return bad(format!("rounds must be 1 to {MAX_ROUNDS}"));
@@ -145,7 +145,7 @@ impl TournamentSetup {
             }
             Format::Duplicate => {
                 if input.ruleset != Ruleset::SixNimmt {
-                    return bad("a duplicate tournament plays 6-nimmt only".into());
+                    return bad("ruleset must be 6-nimmt in a duplicate tournament".into());
                 }
                 let deals = input.deals_per_round.unwrap_or(1);
                 if !(1..=MAX_DEALS_PER_ROUND).contains(&deals) {
@@ -193,7 +193,7 @@ impl TournamentSetup {
         let game = Setup::from_input(input.ruleset, input.table_size, input.preset, options)?;
         if input.format == Format::Duplicate && game.options.deal == DealOption::Draft {
             return bad(
-                "a duplicate tournament cannot use deal: draft (the hands must be dealt)".into(),
+                "options.deal must not be draft in a duplicate tournament (every table is dealt the same hands)".into(),
             );
         }
         Ok(Self {
@@ -686,7 +686,8 @@ impl Tournament {
 
     /// The `table_finished` event for a finished table's game (results from the game:
     /// places as in ratings, per-deal scores from `game.scores`, totals from
-    /// `game.totals()`). `None` when the game is not finished or is no table of `round`.
+    /// `game.totals()`). `None` when the game is not finished, is no table of `round`, or
+    /// its table's result is recorded already.
     #[must_use]
     pub fn table_finished(
         &self,
@@ -905,9 +906,11 @@ impl Tournament {
 /// Seats `order` (best first) at tables of `table_size`: `ceil(n / table_size)` tables,
 /// `n mod tables` of them one person larger than the others, bots (`None`) filling each
 /// table's last seats. Among all such seatings it looks for one without a repeated meeting,
-/// preferring people close in `order` at one table (a bounded depth-first search); when it
-/// finds none it takes the one with the fewest repeated meetings it found and improves it by
-/// swapping people between tables ([`improve`]).
+/// preferring people close in `order` at one table (a bounded depth-first search); in fields
+/// of up to [`LOOKAHEAD_PEOPLE`] it prefers one that leaves the `later` rounds a seating
+/// without repeats too. When it finds none it takes the one with the fewest repeated
+/// meetings it found and improves it by swapping people between tables ([`improve`]).
+/// Repeated meetings count a pair that met twice before as two.
 fn seat(
     order: &[String],
     table_size: usize,

@@ -128,7 +128,7 @@ fn every_out_of_range_field_is_refused_and_named() {
             input(),
             json!({"format": "duplicate", "ruleset": "11-nimmt"}),
         ),
-        "6-nimmt",
+        "ruleset",
     );
     refused(
         with(
