@@ -1120,8 +1120,47 @@ fn simulate(
             &mut log,
             vec![TournamentEvent::RoundFinished { round, seed: None }],
         );
+        check_standings(&t, round);
     }
     out
+}
+
+/// Swiss standings after `round`: best first, ranks shared exactly by equal rows, and each
+/// table hands out `k (k − 1) / 2` points among its `k` seats (people's share: at most that,
+/// all of it when no bot sat there).
+fn check_standings(t: &Tournament, round: u8) {
+    let s = t.standings(None);
+    assert_eq!(s.after_round, round);
+    assert_eq!(s.rows.len(), t.players.len());
+    for (i, w) in s.rows.windows(2).enumerate() {
+        let (a, b) = (&w[0], &w[1]);
+        assert!(
+            a.points > b.points || (a.points == b.points && a.tiebreak >= b.tiebreak),
+            "sorted"
+        );
+        let tied = a.points == b.points && a.tiebreak == b.tiebreak;
+        assert_eq!(b.rank == a.rank, tied);
+        if !tied {
+            assert_eq!(usize::from(b.rank), i + 2);
+        }
+    }
+    let state = &t.rounds[usize::from(round) - 1];
+    for plan in &state.tables {
+        let k = plan.seats.len();
+        let people: f64 = s
+            .rows
+            .iter()
+            .flat_map(|r| &r.tables)
+            .filter(|st| st.round == round && st.table == plan.table)
+            .map(|st| st.points)
+            .sum();
+        let all = (k * (k - 1) / 2) as f64;
+        if plan.seats.iter().all(Option::is_some) {
+            assert_eq!(people, all, "table {} of round {round}", plan.table);
+        } else {
+            assert!(people <= all);
+        }
+    }
 }
 
 #[test]
