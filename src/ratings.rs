@@ -21,6 +21,7 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use rules::Game;
+use rules::tournament::places;
 
 use crate::games::{ServiceError, decode};
 use crate::store::{FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
@@ -45,29 +46,6 @@ struct Seated {
     place: i32,
     won: bool,
     resigned: bool,
-}
-
-/// Places of every seat: 1 = best; equal totals share; resigned seats share the last place.
-fn places(game: &Game) -> Vec<i32> {
-    let totals = game.totals();
-    let resigned: Vec<bool> = game.seats.iter().map(|s| s.resigned).collect();
-    let playing = resigned.iter().filter(|r| !**r).count();
-    let winner = |s: usize| u8::try_from(s).is_ok_and(|s| game.winners.contains(&s));
-    (0..totals.len())
-        .map(|i| {
-            if resigned[i] {
-                return i32::try_from(playing).unwrap_or(i32::MAX) + 1;
-            }
-            if winner(i) {
-                return 1;
-            }
-            let ahead = (0..totals.len())
-                .filter(|&j| !resigned[j])
-                .filter(|&j| totals[j] < totals[i] || (totals[j] == totals[i] && winner(j)))
-                .count();
-            i32::try_from(ahead).unwrap_or(i32::MAX) + 1
-        })
-        .collect()
 }
 
 /// The people (seats with an account) of a finished game, with their places.
