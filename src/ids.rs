@@ -25,8 +25,13 @@ pub enum Pad {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Account {}
 
+/// Tournaments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tournament {}
 /// A game's id.
 pub type GameId = Id<Game>;
+/// A tournament's id.
+pub type TournamentId = Id<Tournament>;
 /// A score pad's id.
 pub type PadId = Id<Pad>;
 /// An account's id.

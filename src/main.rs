@@ -47,6 +47,9 @@ enum Cmd {
     /// Forget every rating, result and profile figure and compute them again from the
     /// event log (they come out exactly the same).
     RebuildRatings,
+    /// Fold every tournament's state (the live standings the reads use) again from its
+    /// event stream.
+    RebuildTournaments,
     /// Play all-bot games and write a balance report (crates/lab; no database).
     Simulate(lab::SimulateArgs),
 }
@@ -85,6 +88,15 @@ fn main() -> anyhow::Result<()> {
         Cmd::RebuildRatings => {
             let events = stammtisch::ratings::Ratings::new(store).rebuild()?;
             println!("ratings rebuilt from {events} public events");
+            Ok(())
+        }
+        Cmd::RebuildTournaments => {
+            let clock = stammtisch::clock::Clock::system();
+            let notifier = stammtisch::notify::Notifier::new();
+            let games = Service::new(store.clone(), notifier).with_clock(clock.clone());
+            let count =
+                stammtisch::tournaments::Tournaments::new(store, games, clock).rebuild()?;
+            println!("{count} tournaments folded again from their events");
             Ok(())
         }
         Cmd::Openapi | Cmd::Simulate(_) => Ok(()),
@@ -163,7 +175,12 @@ fn vapid_keys(config: &Config, store: &Store) -> anyhow::Result<stammtisch::push
 /// one; the store's compare-and-set makes each deadline fire once.
 /// The same thread forgets old rate-limit windows, expired stream leases and idempotency
 /// keys older than 24 hours every minute.
-fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watch::Receiver<bool>) {
+fn watch_deadlines(
+    service: Service,
+    tournaments: stammtisch::tournaments::Tournaments,
+    limits: Limits,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
     let clock = service.clock().clone();
     let spawned = std::thread::Builder::new().name("deadlines".into()).spawn(move || {
         let mut pruned = std::time::Instant::now();
@@ -197,6 +214,11 @@ fn watch_deadlines(service: Service, limits: Limits, shutdown: tokio::sync::watc
                     }
                 }
                 Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for rematch reservations"),
+            }
+            // Tournaments: start, seat the next round, record finished tables, end rounds
+            // whose deadline passed (`Tournament::due`).
+            if let Err(e) = tournaments.advance_due() {
+                tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not advance the tournaments");
             }
             std::thread::sleep(Duration::from_millis(250));
         }
@@ -318,7 +340,17 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     if let Some(mail) = &config.mail {
         service = service.with_mail(mail.digest_interval);
     }
-    watch_deadlines(service.clone(), limits.clone(), shutdown_rx.clone());
+    let tournaments = stammtisch::tournaments::Tournaments::new(
+        service.store().clone(),
+        service.clone(),
+        clock.clone(),
+    );
+    watch_deadlines(
+        service.clone(),
+        tournaments.clone(),
+        limits.clone(),
+        shutdown_rx.clone(),
+    );
     let mut worker = config.outbox_worker();
     worker.clock = clock.clone();
     let push = stammtisch::push::Push::new(
@@ -362,6 +394,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         mail,
         push,
         vacation,
+        tournaments,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

@@ -21,6 +21,7 @@ pub mod schema;
 pub mod scorepads;
 pub mod stream;
 pub mod test_clock;
+pub mod tournaments;
 pub mod vacation;
 pub mod webhooks;
 
@@ -69,6 +70,8 @@ pub struct AppState {
     pub push: crate::push::Push,
     /// Vacation hours and explicit absences.
     pub vacation: crate::vacation::Vacation,
+    /// Tournaments.
+    pub tournaments: crate::tournaments::Tournaments,
 }
 
 #[derive(OpenApi)]
@@ -150,6 +153,15 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(webhooks::delete_webhook)
         .service(analytics::feed)
         .service(analytics::archive)
+        .service(tournaments::create_tournament)
+        .service(tournaments::list_tournaments)
+        .service(tournaments::get_tournament)
+        .service(tournaments::join_tournament)
+        .service(tournaments::leave_tournament)
+        .service(tournaments::start_tournament)
+        .service(tournaments::tournament_standings)
+        .service(tournaments::tournament_events)
+        .service(tournaments::tournament_feed)
         .service(players::leaderboard)
         .service(players::player)
         .service(players::player_games)

@@ -32,6 +32,7 @@ mod rulesets;
 mod scenarios;
 mod scorepads;
 mod store;
+mod tournaments;
 mod streams;
 mod vacation;
 mod webhooks;
