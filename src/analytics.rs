@@ -154,6 +154,14 @@ impl Analytics {
         }
         let rows = self.store.read(|tx| tx.load_events(game))?;
         let mut events: Vec<ReadEvent> = rows.into_iter().map(ReadEvent::from).collect();
+        // A tournament table's log holds its seed, which other tables of a duplicate round
+        // deal from: it is complete for analysts once its round ended (`seed_revealed`).
+        let table = events
+            .iter()
+            .any(|e| e.event_type == NAMED && e.data.get("tournament").is_some());
+        if table && !events.iter().any(|e| e.event_type == "seed_revealed") {
+            return Err(AnalyticsError::NotFinished);
+        }
         if !row.public {
             events.iter_mut().for_each(hide_name);
         }
