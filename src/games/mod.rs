@@ -12,8 +12,10 @@ mod expiry;
 pub mod live;
 mod lobby;
 mod reads;
+mod tables;
 
 pub use self::away::clocks_with_away;
+pub use self::tables::TableSpec;
 use self::expiry::*;
 pub use self::{access::*, commands::*, lobby::*, reads::*};
 
@@ -45,6 +47,9 @@ pub enum ServiceError {
     /// No such game.
     #[error("game not found")]
     GameNotFound,
+    /// No such tournament, or a private one the caller may not see.
+    #[error("tournament not found")]
+    TournamentNotFound,
     /// The rules refuse the command.
     #[error(transparent)]
     Rule(#[from] rules::RuleError),

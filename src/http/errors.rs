@@ -220,6 +220,7 @@ impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
         match e {
             ServiceError::GameNotFound => Self::NotFound("game"),
+            ServiceError::TournamentNotFound => Self::NotFound("tournament"),
             ServiceError::Rule(rule) => Self::Rule(rule),
             ServiceError::Contention(c) => Self::Contention(c),
             ServiceError::Store(store) => store.into(),

@@ -13,6 +13,7 @@ mod games;
 pub mod json;
 mod outbox;
 mod pads;
+mod tournament_due;
 mod platform;
 pub mod prepared;
 mod push;

@@ -114,6 +114,7 @@ pub fn detail(error: &ApiError) -> String {
 fn thing(what: &str) -> &'static str {
     match what {
         "game" => "Das Spiel",
+        "tournament" => "Das Turnier",
         "player" => "Der Spieler",
         "webhook" => "Der Webhook",
         "push subscription" => "Das Push-Abo",
