@@ -33,5 +33,6 @@ mod scenarios;
 mod scorepads;
 mod store;
 mod streams;
+mod tournaments;
 mod vacation;
 mod webhooks;
