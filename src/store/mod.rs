@@ -18,6 +18,7 @@ mod platform;
 pub mod prepared;
 mod push;
 pub mod schema;
+mod tournaments;
 pub mod tx;
 mod vacation;
 pub mod wakeups;
@@ -51,6 +52,7 @@ pub use outbox::{
 pub use pads::{NewPadEvent, PadRow, StoredPadEvent};
 pub use platform::{BoardRow, RatingRow, ResultRow, StatsRow};
 pub use push::{PushSettingsRow, PushSubscriptionRow};
+pub use tournaments::{NewTournamentEvent, StoredTournamentEvent, TournamentRow, TournamentUpdate};
 pub use tx::Tx;
 pub use vacation::VacationRow;
 

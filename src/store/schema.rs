@@ -272,6 +272,55 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::store::json::Jsonb;
 
+    tournament_events (position) {
+        position -> Int8,
+        tournament_id -> Text,
+        seq -> Int4,
+        event_type -> Text,
+        schema_version -> Int4,
+        data -> Jsonb,
+        recorded_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    tournament_players (tournament_id, account_id) {
+        tournament_id -> Text,
+        account_id -> Text,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
+    tournaments (id) {
+        id -> Text,
+        name -> Text,
+        format -> Text,
+        ruleset -> Text,
+        status -> Text,
+        public -> Bool,
+        host_account -> Text,
+        invite_code -> Nullable<Text>,
+        version -> Int4,
+        players -> Int4,
+        max_players -> Int4,
+        starts_at -> Nullable<Timestamp>,
+        current_round -> Int4,
+        state -> Jsonb,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
     webhook_deliveries (id) {
         id -> Text,
         webhook_id -> Nullable<Text>,
@@ -313,6 +362,10 @@ diesel::joinable!(push_settings -> accounts (account_id));
 diesel::joinable!(push_subscriptions -> accounts (account_id));
 diesel::joinable!(scorepad_events -> scorepads (pad_id));
 diesel::joinable!(scorepads -> accounts (owner));
+diesel::joinable!(tournament_events -> tournaments (tournament_id));
+diesel::joinable!(tournament_players -> accounts (account_id));
+diesel::joinable!(tournament_players -> tournaments (tournament_id));
+diesel::joinable!(tournaments -> accounts (host_account));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
 diesel::joinable!(webhooks -> accounts (account_id));
 
@@ -335,6 +388,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     settings,
     stream_leases,
     stream_tickets,
+    tournament_events,
+    tournament_players,
+    tournaments,
     webhook_deliveries,
     webhooks,
 );

@@ -34,5 +34,6 @@ mod scorepads;
 mod store;
 mod tournaments;
 mod streams;
+mod tournament_store;
 mod vacation;
 mod webhooks;
