@@ -26,5 +26,6 @@ pub mod push;
 pub mod ratings;
 pub mod store;
 pub mod telemetry;
+pub mod tournaments;
 pub mod vacation;
 pub mod webhooks;

@@ -94,8 +94,7 @@ fn main() -> anyhow::Result<()> {
             let clock = stammtisch::clock::Clock::system();
             let notifier = stammtisch::notify::Notifier::new();
             let games = Service::new(store.clone(), notifier).with_clock(clock.clone());
-            let count =
-                stammtisch::tournaments::Tournaments::new(store, games, clock).rebuild()?;
+            let count = stammtisch::tournaments::Tournaments::new(store, games, clock).rebuild()?;
             println!("{count} tournaments folded again from their events");
             Ok(())
         }

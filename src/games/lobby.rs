@@ -93,7 +93,7 @@ pub struct InvitePreview {
 }
 
 /// A fresh invite code: 10 characters without look-alikes.
-pub(super) fn new_invite_code() -> String {
+pub(crate) fn new_invite_code() -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     let mut rng = rand::rng();
     (0..10)

@@ -15,8 +15,8 @@ mod reads;
 mod tables;
 
 pub use self::away::clocks_with_away;
-pub use self::tables::TableSpec;
 use self::expiry::*;
+pub use self::tables::TableSpec;
 pub use self::{access::*, commands::*, lobby::*, reads::*};
 
 use serde::Serialize;
@@ -331,6 +331,16 @@ impl Service {
     pub fn with_vacation_days(mut self, days: u32) -> Self {
         self.vacation_days = days;
         self
+    }
+
+    /// Counts a new tournament against the caller's games-per-hour limit (a tournament
+    /// opens many games), as `create` counts a game.
+    ///
+    /// # Errors
+    /// Over the limit, storage failure.
+    pub fn count_new_tournament(&self, account: &str) -> Result<(), ServiceError> {
+        self.limits.game(account, 0)?;
+        Ok(())
     }
 
     /// The same service counting games and commands against `limits`.

@@ -193,8 +193,7 @@ pub async fn get_tournament(
 ) -> Result<HttpResponse, ApiError> {
     let id = tournament_id(&path)?;
     let code = params.into_inner().invite_code;
-    let view =
-        blocking(move || state.tournaments.view(&id, &caller.id, code.as_deref())).await?;
+    let view = blocking(move || state.tournaments.view(&id, &caller.id, code.as_deref())).await?;
     Ok(view_response(actix_web::http::StatusCode::OK, &view))
 }
 
@@ -220,8 +219,7 @@ pub async fn join_tournament(
 ) -> Result<HttpResponse, ApiError> {
     let id = tournament_id(&path)?;
     let code = body.0.invite_code;
-    let view =
-        blocking(move || state.tournaments.join(&id, &caller.id, code.as_deref())).await?;
+    let view = blocking(move || state.tournaments.join(&id, &caller.id, code.as_deref())).await?;
     Ok(view_response(actix_web::http::StatusCode::OK, &view))
 }
 

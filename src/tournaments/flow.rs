@@ -37,12 +37,15 @@ pub(crate) fn status_text(status: TournamentStatus) -> &'static str {
 ///
 /// # Errors
 /// A payload that does not decode.
-pub(crate) fn decode(event_type: &str, data: &serde_json::Value) -> Result<TournamentEvent, ServiceError> {
+pub(crate) fn decode(
+    event_type: &str,
+    data: &serde_json::Value,
+) -> Result<TournamentEvent, ServiceError> {
     serde_json::from_value(serde_json::json!({"type": event_type, "data": data}))
         .map_err(ServiceError::Encode)
 }
 
-fn encode(event: &TournamentEvent) -> Result<NewTournamentEvent, ServiceError> {
+pub(crate) fn encode(event: &TournamentEvent) -> Result<NewTournamentEvent, ServiceError> {
     let mut value = serde_json::to_value(event).map_err(ServiceError::Encode)?;
     let data = value
         .get_mut("data")
@@ -94,7 +97,7 @@ pub(crate) fn append(
 }
 
 /// Runs `attempt` in a write transaction, again after a lost compare-and-set.
-fn retried<T>(
+pub(crate) fn retried<T>(
     t: &Tournaments,
     mut attempt: impl FnMut(&mut Tx<'_>) -> Result<T, ServiceError>,
 ) -> Result<T, ServiceError> {
@@ -113,14 +116,13 @@ impl Tournaments {
     /// # Errors
     /// Unknown or invisible tournament, not the host, not open, fewer than two people,
     /// storage failure.
-    pub fn start(
-        &self,
-        id: &str,
-        account: &str,
-    ) -> Result<super::TournamentView, ServiceError> {
+    pub fn start(&self, id: &str, account: &str) -> Result<super::TournamentView, ServiceError> {
         retried(self, |tx| {
             let (row, state) = load(tx, id)?;
-            if !row.public && row.host_account != account && !state.players.iter().any(|p| p == account) {
+            if !row.public
+                && row.host_account != account
+                && !state.players.iter().any(|p| p == account)
+            {
                 return Err(ServiceError::TournamentNotFound);
             }
             let seating = state.start_early(account)?;
@@ -137,9 +139,10 @@ impl Tournaments {
     /// Storage failure while listing them.
     pub fn advance_due(&self) -> Result<usize, ServiceError> {
         let now = self.clock.naive();
-        let due = self
-            .store
-            .read(|tx| tx.due_tournaments(now, TOURNAMENTS_PER_LOOK).map_err(ServiceError::from))?;
+        let due = self.store.read(|tx| {
+            tx.due_tournaments(now, TOURNAMENTS_PER_LOOK)
+                .map_err(ServiceError::from)
+        })?;
         let mut steps = 0;
         for id in due {
             for _ in 0..STEPS_PER_LOOK {
@@ -307,17 +310,12 @@ impl Tournaments {
         }
         retried(self, |tx| {
             let (row, mut state) = load(tx, id)?;
-            if !matches!(state.due(self.clock.now()), Due::FinishRound { round: r } if r == round)
-            {
+            if !matches!(state.due(self.clock.now()), Due::FinishRound { round: r } if r == round) {
                 return Ok(false);
             }
             let seed = if state.setup.format == rules::tournament::Format::Duplicate {
                 match games.first() {
-                    Some(game) => self
-                        .games
-                        .table_game(tx, game)?
-                        .seed()
-                        .map(str::to_owned),
+                    Some(game) => self.games.table_game(tx, game)?.seed().map(str::to_owned),
                     None => None,
                 }
             } else {

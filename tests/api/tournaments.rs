@@ -39,7 +39,11 @@ fn create(api: &Api, host: &Player, body: &Value) -> String {
 }
 
 fn join(api: &Api, p: &Player, id: &str) {
-    let r = api.post(&format!("/v1/tournaments/{id}/join"), Some(&p.token), &json!({}));
+    let r = api.post(
+        &format!("/v1/tournaments/{id}/join"),
+        Some(&p.token),
+        &json!({}),
+    );
     assert_eq!(r.status, 200, "{}", r.text);
 }
 
@@ -75,30 +79,34 @@ fn tables(round: &Value) -> Vec<(String, Vec<Option<String>>)> {
 /// Waits until round `round` has begun (its tables are seated) and returns it.
 fn wait_round(api: &Api, p: &Player, id: &str, round: usize) -> Value {
     let mut found = Value::Null;
-    wait_until(&format!("round {round} to start"), Duration::from_secs(60), || {
-        found = round_of(&tournament(api, p, id), round);
-        !found.is_null()
-    });
+    wait_until(
+        &format!("round {round} to start"),
+        Duration::from_secs(60),
+        || {
+            found = round_of(&tournament(api, p, id), round);
+            !found.is_null()
+        },
+    );
     found
 }
 
 fn wait_round_finished(api: &Api, p: &Player, id: &str, round: usize) -> Value {
     let mut found = Value::Null;
-    wait_until(&format!("round {round} to finish"), Duration::from_secs(60), || {
-        found = round_of(&tournament(api, p, id), round);
-        found["status"] == "finished"
-    });
+    wait_until(
+        &format!("round {round} to finish"),
+        Duration::from_secs(60),
+        || {
+            found = round_of(&tournament(api, p, id), round);
+            found["status"] == "finished"
+        },
+    );
     found
 }
 
 /// Plays every table of a round through the people seated there.
 fn play_round(api: &Api, people: &HashMap<String, Player>, round: &Value, seed: u64) {
     for (i, (game, seats)) in tables(round).iter().enumerate() {
-        let at_table: Vec<Player> = seats
-            .iter()
-            .flatten()
-            .map(|a| people[a].clone())
-            .collect();
+        let at_table: Vec<Player> = seats.iter().flatten().map(|a| people[a].clone()).collect();
         play_randomly(api, &at_table, game, seed + i as u64);
     }
 }
@@ -145,9 +153,8 @@ fn points_of(standings: &Value) -> BTreeMap<String, f64> {
 fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
-    let people: Vec<Player> = (0..12).map(|i| api.guest(&format!("P{i}"))).collect();
-    let by_id: HashMap<String, Player> =
-        people.iter().map(|p| (p.id.clone(), p.clone())).collect();
+    let people: Vec<Player> = (0..12).map(|i| api.guest(&format!("Dup{i}"))).collect();
+    let by_id: HashMap<String, Player> = people.iter().map(|p| (p.id.clone(), p.clone())).collect();
     let id = create(
         &api,
         &people[0],
@@ -160,7 +167,11 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
     for p in &people {
         join(&api, p, &id);
     }
-    let r = api.post(&format!("/v1/tournaments/{id}/start"), Some(&people[0].token), &json!({}));
+    let r = api.post(
+        &format!("/v1/tournaments/{id}/start"),
+        Some(&people[0].token),
+        &json!({}),
+    );
     assert_eq!(r.status, 200, "{}", r.text);
 
     let mut seen_while_running: Vec<String> = Vec::new();
@@ -169,7 +180,10 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
         let started = wait_round(&api, &people[0], &id, round);
         let plan = tables(&started);
         assert_eq!(plan.len(), 3, "three tables of four");
-        assert!(plan.iter().all(|(_, s)| s.len() == 4 && s.iter().all(Option::is_some)));
+        assert!(
+            plan.iter()
+                .all(|(_, s)| s.len() == 4 && s.iter().all(Option::is_some))
+        );
         let commitment = started["commitment"].as_str().unwrap().to_owned();
         // Every table's game commits to the round's one seed.
         for (game, seats) in &plan {
@@ -188,25 +202,42 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
             .map(|a| by_id[a].clone())
             .collect();
         let end = play_randomly(&api, &first, first_game, 7 + round as u64);
-        assert_eq!(end["fairness"]["seed"], Value::Null, "seed held until the round ends");
+        assert_eq!(
+            end["fairness"]["seed"],
+            Value::Null,
+            "seed held until the round ends"
+        );
         let table_player = &first[0];
         seen_while_running.push(api.view(table_player, first_game).to_string());
         seen_while_running.push(
-            api.get(&format!("/v1/games/{first_game}/events"), Some(&table_player.token))
-                .text,
+            api.get(
+                &format!("/v1/games/{first_game}/events"),
+                Some(&table_player.token),
+            )
+            .text,
         );
         seen_while_running.push(tournament(&api, table_player, &id).to_string());
         seen_while_running.push(
-            api.get(&format!("/v1/tournaments/{id}/events"), Some(&table_player.token))
-                .text,
+            api.get(
+                &format!("/v1/tournaments/{id}/events"),
+                Some(&table_player.token),
+            )
+            .text,
         );
         let rest = json!({"tables": started["tables"].as_array().unwrap()[1..].to_vec()});
         play_round(&api, &by_id, &rest, 100 * round as u64);
         let finished = wait_round_finished(&api, &people[0], &id, round);
         let seed = finished["seed"].as_str().unwrap().to_owned();
-        assert_eq!(sha256_hex(&seed), commitment, "the seed matches its commitment");
+        assert_eq!(
+            sha256_hex(&seed),
+            commitment,
+            "the seed matches its commitment"
+        );
         for text in &seen_while_running {
-            assert!(!text.contains(&seed), "the seed leaked before its round ended");
+            assert!(
+                !text.contains(&seed),
+                "the seed leaked before its round ended"
+            );
         }
         for (game, seats) in &plan {
             let p = &by_id[seats[0].as_ref().unwrap()];
@@ -257,14 +288,26 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
             );
         }
         for t in 1..plan.len() {
-            assert_eq!(hands[t], hands[0], "every table of the round got the same hands");
-            assert_eq!(rows[t], rows[0], "every table of the round got the same rows");
+            assert_eq!(
+                hands[t], hands[0],
+                "every table of the round got the same hands"
+            );
+            assert_eq!(
+                rows[t], rows[0],
+                "every table of the round got the same rows"
+            );
         }
         assert_eq!(hands[0][0].len(), 2, "two deals per round");
         for seat in 0..4 {
-            let holders: BTreeSet<&String> =
-                plan.iter().map(|(_, s)| s[seat].as_ref().unwrap()).collect();
-            assert_eq!(holders.len(), 3, "hand {seat} is held by three different people");
+            let holders: BTreeSet<&String> = plan
+                .iter()
+                .map(|(_, s)| s[seat].as_ref().unwrap())
+                .collect();
+            assert_eq!(
+                holders.len(),
+                3,
+                "hand {seat} is held by three different people"
+            );
         }
         for (t, (_, seats)) in plan.iter().enumerate() {
             for deal in 0..2 {
@@ -281,7 +324,11 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
     }
     let live_standings = standings(&api, &people[0], &id);
     assert_eq!(live_standings["after_round"], 3);
-    assert_eq!(points_of(&live_standings), expected, "matchpoints as recomputed");
+    assert_eq!(
+        points_of(&live_standings),
+        expected,
+        "matchpoints as recomputed"
+    );
     // Each row's deals compare the person's score with the two other holders.
     for row in live_standings["rows"].as_array().unwrap() {
         let deals = row["deals"].as_array().unwrap();
@@ -315,7 +362,10 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
     // The analysts' feed carries the tournament's whole stream, in order.
     let analyst = api.account("Analyst");
     run_command(&server, &["grant-role", "Analyst", "analyst"]);
-    let feed = api.get("/v1/analytics/tournaments/events?limit=1000", Some(&analyst.token));
+    let feed = api.get(
+        "/v1/analytics/tournaments/events?limit=1000",
+        Some(&analyst.token),
+    );
     assert_eq!(feed.status, 200, "{}", feed.text);
     let mine: Vec<&Value> = feed.body["items"]
         .as_array()
@@ -324,7 +374,10 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
         .filter(|e| e["tournament_id"] == id.as_str())
         .collect();
     let seqs: Vec<i64> = mine.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
-    assert_eq!(seqs, (1..=i64::try_from(seqs.len()).unwrap()).collect::<Vec<_>>());
+    assert_eq!(
+        seqs,
+        (1..=i64::try_from(seqs.len()).unwrap()).collect::<Vec<_>>()
+    );
     let types: Vec<&str> = mine.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types.first(), Some(&"tournament_created"));
     assert_eq!(types.last(), Some(&"tournament_ended"));
@@ -335,9 +388,8 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
 fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
-    let people: Vec<Player> = (0..8).map(|i| api.guest(&format!("S{i}"))).collect();
-    let by_id: HashMap<String, Player> =
-        people.iter().map(|p| (p.id.clone(), p.clone())).collect();
+    let people: Vec<Player> = (0..8).map(|i| api.guest(&format!("Swiss{i}"))).collect();
+    let by_id: HashMap<String, Player> = people.iter().map(|p| (p.id.clone(), p.clone())).collect();
     let id = create(
         &api,
         &people[0],
@@ -350,7 +402,11 @@ fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
     for p in &people {
         join(&api, p, &id);
     }
-    let r = api.post(&format!("/v1/tournaments/{id}/start"), Some(&people[0].token), &json!({}));
+    let r = api.post(
+        &format!("/v1/tournaments/{id}/start"),
+        Some(&people[0].token),
+        &json!({}),
+    );
     assert_eq!(r.status, 200, "{}", r.text);
     let mut pairs = BTreeSet::new();
     let mut expected: BTreeMap<String, f64> = people.iter().map(|p| (p.id.clone(), 0.0)).collect();
@@ -382,14 +438,21 @@ fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
     }
     assert_eq!(pairs.len(), 12);
     let live_standings = standings(&api, &people[3], &id);
-    assert_eq!(points_of(&live_standings), expected, "points by place, recomputed");
+    assert_eq!(
+        points_of(&live_standings),
+        expected,
+        "points by place, recomputed"
+    );
     let ranks: Vec<i64> = live_standings["rows"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| r["rank"].as_i64().unwrap())
         .collect();
-    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "best first: {ranks:?}");
+    assert!(
+        ranks.windows(2).all(|w| w[0] <= w[1]),
+        "best first: {ranks:?}"
+    );
     assert_eq!(tournament(&api, &people[0], &id)["status"], "finished");
     run_command(&server, &["rebuild-tournaments"]);
     assert_eq!(standings(&api, &people[3], &id), live_standings);
@@ -398,9 +461,8 @@ fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
 fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
     let server = TestServer::start(backend);
     let api = server.client();
-    let people: Vec<Player> = (0..4).map(|i| api.guest(&format!("T{i}"))).collect();
-    let by_id: HashMap<String, Player> =
-        people.iter().map(|p| (p.id.clone(), p.clone())).collect();
+    let people: Vec<Player> = (0..4).map(|i| api.guest(&format!("Time{i}"))).collect();
+    let by_id: HashMap<String, Player> = people.iter().map(|p| (p.id.clone(), p.clone())).collect();
     // Banks far longer than the round: the round's deadline ends the idle table.
     let id = create(
         &api,
@@ -415,7 +477,11 @@ fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
     for p in &people {
         join(&api, p, &id);
     }
-    let r = api.post(&format!("/v1/tournaments/{id}/start"), Some(&people[0].token), &json!({}));
+    let r = api.post(
+        &format!("/v1/tournaments/{id}/start"),
+        Some(&people[0].token),
+        &json!({}),
+    );
     assert_eq!(r.status, 200, "{}", r.text);
     let started = wait_round(&api, &people[0], &id, 1);
     let plan = tables(&started);
@@ -426,7 +492,10 @@ fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
     let (idle, idle_seats) = &plan[1];
     let idle_player = &by_id[idle_seats[0].as_ref().unwrap()];
     assert_eq!(api.view(idle_player, idle)["status"], "active");
-    assert_eq!(round_of(&tournament(&api, &people[0], &id), 1)["status"], "running");
+    assert_eq!(
+        round_of(&tournament(&api, &people[0], &id), 1)["status"],
+        "running"
+    );
     server.advance_clock(601);
     let finished = wait_round_finished(&api, &people[0], &id, 1);
     let view = api.view(idle_player, idle);
@@ -480,14 +549,22 @@ fn private_tournaments_are_invisible_to_outsiders(backend: Backend) {
         !listed.text.contains(&id),
         "a private tournament is not listed for outsiders"
     );
-    api.post(&format!("/v1/tournaments/{id}/join"), Some(&outsider.token), &json!({}))
-        .assert_problem(404, "not_found");
+    api.post(
+        &format!("/v1/tournaments/{id}/join"),
+        Some(&outsider.token),
+        &json!({}),
+    )
+    .assert_problem(404, "not_found");
     let seen = api.get(
         &format!("/v1/tournaments/{id}?invite_code={code}"),
         Some(&outsider.token),
     );
     assert_eq!(seen.status, 200, "{}", seen.text);
-    assert_eq!(seen.body["invite_code"], Value::Null, "the code is the host's to share");
+    assert_eq!(
+        seen.body["invite_code"],
+        Value::Null,
+        "the code is the host's to share"
+    );
     let joined = api.post(
         &format!("/v1/tournaments/{id}/join"),
         Some(&outsider.token),
@@ -512,10 +589,16 @@ fn refusals_change_nothing(backend: Backend) {
     for (change, code) in [
         (json!({"rounds": 0}), "invalid_tournament"),
         (json!({"table_size": 11}), "invalid_tournament"),
-        (json!({"format": "duplicate", "ruleset": "11-nimmt"}), "invalid_tournament"),
+        (
+            json!({"format": "duplicate", "ruleset": "11-nimmt"}),
+            "invalid_tournament",
+        ),
         (json!({"deals_per_round": 2}), "invalid_tournament"),
-        (json!({"time_control": {"kind": "correspondence", "initial_seconds": 86400,
-            "increment_seconds": 0, "vacation": true}}), "invalid_tournament"),
+        (
+            json!({"time_control": {"kind": "correspondence", "initial_seconds": 86400,
+            "increment_seconds": 0, "vacation": true}}),
+            "invalid_tournament",
+        ),
         (json!({"name": ""}), "invalid_tournament"),
     ] {
         let mut body = base.clone();
@@ -530,14 +613,22 @@ fn refusals_change_nothing(backend: Backend) {
     let r = api.post("/v1/tournaments", Some(&host.token), &unknown);
     assert!(r.status == 400 || r.status == 422, "{}", r.text);
     let listed = api.get("/v1/tournaments", Some(&host.token));
-    assert_eq!(listed.body["items"].as_array().unwrap().len(), 0, "nothing was created");
+    assert_eq!(
+        listed.body["items"].as_array().unwrap().len(),
+        0,
+        "nothing was created"
+    );
 
     let id = create(&api, &host, &base);
     join(&api, &host, &id);
     let before = api.get(&format!("/v1/tournaments/{id}"), Some(&host.token));
     let tag = before.header("etag");
     let post = |p: &Player, what: &str| {
-        api.post(&format!("/v1/tournaments/{id}/{what}"), Some(&p.token), &json!({}))
+        api.post(
+            &format!("/v1/tournaments/{id}/{what}"),
+            Some(&p.token),
+            &json!({}),
+        )
     };
     post(&host, "join").assert_problem(422, "already_joined");
     post(&other, "leave").assert_problem(422, "not_joined");
