@@ -310,14 +310,14 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
             );
         }
         for (t, (_, seats)) in plan.iter().enumerate() {
-            for deal in 0..2 {
+            for (deal, mine) in scores[t].iter().enumerate() {
                 for (seat, account) in seats.iter().enumerate() {
                     let others: Vec<i64> = (0..plan.len())
                         .filter(|&o| o != t)
                         .map(|o| scores[o][deal][seat])
                         .collect();
                     *expected.get_mut(account.as_ref().unwrap()).unwrap() +=
-                        matchpoints(scores[t][deal][seat], &others);
+                        matchpoints(mine[seat], &others);
                 }
             }
         }
