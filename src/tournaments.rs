@@ -27,7 +27,7 @@ pub struct Tournaments {
 
 /// A person as tournament reads show them.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Person {
+pub struct TournamentPerson {
     /// Account id.
     pub id: String,
     /// Current display name (`deleted player` once the account is gone).
@@ -36,12 +36,12 @@ pub struct Person {
 
 /// A seat of a tournament table.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct TableSeatView {
+pub struct TournamentSeat {
     /// 0-based; in duplicate also the hand (every table of a round deals seat `n` the same).
     pub seat: u8,
     /// The person, or `null` for a bot.
     #[schema(required = true)]
-    pub player: Option<Person>,
+    pub player: Option<TournamentPerson>,
     /// Place at the table once finished (1 = best), else `null`.
     #[schema(required = true)]
     pub place: Option<u8>,
@@ -52,7 +52,7 @@ pub struct TableSeatView {
 
 /// A table of a round.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct TableView {
+pub struct TournamentTable {
     /// 1-based.
     pub table: u16,
     /// The table's game (`/v1/games/{game}`).
@@ -64,12 +64,12 @@ pub struct TableView {
     #[schema(required = true)]
     pub end: Option<TableEnd>,
     /// Seats in order.
-    pub seats: Vec<TableSeatView>,
+    pub seats: Vec<TournamentSeat>,
 }
 
 /// A round.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct RoundView {
+pub struct TournamentRound {
     /// 1-based.
     pub round: u8,
     /// `running` or `finished`.
@@ -83,12 +83,12 @@ pub struct RoundView {
     #[schema(required = true)]
     pub seed: Option<String>,
     /// Its tables.
-    pub tables: Vec<TableView>,
+    pub tables: Vec<TournamentTable>,
 }
 
 /// Where the caller plays now.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct NextTable {
+pub struct TournamentNextTable {
     /// The round.
     pub round: u8,
     /// The table.
@@ -136,9 +136,9 @@ pub struct TournamentView {
     #[schema(required = true)]
     pub cancelled: Option<String>,
     /// Who created it.
-    pub host: Person,
+    pub host: TournamentPerson,
     /// Who joined, in order.
-    pub players: Vec<Person>,
+    pub players: Vec<TournamentPerson>,
     /// A private tournament's code, shown to its host and players only.
     #[schema(required = true)]
     pub invite_code: Option<String>,
@@ -148,9 +148,9 @@ pub struct TournamentView {
     pub current_round: u8,
     /// The caller's table in the running round while it plays there, else `null`.
     #[schema(required = true)]
-    pub your_next_table: Option<NextTable>,
+    pub your_next_table: Option<TournamentNextTable>,
     /// The rounds so far.
-    pub round_list: Vec<RoundView>,
+    pub round_list: Vec<TournamentRound>,
     /// Number of events in its stream (also the `ETag`).
     pub version: i32,
     /// When it was created (RFC 3339).
@@ -213,7 +213,7 @@ pub struct TournamentListQuery {
 
 /// One standing with the person's name.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct StandingRowView {
+pub struct TournamentStandingRow {
     /// The standing.
     #[serde(flatten)]
     pub row: StandingRow,
@@ -223,11 +223,11 @@ pub struct StandingRowView {
 
 /// Standings with names.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct StandingsView {
+pub struct TournamentStandings {
     /// Finished rounds counted.
     pub after_round: u8,
     /// Best first.
-    pub rows: Vec<StandingRowView>,
+    pub rows: Vec<TournamentStandingRow>,
 }
 
 /// An event of a tournament's stream.
@@ -240,6 +240,7 @@ pub struct TournamentEventItem {
     #[serde(rename = "type")]
     pub type_: String,
     /// Its payload.
+    #[schema(value_type = Object)]
     pub data: serde_json::Value,
     /// When it was appended (RFC 3339).
     pub recorded_at: String,
@@ -265,6 +266,7 @@ pub struct TournamentFeedItem {
     #[serde(rename = "type")]
     pub type_: String,
     /// Its payload.
+    #[schema(value_type = Object)]
     pub data: serde_json::Value,
     /// When it was appended (RFC 3339).
     pub recorded_at: String,
@@ -501,7 +503,7 @@ impl Tournaments {
         account: &str,
         code: Option<&str>,
         after_round: Option<u8>,
-    ) -> Result<StandingsView, ServiceError> {
+    ) -> Result<TournamentStandings, ServiceError> {
         self.store.read(|tx| {
             let (_, state) = visible(tx, id, account, code)?;
             if after_round.is_some_and(|r| r > state.setup.rounds) {
@@ -516,9 +518,9 @@ impl Tournaments {
             let mut named = Vec::with_capacity(rows.len());
             for row in rows {
                 let name = name_of(tx, &row.account)?;
-                named.push(StandingRowView { row, name });
+                named.push(TournamentStandingRow { row, name });
             }
-            Ok(StandingsView {
+            Ok(TournamentStandings {
                 after_round,
                 rows: named,
             })
@@ -587,16 +589,16 @@ fn render(
     account: &str,
 ) -> Result<TournamentView, ServiceError> {
     let mut names = std::collections::HashMap::new();
-    let mut person = |tx: &mut Tx<'_>, id: &str| -> Result<Person, ServiceError> {
+    let mut person = |tx: &mut Tx<'_>, id: &str| -> Result<TournamentPerson, ServiceError> {
         if let Some(name) = names.get(id) {
-            return Ok(Person {
+            return Ok(TournamentPerson {
                 id: id.to_owned(),
                 name: String::clone(name),
             });
         }
         let name = name_of(tx, id)?;
         names.insert(id.to_owned(), name.clone());
-        Ok(Person {
+        Ok(TournamentPerson {
             id: id.to_owned(),
             name,
         })
@@ -618,14 +620,14 @@ fn render(
                 let seat_no = u8::try_from(i).unwrap_or(u8::MAX);
                 let result =
                     finished.and_then(|(_, results)| results.iter().find(|r| r.seat == seat_no));
-                seats.push(TableSeatView {
+                seats.push(TournamentSeat {
                     seat: seat_no,
                     player: seat.as_deref().map(|a| person(tx, a)).transpose()?,
                     place: result.map(|r| r.place),
                     total: result.map(|r| r.total),
                 });
             }
-            tables.push(TableView {
+            tables.push(TournamentTable {
                 table: table.table,
                 game: table.game.clone(),
                 finished: finished.is_some(),
@@ -633,7 +635,7 @@ fn render(
                 seats,
             });
         }
-        round_list.push(RoundView {
+        round_list.push(TournamentRound {
             round: round.round,
             status: if round.done { "finished" } else { "running" }.into(),
             deadline: round
@@ -670,7 +672,7 @@ fn render(
         invite_code: row.invite_code.clone().filter(|_| insider),
         joined,
         current_round: state.rounds.last().map_or(0, |r| r.round),
-        your_next_table: state.next_table(account).map(|(round, t)| NextTable {
+        your_next_table: state.next_table(account).map(|(round, t)| TournamentNextTable {
             round,
             table: t.table,
             game: t.game.clone(),

@@ -11,7 +11,7 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body, blocking};
 use crate::tournaments::{
-    StandingsView, TournamentEventPage, TournamentFeedPage, TournamentListQuery, TournamentPage,
+    TournamentStandings, TournamentEventPage, TournamentFeedPage, TournamentListQuery, TournamentPage,
     TournamentView,
 };
 use rules::tournament::TournamentInput;
@@ -278,7 +278,7 @@ pub async fn start_tournament(
     tag = "tournaments",
     params(("id" = String, Path, description = "The tournament's id"), StandingsParams),
     responses(
-        (status = 200, body = StandingsView),
+        (status = 200, body = TournamentStandings),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
         (status = 422, description = "`validation_failed`: `after_round` beyond the tournament's rounds", body = Problem)

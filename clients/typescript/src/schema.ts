@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/tournaments/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every tournament's events in commit order (role `analyst`), private tournaments
+         *     included (as the games' feed includes private games).
+         */
+        get: operations["analytics_tournament_feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -811,6 +831,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tournaments: the public ones and the private ones the caller hosts or joined, newest
+         *     first.
+         */
+        get: operations["list_tournaments"];
+        put?: never;
+        /**
+         * Creates a tournament (Swiss or duplicate). The caller is its host; like everyone, the
+         *     host takes part only after `join`. Counts against the games-per-hour limit.
+         */
+        post: operations["create_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tournament: its set-up, people, rounds with their tables and results, and the
+         *     caller's next table. A private one is `404` to anyone who neither hosts nor joined it
+         *     nor gives its `invite_code`.
+         */
+        get: operations["get_tournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tournament's event stream (everything in it is public to whoever may see the
+         *     tournament; a round's seed is in it only once the round ended).
+         */
+        get: operations["tournament_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Joins a tournament that is still taking people (a private one with its `invite_code`). */
+        post: operations["join_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leaves a tournament before it starts. */
+        post: operations["leave_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Standings after the finished rounds (or after `after_round` of them): points,
+         *     tie-break, each person's tables, and for duplicate every deal compared with the other
+         *     holders of the same hand.
+         */
+        get: operations["tournament_standings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The host starts the tournament now (at least two people): round 1 is seated and its
+         *     games begin.
+         */
+        post: operations["start_tournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -915,7 +1075,7 @@ export interface components {
         /** @enum {string} */
         AddBotCommandType: "add_bot";
         /** @description An event of a finished game's complete log. */
-        ArchivedEvent: components["schemas"]["BotAddedArchivedEvent"] | components["schemas"]["CardDraftedArchivedEvent"] | components["schemas"]["CardKeptArchivedEvent"] | components["schemas"]["CardPlacedArchivedEvent"] | components["schemas"]["CardRevealedArchivedEvent"] | components["schemas"]["CardSelectedArchivedEvent"] | components["schemas"]["CardTakenArchivedEvent"] | components["schemas"]["CardsRevealedArchivedEvent"] | components["schemas"]["ClockRanOutArchivedEvent"] | components["schemas"]["ClocksPausedArchivedEvent"] | components["schemas"]["ClocksResumedArchivedEvent"] | components["schemas"]["ClocksSetArchivedEvent"] | components["schemas"]["DeadlinesSetArchivedEvent"] | components["schemas"]["DealPreparedArchivedEvent"] | components["schemas"]["DraftStartedArchivedEvent"] | components["schemas"]["DrawPileSetArchivedEvent"] | components["schemas"]["GameCreatedArchivedEvent"] | components["schemas"]["GameFinishedArchivedEvent"] | components["schemas"]["GameStartedArchivedEvent"] | components["schemas"]["HandDealtArchivedEvent"] | components["schemas"]["MoveDeadlineSetArchivedEvent"] | components["schemas"]["NosGameEndedArchivedEvent"] | components["schemas"]["NosGameStartedArchivedEvent"] | components["schemas"]["PassedArchivedEvent"] | components["schemas"]["PauseAcceptedArchivedEvent"] | components["schemas"]["PauseDeclinedArchivedEvent"] | components["schemas"]["PauseProposedArchivedEvent"] | components["schemas"]["RematchCreatedArchivedEvent"] | components["schemas"]["ReservationsReleasedArchivedEvent"] | components["schemas"]["RoundEndedArchivedEvent"] | components["schemas"]["RoundStartedArchivedEvent"] | components["schemas"]["SeatHandedToBotArchivedEvent"] | components["schemas"]["SeatLeftArchivedEvent"] | components["schemas"]["SeatRemovedArchivedEvent"] | components["schemas"]["SeatResignedArchivedEvent"] | components["schemas"]["SeatTakenArchivedEvent"] | components["schemas"]["SeedRecordedArchivedEvent"] | components["schemas"]["SelectionMadeArchivedEvent"] | components["schemas"]["TimeControlSetArchivedEvent"] | components["schemas"]["VacationSpentArchivedEvent"] | components["schemas"]["VisibilitySetArchivedEvent"];
+        ArchivedEvent: components["schemas"]["BotAddedArchivedEvent"] | components["schemas"]["CardDraftedArchivedEvent"] | components["schemas"]["CardKeptArchivedEvent"] | components["schemas"]["CardPlacedArchivedEvent"] | components["schemas"]["CardRevealedArchivedEvent"] | components["schemas"]["CardSelectedArchivedEvent"] | components["schemas"]["CardTakenArchivedEvent"] | components["schemas"]["CardsRevealedArchivedEvent"] | components["schemas"]["ClockRanOutArchivedEvent"] | components["schemas"]["ClocksPausedArchivedEvent"] | components["schemas"]["ClocksResumedArchivedEvent"] | components["schemas"]["ClocksSetArchivedEvent"] | components["schemas"]["DeadlinesSetArchivedEvent"] | components["schemas"]["DealPreparedArchivedEvent"] | components["schemas"]["DraftStartedArchivedEvent"] | components["schemas"]["DrawPileSetArchivedEvent"] | components["schemas"]["GameCreatedArchivedEvent"] | components["schemas"]["GameFinishedArchivedEvent"] | components["schemas"]["GameStartedArchivedEvent"] | components["schemas"]["HandDealtArchivedEvent"] | components["schemas"]["MoveDeadlineSetArchivedEvent"] | components["schemas"]["NosGameEndedArchivedEvent"] | components["schemas"]["NosGameStartedArchivedEvent"] | components["schemas"]["PassedArchivedEvent"] | components["schemas"]["PauseAcceptedArchivedEvent"] | components["schemas"]["PauseDeclinedArchivedEvent"] | components["schemas"]["PauseProposedArchivedEvent"] | components["schemas"]["RematchCreatedArchivedEvent"] | components["schemas"]["ReservationsReleasedArchivedEvent"] | components["schemas"]["RoundEndedArchivedEvent"] | components["schemas"]["RoundStartedArchivedEvent"] | components["schemas"]["SeatHandedToBotArchivedEvent"] | components["schemas"]["SeatLeftArchivedEvent"] | components["schemas"]["SeatRemovedArchivedEvent"] | components["schemas"]["SeatResignedArchivedEvent"] | components["schemas"]["SeatTakenArchivedEvent"] | components["schemas"]["SeedRecordedArchivedEvent"] | components["schemas"]["SeedRevealedArchivedEvent"] | components["schemas"]["SelectionMadeArchivedEvent"] | components["schemas"]["TimeControlSetArchivedEvent"] | components["schemas"]["VacationSpentArchivedEvent"] | components["schemas"]["VisibilitySetArchivedEvent"];
         /**
          * ArchivedEventBase
          * @description The fields every `ArchivedEvent` has besides the event.
@@ -1952,6 +2112,46 @@ export interface components {
             /** @description Row games: one list per row, each holding the row's starting card. */
             rows?: components["schemas"]["Card"][][];
         };
+        /** @description Duplicate: one deal as one holder of a hand saw it. */
+        DealComparison: {
+            /**
+             * Format: int32
+             * @description 1-based within the round.
+             */
+            deal: number;
+            /**
+             * Format: int32
+             * @description The hand: the seat it is dealt to (the same seat at every table of the round).
+             */
+            hand: number;
+            /**
+             * Format: double
+             * @description How many of them you did better than (fewer bullheads), ties half.
+             */
+            matchpoints: number;
+            /**
+             * Format: int32
+             * @description 1-based across the tournament: (round − 1) × deals_per_round + deal.
+             */
+            number: number;
+            /** @description The other holders of the same hand, one per other table. */
+            others: components["schemas"]["OtherHolder"][];
+            /**
+             * Format: int32
+             * @description The round.
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description Your score on that deal (bullheads).
+             */
+            score: number;
+            /**
+             * Format: int32
+             * @description Your table.
+             */
+            table: number;
+        };
         /**
          * @description `deal`: how hands are formed.
          * @enum {string}
@@ -2190,9 +2390,9 @@ export interface components {
         /** @description When the game ends. */
         EndCondition: components["schemas"]["PointsEndCondition"] | components["schemas"]["RoundsEndCondition"];
         /** @description Events, past tense. Serialised as `{"type": …, "data": {…}}`. */
-        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["RematchCreatedEvent"] | components["schemas"]["TimeControlSetEvent"] | components["schemas"]["ClocksSetEvent"] | components["schemas"]["ClockRanOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["VacationSpentEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["ClocksPausedEvent"] | components["schemas"]["ClocksResumedEvent"];
+        Event: components["schemas"]["GameCreatedEvent"] | components["schemas"]["MoveDeadlineSetEvent"] | components["schemas"]["DeadlinesSetEvent"] | components["schemas"]["SeedRecordedEvent"] | components["schemas"]["DealPreparedEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["BotAddedEvent"] | components["schemas"]["SeatRemovedEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["RoundStartedEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["CardSelectedEvent"] | components["schemas"]["SelectionMadeEvent"] | components["schemas"]["CardsRevealedEvent"] | components["schemas"]["CardPlacedEvent"] | components["schemas"]["DraftStartedEvent"] | components["schemas"]["CardDraftedEvent"] | components["schemas"]["NosGameStartedEvent"] | components["schemas"]["DrawPileSetEvent"] | components["schemas"]["CardRevealedEvent"] | components["schemas"]["PassedEvent"] | components["schemas"]["CardTakenEvent"] | components["schemas"]["NosGameEndedEvent"] | components["schemas"]["CardKeptEvent"] | components["schemas"]["RoundEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["SeatResignedEvent"] | components["schemas"]["VisibilitySetEvent"] | components["schemas"]["ReservationsReleasedEvent"] | components["schemas"]["SeedRevealedEvent"] | components["schemas"]["RematchCreatedEvent"] | components["schemas"]["TimeControlSetEvent"] | components["schemas"]["ClocksSetEvent"] | components["schemas"]["ClockRanOutEvent"] | components["schemas"]["SeatHandedToBotEvent"] | components["schemas"]["VacationSpentEvent"] | components["schemas"]["PauseProposedEvent"] | components["schemas"]["PauseAcceptedEvent"] | components["schemas"]["PauseDeclinedEvent"] | components["schemas"]["ClocksPausedEvent"] | components["schemas"]["ClocksResumedEvent"];
         /** @description An event as the caller may see it. */
-        EventItem: components["schemas"]["BotAddedEventItem"] | components["schemas"]["CardDraftedEventItem"] | components["schemas"]["CardKeptEventItem"] | components["schemas"]["CardPlacedEventItem"] | components["schemas"]["CardRevealedEventItem"] | components["schemas"]["CardSelectedEventItem"] | components["schemas"]["CardTakenEventItem"] | components["schemas"]["CardsRevealedEventItem"] | components["schemas"]["ClockRanOutEventItem"] | components["schemas"]["ClocksPausedEventItem"] | components["schemas"]["ClocksResumedEventItem"] | components["schemas"]["ClocksSetEventItem"] | components["schemas"]["DeadlinesSetEventItem"] | components["schemas"]["DealPreparedEventItem"] | components["schemas"]["DraftStartedEventItem"] | components["schemas"]["DrawPileSetEventItem"] | components["schemas"]["GameCreatedEventItem"] | components["schemas"]["GameFinishedEventItem"] | components["schemas"]["GameStartedEventItem"] | components["schemas"]["HandDealtEventItem"] | components["schemas"]["MoveDeadlineSetEventItem"] | components["schemas"]["NosGameEndedEventItem"] | components["schemas"]["NosGameStartedEventItem"] | components["schemas"]["PassedEventItem"] | components["schemas"]["PauseAcceptedEventItem"] | components["schemas"]["PauseDeclinedEventItem"] | components["schemas"]["PauseProposedEventItem"] | components["schemas"]["RematchCreatedEventItem"] | components["schemas"]["ReservationsReleasedEventItem"] | components["schemas"]["RoundEndedEventItem"] | components["schemas"]["RoundStartedEventItem"] | components["schemas"]["SeatHandedToBotEventItem"] | components["schemas"]["SeatLeftEventItem"] | components["schemas"]["SeatRemovedEventItem"] | components["schemas"]["SeatResignedEventItem"] | components["schemas"]["SeatTakenEventItem"] | components["schemas"]["SeedRecordedEventItem"] | components["schemas"]["SelectionMadeEventItem"] | components["schemas"]["TimeControlSetEventItem"] | components["schemas"]["VacationSpentEventItem"] | components["schemas"]["VisibilitySetEventItem"];
+        EventItem: components["schemas"]["BotAddedEventItem"] | components["schemas"]["CardDraftedEventItem"] | components["schemas"]["CardKeptEventItem"] | components["schemas"]["CardPlacedEventItem"] | components["schemas"]["CardRevealedEventItem"] | components["schemas"]["CardSelectedEventItem"] | components["schemas"]["CardTakenEventItem"] | components["schemas"]["CardsRevealedEventItem"] | components["schemas"]["ClockRanOutEventItem"] | components["schemas"]["ClocksPausedEventItem"] | components["schemas"]["ClocksResumedEventItem"] | components["schemas"]["ClocksSetEventItem"] | components["schemas"]["DeadlinesSetEventItem"] | components["schemas"]["DealPreparedEventItem"] | components["schemas"]["DraftStartedEventItem"] | components["schemas"]["DrawPileSetEventItem"] | components["schemas"]["GameCreatedEventItem"] | components["schemas"]["GameFinishedEventItem"] | components["schemas"]["GameStartedEventItem"] | components["schemas"]["HandDealtEventItem"] | components["schemas"]["MoveDeadlineSetEventItem"] | components["schemas"]["NosGameEndedEventItem"] | components["schemas"]["NosGameStartedEventItem"] | components["schemas"]["PassedEventItem"] | components["schemas"]["PauseAcceptedEventItem"] | components["schemas"]["PauseDeclinedEventItem"] | components["schemas"]["PauseProposedEventItem"] | components["schemas"]["RematchCreatedEventItem"] | components["schemas"]["ReservationsReleasedEventItem"] | components["schemas"]["RoundEndedEventItem"] | components["schemas"]["RoundStartedEventItem"] | components["schemas"]["SeatHandedToBotEventItem"] | components["schemas"]["SeatLeftEventItem"] | components["schemas"]["SeatRemovedEventItem"] | components["schemas"]["SeatResignedEventItem"] | components["schemas"]["SeatTakenEventItem"] | components["schemas"]["SeedRecordedEventItem"] | components["schemas"]["SeedRevealedEventItem"] | components["schemas"]["SelectionMadeEventItem"] | components["schemas"]["TimeControlSetEventItem"] | components["schemas"]["VacationSpentEventItem"] | components["schemas"]["VisibilitySetEventItem"];
         /**
          * EventItemBase
          * @description The fields every `EventItem` has besides the event.
@@ -2226,7 +2426,7 @@ export interface components {
             seed: string | null;
         };
         /** @description A public event in the global order. */
-        FeedItem: components["schemas"]["BotAddedFeedItem"] | components["schemas"]["CardDraftedFeedItem"] | components["schemas"]["CardKeptFeedItem"] | components["schemas"]["CardPlacedFeedItem"] | components["schemas"]["CardRevealedFeedItem"] | components["schemas"]["CardSelectedFeedItem"] | components["schemas"]["CardTakenFeedItem"] | components["schemas"]["CardsRevealedFeedItem"] | components["schemas"]["ClockRanOutFeedItem"] | components["schemas"]["ClocksPausedFeedItem"] | components["schemas"]["ClocksResumedFeedItem"] | components["schemas"]["ClocksSetFeedItem"] | components["schemas"]["DeadlinesSetFeedItem"] | components["schemas"]["DealPreparedFeedItem"] | components["schemas"]["DraftStartedFeedItem"] | components["schemas"]["DrawPileSetFeedItem"] | components["schemas"]["GameCreatedFeedItem"] | components["schemas"]["GameFinishedFeedItem"] | components["schemas"]["GameStartedFeedItem"] | components["schemas"]["HandDealtFeedItem"] | components["schemas"]["MoveDeadlineSetFeedItem"] | components["schemas"]["NosGameEndedFeedItem"] | components["schemas"]["NosGameStartedFeedItem"] | components["schemas"]["PassedFeedItem"] | components["schemas"]["PauseAcceptedFeedItem"] | components["schemas"]["PauseDeclinedFeedItem"] | components["schemas"]["PauseProposedFeedItem"] | components["schemas"]["RematchCreatedFeedItem"] | components["schemas"]["ReservationsReleasedFeedItem"] | components["schemas"]["RoundEndedFeedItem"] | components["schemas"]["RoundStartedFeedItem"] | components["schemas"]["SeatHandedToBotFeedItem"] | components["schemas"]["SeatLeftFeedItem"] | components["schemas"]["SeatRemovedFeedItem"] | components["schemas"]["SeatResignedFeedItem"] | components["schemas"]["SeatTakenFeedItem"] | components["schemas"]["SeedRecordedFeedItem"] | components["schemas"]["SelectionMadeFeedItem"] | components["schemas"]["TimeControlSetFeedItem"] | components["schemas"]["VacationSpentFeedItem"] | components["schemas"]["VisibilitySetFeedItem"];
+        FeedItem: components["schemas"]["BotAddedFeedItem"] | components["schemas"]["CardDraftedFeedItem"] | components["schemas"]["CardKeptFeedItem"] | components["schemas"]["CardPlacedFeedItem"] | components["schemas"]["CardRevealedFeedItem"] | components["schemas"]["CardSelectedFeedItem"] | components["schemas"]["CardTakenFeedItem"] | components["schemas"]["CardsRevealedFeedItem"] | components["schemas"]["ClockRanOutFeedItem"] | components["schemas"]["ClocksPausedFeedItem"] | components["schemas"]["ClocksResumedFeedItem"] | components["schemas"]["ClocksSetFeedItem"] | components["schemas"]["DeadlinesSetFeedItem"] | components["schemas"]["DealPreparedFeedItem"] | components["schemas"]["DraftStartedFeedItem"] | components["schemas"]["DrawPileSetFeedItem"] | components["schemas"]["GameCreatedFeedItem"] | components["schemas"]["GameFinishedFeedItem"] | components["schemas"]["GameStartedFeedItem"] | components["schemas"]["HandDealtFeedItem"] | components["schemas"]["MoveDeadlineSetFeedItem"] | components["schemas"]["NosGameEndedFeedItem"] | components["schemas"]["NosGameStartedFeedItem"] | components["schemas"]["PassedFeedItem"] | components["schemas"]["PauseAcceptedFeedItem"] | components["schemas"]["PauseDeclinedFeedItem"] | components["schemas"]["PauseProposedFeedItem"] | components["schemas"]["RematchCreatedFeedItem"] | components["schemas"]["ReservationsReleasedFeedItem"] | components["schemas"]["RoundEndedFeedItem"] | components["schemas"]["RoundStartedFeedItem"] | components["schemas"]["SeatHandedToBotFeedItem"] | components["schemas"]["SeatLeftFeedItem"] | components["schemas"]["SeatRemovedFeedItem"] | components["schemas"]["SeatResignedFeedItem"] | components["schemas"]["SeatTakenFeedItem"] | components["schemas"]["SeedRecordedFeedItem"] | components["schemas"]["SeedRevealedFeedItem"] | components["schemas"]["SelectionMadeFeedItem"] | components["schemas"]["TimeControlSetFeedItem"] | components["schemas"]["VacationSpentFeedItem"] | components["schemas"]["VisibilitySetFeedItem"];
         /**
          * FeedItemBase
          * @description The fields every `FeedItem` has besides the event.
@@ -2259,6 +2459,11 @@ export interface components {
             /** @description Pass as `after` for the next page; `null` when this page was the last. */
             next_cursor: string | null;
         };
+        /**
+         * @description `swiss` or `duplicate`.
+         * @enum {string}
+         */
+        Format: "swiss" | "duplicate";
         /** @description A game as one caller sees it: the rules' view plus its identity and version. */
         GameBody: components["schemas"]["GameView"] & {
             /** @description The game's id (a UUID), as in `/v1/games/{id}`. */
@@ -2349,6 +2554,8 @@ export interface components {
             rules_version: number;
             /** @description The game played: `6-nimmt`, `11-nimmt`, `x-nimmt` or `nimm-oder-schieb`. */
             ruleset: components["schemas"]["Ruleset"];
+            /** @description The tournament table this game is (its seed stays secret until the round ends). */
+            tournament?: components["schemas"]["TournamentLink"];
         };
         /**
          * GameFinishedArchivedEvent
@@ -2603,6 +2810,7 @@ export interface components {
             time_control?: components["schemas"]["TimeControl"];
             /** @description Totals per seat. */
             totals: number[];
+            tournament: components["schemas"]["TournamentLink"] | null;
             /** @description Winning seats once finished, else `null`. */
             winners: number[] | null;
             you: components["schemas"]["YouView"] | null;
@@ -2690,7 +2898,7 @@ export interface components {
          * @description Why a seat went to a bot because of its clock.
          * @enum {string}
          */
-        HandedCause: "timeouts" | "others";
+        HandedCause: "timeouts" | "others" | "round_deadline";
         /** @description The score of a hand. */
         HandScoreBody: {
             /**
@@ -2778,6 +2986,11 @@ export interface components {
         };
         /** @enum {string} */
         JoinCommandType: "join";
+        /** @description Joining, with a private tournament's code. */
+        JoinTournament: {
+            /** @description A private tournament's invite code (not needed for a public one). */
+            invite_code?: string | null;
+        };
         /**
          * KeepCardCommand
          * @description Choose which of the cards just taken goes to one's X row (x-nimmt).
@@ -3201,6 +3414,21 @@ export interface components {
          *     of numbers (`"1–50"`).
          */
         OptionValues: string[] | components["schemas"]["OptionForm"][] | string;
+        /** @description Another holder of the same hand on the same deal. */
+        OtherHolder: {
+            /** @description `null` for a bot. */
+            account?: string | null;
+            /**
+             * Format: int32
+             * @description Their score on that deal.
+             */
+            score: number;
+            /**
+             * Format: int32
+             * @description Their table.
+             */
+            table: number;
+        };
         /** @description A score pad as its owner sees it. */
         PadBody: components["schemas"]["PadView"] & {
             /**
@@ -4755,6 +4983,68 @@ export interface components {
             type: "seed_recorded";
         };
         /**
+         * SeedRevealedArchivedEvent
+         * @description A tournament game's seed is public now: its round ended (a tournament game does
+         *     not reveal it when it finishes, since other tables of a duplicate round play the
+         *     same deals).
+         */
+        SeedRevealedArchivedEvent: components["schemas"]["ArchivedEventBase"] & components["schemas"]["SeedRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_revealed";
+        };
+        /**
+         * SeedRevealedData
+         * @description A tournament game's seed is public now: its round ended (a tournament game does
+         *     not reveal it when it finishes, since other tables of a duplicate round play the
+         *     same deals).
+         */
+        SeedRevealedData: Record<string, unknown>;
+        /**
+         * SeedRevealedEvent
+         * @description A tournament game's seed is public now: its round ended (a tournament game does
+         *     not reveal it when it finishes, since other tables of a duplicate round play the
+         *     same deals).
+         */
+        SeedRevealedEvent: {
+            data: components["schemas"]["SeedRevealedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_revealed";
+        };
+        /**
+         * SeedRevealedEventItem
+         * @description A tournament game's seed is public now: its round ended (a tournament game does
+         *     not reveal it when it finishes, since other tables of a duplicate round play the
+         *     same deals).
+         */
+        SeedRevealedEventItem: components["schemas"]["EventItemBase"] & components["schemas"]["SeedRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_revealed";
+        };
+        /** @enum {string} */
+        SeedRevealedEventType: "seed_revealed";
+        /**
+         * SeedRevealedFeedItem
+         * @description A tournament game's seed is public now: its round ended (a tournament game does
+         *     not reveal it when it finishes, since other tables of a duplicate round play the
+         *     same deals).
+         */
+        SeedRevealedFeedItem: components["schemas"]["FeedItemBase"] & components["schemas"]["SeedRevealedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "seed_revealed";
+        };
+        /**
          * SelectionMadeArchivedEvent
          * @description A seat has selected (public; says nothing of the card).
          */
@@ -4836,6 +5126,78 @@ export interface components {
              */
             total: number;
         };
+        /** @description One person's standing. */
+        StandingRow: {
+            /** @description The person's account id. */
+            account: string;
+            /**
+             * @description Duplicate: every deal you played, compared with the other holders of your hand.
+             *     Swiss: empty.
+             */
+            deals: components["schemas"]["DealComparison"][];
+            /**
+             * Format: double
+             * @description Swiss: per table, the seats placed behind you, plus half of those placed level
+             *     (bots count as seats). Duplicate: the sum of matchpoints.
+             */
+            points: number;
+            /**
+             * Format: int32
+             * @description 1-based; equal on every tie-break → equal rank.
+             */
+            rank: number;
+            /** @description Per round played: your table. */
+            tables: components["schemas"]["StandingTable"][];
+            /**
+             * Format: double
+             * @description Swiss: Buchholz, the sum of the points of the people you sat with (each table
+             *     counted once per meeting). Duplicate: the sum of your per-deal scores (lower is
+             *     better; a second tie-break).
+             */
+            tiebreak: number;
+            /**
+             * Format: int32
+             * @description Sum of your game totals.
+             */
+            total: number;
+        };
+        /** @description One round of a person's standing: the table they played and what it brought. */
+        StandingTable: {
+            /** @description Why the table finished. */
+            end: components["schemas"]["TableEnd"];
+            /** @description The game played there. */
+            game: string;
+            /**
+             * Format: int32
+             * @description Your place at the table.
+             */
+            place: number;
+            /**
+             * Format: double
+             * @description Points this table brought (Swiss) or matchpoints of its deals (duplicate).
+             */
+            points: number;
+            /**
+             * Format: int32
+             * @description The round.
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description Your seat.
+             */
+            seat: number;
+            /**
+             * Format: int32
+             * @description The table (1-based).
+             */
+            table: number;
+            /**
+             * Format: int32
+             * @description Your game total there.
+             */
+            total: number;
+        };
         /**
          * StartCommand
          * @description Start the game (host, every seat filled).
@@ -4893,6 +5255,11 @@ export interface components {
          * @enum {string}
          */
         Suit: "clubs" | "diamonds" | "hearts";
+        /**
+         * @description Why a table finished.
+         * @enum {string}
+         */
+        TableEnd: "finished" | "round_deadline";
         /** @description The public table. */
         TableView: {
             /** @description The open draft's cards (`deal: draft`, while drafting). */
@@ -5047,6 +5414,338 @@ export interface components {
             expires_in: number;
             /** @description Always `Bearer`. */
             token_type: string;
+        };
+        /** @description An event of a tournament's stream. */
+        TournamentEventItem: {
+            /** @description Its payload. */
+            data: Record<string, unknown>;
+            /** @description When it was appended (RFC 3339). */
+            recorded_at: string;
+            /**
+             * Format: int32
+             * @description Position in the tournament's stream, from 1.
+             */
+            seq: number;
+            /**
+             * @description Event type (`tournament_created`, `player_joined`, `player_left`, `round_started`,
+             *     `table_finished`, `round_finished`, `tournament_ended`, `tournament_cancelled`).
+             */
+            type: string;
+        };
+        /** @description A page of a tournament's stream. */
+        TournamentEventPage: {
+            /** @description In order. */
+            items: components["schemas"]["TournamentEventItem"][];
+        };
+        /** @description An event of the analysts' tournament feed. */
+        TournamentFeedItem: {
+            /** @description Its payload. */
+            data: Record<string, unknown>;
+            /**
+             * Format: int64
+             * @description Global position (commit order): pass the last one as `after`.
+             */
+            position: number;
+            /** @description When it was appended (RFC 3339). */
+            recorded_at: string;
+            /**
+             * Format: int32
+             * @description Position in its stream.
+             */
+            seq: number;
+            /** @description The tournament. */
+            tournament_id: string;
+            /** @description Event type. */
+            type: string;
+        };
+        /** @description A page of the analysts' tournament feed. */
+        TournamentFeedPage: {
+            /** @description In commit order. */
+            items: components["schemas"]["TournamentFeedItem"][];
+            /**
+             * Format: int64
+             * @description The last item's position (pass as `after`), `null` when the page is empty.
+             */
+            next: number | null;
+        };
+        /** @description A tournament as `POST /v1/tournaments` sends it. */
+        TournamentInput: {
+            /**
+             * Format: int32
+             * @description Duplicate only: deals every table plays per round, 1–5 (default 1). Swiss: refused.
+             */
+            deals_per_round?: number | null;
+            /** @description `swiss` or `duplicate`. */
+            format: components["schemas"]["Format"];
+            /**
+             * Format: int32
+             * @description 2–256 (default 64).
+             */
+            max_players?: number | null;
+            /** @description 1–64 characters, no unprintable ones (`crate::text::unprintable`). */
+            name: string;
+            options?: components["schemas"]["OptionsInput"] | null;
+            preset?: components["schemas"]["Preset"] | null;
+            /** @description Listed for everyone (default false: by invitation). */
+            public?: boolean | null;
+            /**
+             * Format: int32
+             * @description The most a round lasts, 60 s – 30 days; default [`default_round_seconds`].
+             */
+            round_seconds?: number | null;
+            /**
+             * Format: int32
+             * @description 1–12.
+             */
+            rounds: number;
+            /** @description `6-nimmt`, `11-nimmt`, `x-nimmt`, `nimm-oder-schieb`. Duplicate: `6-nimmt` only. */
+            ruleset: components["schemas"]["Ruleset"];
+            /**
+             * Format: date-time
+             * @description When it starts; absent: when `max_players` have joined (or the host starts it).
+             *     Must be after `now` when given.
+             */
+            starts_at?: string | null;
+            /**
+             * Format: int32
+             * @description Seats per table, within the ruleset's player range.
+             */
+            table_size: number;
+            /** @description The tables' clocks. `vacation: true` is refused; `at_zero` must be `bot_moves`. */
+            time_control: components["schemas"]["TimeControl"];
+        };
+        /** @description Where a tournament game belongs: the tournament, its round and the table. */
+        TournamentLink: {
+            /**
+             * Format: int32
+             * @description The round (1-based).
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description The table (1-based).
+             */
+            table: number;
+            /** @description The tournament's id. */
+            tournament: string;
+        };
+        /** @description Where the caller plays now. */
+        TournamentNextTable: {
+            /** @description Its game (`/v1/games/{game}`). */
+            game: string;
+            /**
+             * Format: int32
+             * @description The round.
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description The table.
+             */
+            table: number;
+        };
+        /** @description A page of tournaments. */
+        TournamentPage: {
+            /** @description Newest first. */
+            items: components["schemas"]["TournamentSummary"][];
+            /** @description Pass as `cursor` for the next page; `null` at the end. */
+            next_cursor: string | null;
+        };
+        /** @description A person as tournament reads show them. */
+        TournamentPerson: {
+            /** @description Account id. */
+            id: string;
+            /** @description Current display name (`deleted player` once the account is gone). */
+            name: string;
+        };
+        /** @description A round. */
+        TournamentRound: {
+            /** @description Duplicate: hex SHA-256 of the seed every table of the round deals from. */
+            commitment: string | null;
+            /** @description When the round ends at the latest (RFC 3339). */
+            deadline: string;
+            /**
+             * Format: int32
+             * @description 1-based.
+             */
+            round: number;
+            /** @description Duplicate: the seed, once the round ended. */
+            seed: string | null;
+            /** @description `running` or `finished`. */
+            status: string;
+            /** @description Its tables. */
+            tables: components["schemas"]["TournamentTable"][];
+        };
+        /** @description A seat of a tournament table. */
+        TournamentSeat: {
+            /**
+             * Format: int32
+             * @description Place at the table once finished (1 = best), else `null`.
+             */
+            place: number | null;
+            player: components["schemas"]["TournamentPerson"] | null;
+            /**
+             * Format: int32
+             * @description 0-based; in duplicate also the hand (every table of a round deals seat `n` the same).
+             */
+            seat: number;
+            /**
+             * Format: int32
+             * @description Game total once finished, else `null`.
+             */
+            total: number | null;
+        };
+        /** @description One standing with the person's name. */
+        TournamentStandingRow: components["schemas"]["StandingRow"] & {
+            /** @description The person's current display name. */
+            name: string;
+        };
+        /** @description Standings with names. */
+        TournamentStandings: {
+            /**
+             * Format: int32
+             * @description Finished rounds counted.
+             */
+            after_round: number;
+            /** @description Best first. */
+            rows: components["schemas"]["TournamentStandingRow"][];
+        };
+        /**
+         * @description `open` (taking people), `running`, `finished` or `cancelled`.
+         *     Taking people.
+         * @enum {string}
+         */
+        TournamentStatus: "open" | "running" | "finished" | "cancelled";
+        /** @description A tournament in a list. */
+        TournamentSummary: {
+            /**
+             * Format: int32
+             * @description The running or last round.
+             */
+            current_round: number;
+            /** @description `swiss` or `duplicate`. */
+            format: string;
+            /** @description Id. */
+            id: string;
+            /** @description The caller joined. */
+            joined: boolean;
+            /**
+             * Format: int32
+             * @description The most it takes.
+             */
+            max_players: number;
+            /** @description Name. */
+            name: string;
+            /**
+             * Format: int32
+             * @description People joined.
+             */
+            players: number;
+            /** @description Listed for everyone. */
+            public: boolean;
+            /**
+             * Format: int32
+             * @description Number of rounds.
+             */
+            rounds: number;
+            /** @description The game played. */
+            ruleset: string;
+            /** @description When it starts by itself, or `null`. */
+            starts_at: string | null;
+            /** @description `open`, `running`, `finished` or `cancelled`. */
+            status: string;
+            /**
+             * Format: int32
+             * @description Seats per table.
+             */
+            table_size: number;
+        };
+        /** @description A table of a round. */
+        TournamentTable: {
+            end: components["schemas"]["TableEnd"] | null;
+            /** @description Its result is recorded. */
+            finished: boolean;
+            /** @description The table's game (`/v1/games/{game}`). */
+            game: string;
+            /** @description Seats in order. */
+            seats: components["schemas"]["TournamentSeat"][];
+            /**
+             * Format: int32
+             * @description 1-based.
+             */
+            table: number;
+        };
+        /** @description A tournament as the caller may see it. */
+        TournamentView: {
+            /** @description Why it was cancelled, else `null`. */
+            cancelled: string | null;
+            /** @description When it was created (RFC 3339). */
+            created_at: string;
+            /**
+             * Format: int32
+             * @description The running or last round (0 before the start).
+             */
+            current_round: number;
+            /**
+             * Format: int32
+             * @description Deals every table plays per round (1 for Swiss).
+             */
+            deals_per_round: number;
+            /** @description `swiss` or `duplicate`. */
+            format: components["schemas"]["Format"];
+            /** @description Who created it. */
+            host: components["schemas"]["TournamentPerson"];
+            /** @description Id (a UUID). */
+            id: string;
+            /** @description A private tournament's code, shown to its host and players only. */
+            invite_code: string | null;
+            /** @description The caller joined. */
+            joined: boolean;
+            /**
+             * Format: int32
+             * @description The most people it takes.
+             */
+            max_players: number;
+            /** @description Name. */
+            name: string;
+            /** @description The tables' options (duplicate: `end` is `{"rounds": deals_per_round}`). */
+            options: components["schemas"]["OptionsView"];
+            /** @description Who joined, in order. */
+            players: components["schemas"]["TournamentPerson"][];
+            preset: components["schemas"]["Preset"] | null;
+            /** @description Listed for everyone. */
+            public: boolean;
+            /** @description The rounds so far. */
+            round_list: components["schemas"]["TournamentRound"][];
+            /**
+             * Format: int32
+             * @description The most a round lasts (seconds).
+             */
+            round_seconds: number;
+            /**
+             * Format: int32
+             * @description Number of rounds.
+             */
+            rounds: number;
+            /** @description The game played at the tables. */
+            ruleset: components["schemas"]["Ruleset"];
+            /** @description When it starts by itself (RFC 3339), or `null`: when full or when the host starts it. */
+            starts_at: string | null;
+            /** @description `open` (taking people), `running`, `finished` or `cancelled`. */
+            status: components["schemas"]["TournamentStatus"];
+            /**
+             * Format: int32
+             * @description Seats per table.
+             */
+            table_size: number;
+            /** @description The tables' clocks. */
+            time_control: components["schemas"]["TimeControl"];
+            /**
+             * Format: int32
+             * @description Number of events in its stream (also the `ETag`).
+             */
+            version: number;
+            your_next_table: components["schemas"]["TournamentNextTable"] | null;
         };
         /** @description An account's vacation as it sees it. */
         VacationBody: {
@@ -5760,6 +6459,85 @@ export interface operations {
             };
             /** @description `game_not_finished` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_tournament_feed: {
+        parameters: {
+            query?: {
+                /** @description Events after the event at this position (default 0: from the start). */
+                after?: number | null;
+                /** @description Page size, 1–1000 (default 100). */
+                limit?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentFeedPage` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentFeedPage"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_an_analyst` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: `after` or `limit` out of range */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9179,6 +9957,684 @@ export interface operations {
             };
         };
     };
+    list_tournaments: {
+        parameters: {
+            query?: {
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string | null;
+                /** @description Page size, 1–100 (default 50). */
+                limit?: number | null;
+                /** @description Only tournaments the caller hosts or joined. */
+                mine?: boolean | null;
+                /**
+                 * @description `upcoming` (taking people), `running` or `finished` (ended or cancelled); all when
+                 *     absent.
+                 */
+                status?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentPage` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentPage"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: an unknown `status`, `limit` out of range, a bad `cursor` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentInput"];
+            };
+        };
+        responses: {
+            /** @description Created: `TournamentView` */
+            201: {
+                headers: {
+                    ETag?: string;
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description malformed body; `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`, `invalid_tournament`, `invalid_options`, `invalid_time_control` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_games`; see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_tournament: {
+        parameters: {
+            query?: {
+                /** @description A private tournament's invite code (as its host and players see it). */
+                invite_code?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentView` */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: a query value out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournament_events: {
+        parameters: {
+            query?: {
+                /** @description Events after this `seq` (default 0: from the start). */
+                after?: number | null;
+                /** @description A private tournament's invite code. */
+                invite_code?: string | null;
+                /** @description Page size, 1–1000 (default 200). */
+                limit?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentEventPage` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentEventPage"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: `after` or `limit` out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    join_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JoinTournament"];
+            };
+        };
+        responses: {
+            /** @description OK: `TournamentView` */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tournament_not_open`, `already_joined`, `tournament_full`; `validation_failed`: well-formed JSON with invalid content */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    leave_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentView` */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tournament_not_open`, `not_joined` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournament_standings: {
+        parameters: {
+            query?: {
+                /** @description Standings after this many finished rounds (default: all finished so far). */
+                after_round?: number | null;
+                /** @description A private tournament's invite code. */
+                invite_code?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentStandings` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandings"];
+                };
+            };
+            /** @description `invalid_query`: the query string does not parse */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: `after_round` beyond the tournament's rounds */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    start_tournament: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tournament's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: `TournamentView` */
+            200: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            /** @description `unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_host`, `tournament_not_open`, `too_few_players` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_webhooks: {
         parameters: {
             query?: never;
@@ -9478,6 +10934,7 @@ export const drawPileSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<com
 export const drawPileSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEvent"]["type"]> = ["draw_pile_set"];
 export const drawPileSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetEventItem"]["type"]> = ["draw_pile_set"];
 export const drawPileSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["DrawPileSetFeedItem"]["type"]> = ["draw_pile_set"];
+export const formatValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Format"]> = ["swiss", "duplicate"];
 export const gameCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedArchivedEvent"]["type"]> = ["game_created"];
 export const gameCreatedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEvent"]["type"]> = ["game_created"];
 export const gameCreatedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["GameCreatedEventItem"]["type"]> = ["game_created"];
@@ -9496,7 +10953,7 @@ export const handDealtDataCauseValues: ReadonlyArray<FlattenedDeepRequired<compo
 export const handDealtEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEvent"]["type"]> = ["hand_dealt"];
 export const handDealtEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtEventItem"]["type"]> = ["hand_dealt"];
 export const handDealtFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandDealtFeedItem"]["type"]> = ["hand_dealt"];
-export const handedCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandedCause"]> = ["timeouts", "others"];
+export const handedCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandedCause"]> = ["timeouts", "others", "round_deadline"];
 export const handToBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["HandToBotCommand"]["type"]> = ["hand_to_bot"];
 export const joinCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JoinCommand"]["type"]> = ["join"];
 export const keepCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["KeepCardCommand"]["type"]> = ["keep_card"];
@@ -9594,6 +11051,10 @@ export const seedRecordedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<co
 export const seedRecordedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEvent"]["type"]> = ["seed_recorded"];
 export const seedRecordedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedEventItem"]["type"]> = ["seed_recorded"];
 export const seedRecordedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRecordedFeedItem"]["type"]> = ["seed_recorded"];
+export const seedRevealedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRevealedArchivedEvent"]["type"]> = ["seed_revealed"];
+export const seedRevealedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRevealedEvent"]["type"]> = ["seed_revealed"];
+export const seedRevealedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRevealedEventItem"]["type"]> = ["seed_revealed"];
+export const seedRevealedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeedRevealedFeedItem"]["type"]> = ["seed_revealed"];
 export const selectionMadeArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeArchivedEvent"]["type"]> = ["selection_made"];
 export const selectionMadeDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeData"]["cause"]> = ["deadline"];
 export const selectionMadeEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SelectionMadeEvent"]["type"]> = ["selection_made"];
@@ -9603,6 +11064,7 @@ export const sideValues: ReadonlyArray<FlattenedDeepRequired<components>["schema
 export const startCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["StartCommand"]["type"]> = ["start"];
 export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Status"]> = ["lobby", "active", "finished"];
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
+export const tableEndValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableEnd"]> = ["finished", "round_deadline"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
 export const timeControlSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetArchivedEvent"]["type"]> = ["time_control_set"];
@@ -9610,6 +11072,7 @@ export const timeControlSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<
 export const timeControlSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEvent"]["type"]> = ["time_control_set"];
 export const timeControlSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEventItem"]["type"]> = ["time_control_set"];
 export const timeControlSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetFeedItem"]["type"]> = ["time_control_set"];
+export const tournamentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentStatus"]> = ["open", "running", "finished", "cancelled"];
 export const vacationSpentArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentArchivedEvent"]["type"]> = ["vacation_spent"];
 export const vacationSpentDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentData"]["cause"]> = ["deadline"];
 export const vacationSpentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentEvent"]["type"]> = ["vacation_spent"];
@@ -9620,5 +11083,5 @@ export const visibilitySetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<c
 export const visibilitySetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEvent"]["type"]> = ["visibility_set"];
 export const visibilitySetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetEventItem"]["type"]> = ["visibility_set"];
 export const visibilitySetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VisibilitySetFeedItem"]["type"]> = ["visibility_set"];
-export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","clock_ran_out","clocks_paused","clocks_resumed","clocks_set","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","pause_accepted","pause_declined","pause_proposed","rematch_created","reservations_released","round_ended","round_started","seat_handed_to_bot","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","selection_made","time_control_set","vacation_spent","visibility_set"] as const;
+export const eventTypes = ["bot_added","card_drafted","card_kept","card_placed","card_revealed","card_selected","card_taken","cards_revealed","clock_ran_out","clocks_paused","clocks_resumed","clocks_set","deadlines_set","deal_prepared","draft_started","draw_pile_set","game_created","game_finished","game_started","hand_dealt","move_deadline_set","nos_game_ended","nos_game_started","passed","pause_accepted","pause_declined","pause_proposed","rematch_created","reservations_released","round_ended","round_started","seat_handed_to_bot","seat_left","seat_removed","seat_resigned","seat_taken","seed_recorded","seed_revealed","selection_made","time_control_set","vacation_spent","visibility_set"] as const;
 export const commandTypes = ["accept_pause","add_bot","decline_pause","draft_card","hand_to_bot","join","keep_card","leave","pass","play_card","propose_pause","remove_seat","resign","resume","start","take","take_row"] as const;
