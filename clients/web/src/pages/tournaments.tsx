@@ -81,12 +81,12 @@ export function TournamentsPage() {
           {t("tNew")}
         </a>
       </p>
-      <nav class="filters" aria-label={t("tFilters")}>
+      <nav class="tournament-filters" aria-label={t("tFilters")}>
         {FILTERS.map((f) => (
           <button
             type="button"
             key={f}
-            class={filter === f ? "chip selected" : "chip"}
+            class="filter-chip"
             aria-pressed={filter === f}
             data-filter={f}
             onClick={() => choose(f)}
@@ -627,7 +627,7 @@ function StandingsPanel(props: { tour: Tournament; me: string; code: string | nu
 
   const mine = st?.rows.find((r) => r.account === me) ?? null;
   return (
-    <section class="panel standings" aria-labelledby="standings-h">
+    <section class="panel t-standings" aria-labelledby="standings-h">
       <h2 id="standings-h">{t("tStandings")}</h2>
       <p class="filter">
         <label for="t-after">{t("tAfterRound")}</label>{" "}
@@ -645,7 +645,7 @@ function StandingsPanel(props: { tour: Tournament; me: string; code: string | nu
       {st === null ? (
         <p>{t("loading")}</p>
       ) : (
-        <div class="scroll-x">
+        <div class="t-scroll" tabIndex={0} role="region" aria-labelledby="standings-h">
           <table class="standings-table" data-after-round={st.after_round}>
             <caption class="visually-hidden">{t("tStandingsCaption", { n: st.after_round })}</caption>
             <thead>
