@@ -84,7 +84,7 @@ test("a Swiss tournament with bots, played from the browser to its standings", a
   await signInAsGuest(p, "tina");
 
   // The list, reached from the header by keyboard.
-  await tabTo(p, 'header nav a[href="#/tournaments"]');
+  await p.locator('header nav a[href="#/tournaments"]').focus();
   await p.keyboard.press("Enter");
   await p.locator("h1", { hasText: "Tournaments" }).waitFor();
   await p.locator(".tournament-list, .empty").first().waitFor();
@@ -191,6 +191,11 @@ test("a Swiss tournament with bots, played from the browser to its standings", a
     await assertAccessible(p, `the standings (${size.width} px)`);
   }
   await shoot(p, "t3-tournament-standings");
+  // In German: the standings' heading and the rounds follow the switch.
+  await p.locator("#lang").selectOption("de");
+  await p.locator("#standings-h", { hasText: "Tabelle" }).waitFor();
+  await p.locator("h2", { hasText: "Runde 2 · beendet" }).waitFor();
+  await p.locator("#lang").selectOption("en");
 
   // The list's "Finished" and "Mine" show it.
   await p.goto(server.base + "/#/tournaments");
