@@ -46,7 +46,7 @@ function Page(props: { r: Route }) {
     case "tournament-new":
       return <NewTournamentPage />;
     case "tournament":
-      return <TournamentPage key={r.id} id={r.id} code={r.code} />;
+      return <TournamentPage key={`${r.id}?${r.code ?? ""}`} id={r.id} code={r.code} />;
     case "rules":
       return <RulesPage ruleset={r.ruleset} preset={r.preset} />;
     default:

@@ -6,7 +6,7 @@
 // tournament every few seconds while it is open or running.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { presetValues, type RulesetInfo } from "../../../typescript/src/index.ts";
-import { rulesets, session } from "../api";
+import { ApiError, rulesets, session } from "../api";
 import { TC_PRESETS, timeControlLabel, timeControlText } from "../clocks";
 import { dateTime, rulesetName, t, type Key } from "../i18n";
 import { go, href } from "../router";
@@ -389,6 +389,22 @@ export function TournamentPage(props: { id: string; code: string | null }) {
       <div>
         <h1 tabIndex={-1}>{t("tTournament")}</h1>
         {error ? <ErrorMessage error={error} onRetry={() => void load()} /> : <p role="status">{t("loading")}</p>}
+        {error instanceof ApiError && error.status === 404 ? (
+          // A private tournament is hidden from outsiders: its invite code opens it.
+          <form
+            class="inline-form tournament-actions"
+            onSubmit={(e) => {
+              e.preventDefault();
+              const c = codeInput.trim();
+              if (c) go(`${href("tournaments", props.id)}?code=${encodeURIComponent(c)}`);
+            }}
+          >
+            <Field id="t-open-code" label={t("tInviteCode")}>
+              <input id="t-open-code" value={codeInput} onInput={(e) => setCodeInput(e.currentTarget.value)} />
+            </Field>
+            <button type="submit">{t("open")}</button>
+          </form>
+        ) : null}
         <p>
           <a href="#/tournaments">{t("tBack")}</a>
         </p>
