@@ -377,7 +377,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
               {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
             </>
           )}
-          {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+          {v.status === "finished" ? (tournamentOf(v) ? null : <Rematch v={v} />) : <Resign v={v} act={act} busy={busy} />}
         </div>
         <div class="table-side">
           <Seats v={v} info={st.info} />
