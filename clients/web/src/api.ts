@@ -110,7 +110,7 @@ export function errorText(e: unknown): { text: string; detail: string | null } {
     const key = `err_${e.code}`;
     const text = has(key) ? t(key) : t("err_generic", { code: e.code });
     // Details help where the sentence is general (which input, which option).
-    const general = ["validation_failed", "invalid_options", "invalid_deal", "impossible_round", "invalid_end", "invalid_players", "invalid_time_control"];
+    const general = ["validation_failed", "invalid_options", "invalid_deal", "impossible_round", "invalid_end", "invalid_players", "invalid_time_control", "invalid_tournament"];
     const detail = general.includes(e.code) && e.problem?.detail ? e.problem.detail : null;
     return { text, detail };
   }

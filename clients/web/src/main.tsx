@@ -13,6 +13,7 @@ import { PadPage, PadsPage } from "./pages/pads";
 import { LeaderboardPage, PlayerPage } from "./pages/players";
 import { RulesPage } from "./pages/rules";
 import { SignIn } from "./pages/signin";
+import { NewTournamentPage, TournamentPage, TournamentsPage } from "./pages/tournaments";
 import { href, route, type Route } from "./router";
 import { useStore } from "./store";
 import { Select } from "./ui";
@@ -40,6 +41,12 @@ function Page(props: { r: Route }) {
       return <PlayerPage key={r.id} id={r.id} />;
     case "account":
       return <AccountPage />;
+    case "tournaments":
+      return <TournamentsPage />;
+    case "tournament-new":
+      return <NewTournamentPage />;
+    case "tournament":
+      return <TournamentPage key={`${r.id}?${r.code ?? ""}`} id={r.id} code={r.code} />;
     case "rules":
       return <RulesPage ruleset={r.ruleset} preset={r.preset} />;
     default:
@@ -87,7 +94,10 @@ function App() {
     update();
     return () => watch.disconnect();
   }, []);
-  const current = (page: string) => (r.page === page || (page === "pads" && r.page === "pad") ? "page" : undefined);
+  const current = (page: string) =>
+    r.page === page || (page === "pads" && r.page === "pad") || (page === "tournaments" && r.page.startsWith("tournament"))
+      ? "page"
+      : undefined;
   const mine = s !== null && r.page === "player" && r.id === s.account.id ? "page" : undefined;
   return (
     <>
@@ -105,6 +115,9 @@ function App() {
           <nav aria-label={t("appName")}>
             <a href="#/" aria-current={current("lobby")}>
               {t("navLobby")}
+            </a>
+            <a href="#/tournaments" aria-current={current("tournaments")}>
+              {t("navTournaments")}
             </a>
             <a href="#/pads" aria-current={current("pads")}>
               {t("navPads")}

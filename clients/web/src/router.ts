@@ -1,7 +1,8 @@
 // Hash routes, so the server needs no fallback route: `#/`, `#/games/<id>`,
 // `#/join/<game>/<code>`, `#/join/<game>` (a rematch: the seat is kept, no code needed),
 // `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`, `#/account`,
-// `#/rules`, `#/rules/<ruleset>`, `#/rules/6-nimmt/<preset>`.
+// `#/rules`, `#/rules/<ruleset>`, `#/rules/6-nimmt/<preset>`, `#/tournaments`,
+// `#/tournaments/new`, `#/tournaments/<id>` (`?code=<invite code>` for a private one).
 import { Store } from "./store";
 
 export type Route =
@@ -16,10 +17,14 @@ export type Route =
   | { page: "player"; id: string }
   | { page: "account" }
   | { page: "rules"; ruleset: string | null; preset: string | null }
+  | { page: "tournaments" }
+  | { page: "tournament-new" }
+  | { page: "tournament"; id: string; code: string | null }
   | { page: "missing" };
 
 export function parse(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const [path = "", query = ""] = hash.replace(/^#\/?/, "").split("?", 2);
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const [a, b, c] = parts;
   if (parts.length === 0) return { page: "lobby" };
   if (a === "games" && b && parts.length === 2) return { page: "game", id: b };
@@ -33,6 +38,11 @@ export function parse(hash: string): Route {
   if (a === "players" && b && parts.length === 2) return { page: "player", id: b };
   if (a === "account" && parts.length === 1) return { page: "account" };
   if (a === "rules" && parts.length <= 3) return { page: "rules", ruleset: b ?? null, preset: c ?? null };
+  if (a === "tournaments" && parts.length === 1) return { page: "tournaments" };
+  if (a === "tournaments" && b === "new" && parts.length === 2) return { page: "tournament-new" };
+  if (a === "tournaments" && b && parts.length === 2) {
+    return { page: "tournament", id: b, code: new URLSearchParams(query).get("code") };
+  }
   return { page: "missing" };
 }
 

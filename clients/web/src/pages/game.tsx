@@ -23,6 +23,7 @@ import { NEW_GAME_FLAG } from "./lobby";
 import { PlayerLink } from "./players";
 import { presetOf, rulesRef } from "../rules";
 import { RulesLink } from "./rules";
+import { tournamentOf } from "../tournaments";
 import {
   clockFace,
   clockOf,
@@ -83,6 +84,7 @@ export function GamePage(props: { id: string }) {
         <RulesLink to={rulesRef(v.ruleset, v.ruleset === "6-nimmt" ? presetOf(v.options) : null)} />
       </p>
       <TimeControlLine v={v} />
+      <TournamentLine v={v} />
       <OfflineMoves id={props.id} st={st} />
       <div class="action-error" aria-live="assertive">
         {error ? (
@@ -100,6 +102,27 @@ export function GamePage(props: { id: string }) {
         <Table st={st} v={v} act={act} busy={busy} session={session} />
       )}
     </div>
+  );
+}
+
+/**
+ * A tournament table links back to its tournament ("Round 2, table 1 of Friday Cup"); once
+ * finished, prominently: "Back to the tournament".
+ */
+function TournamentLine(props: { v: GameBody }) {
+  const link = tournamentOf(props.v);
+  if (!link) return null;
+  const to = href("tournaments", link.tournament);
+  return (
+    <p class="tournament-line" data-tournament-link={link.tournament}>
+      {props.v.status === "finished" ? (
+        <a class="button primary" href={to} data-back-to-tournament>
+          {t("tBackToTournament")}
+        </a>
+      ) : (
+        <a href={to}>{t("tTableOfTournament", { round: link.round, table: link.table })}</a>
+      )}
+    </p>
   );
 }
 
@@ -354,7 +377,7 @@ function Table(props: { st: GameState; v: GameBody; act: Act; busy: boolean; ses
               {v.status === "finished" ? null : <Hand v={v} info={st.info} act={act} busy={busy || st.replaying} />}
             </>
           )}
-          {v.status === "finished" ? <Rematch v={v} /> : <Resign v={v} act={act} busy={busy} />}
+          {v.status === "finished" ? (tournamentOf(v) ? null : <Rematch v={v} />) : <Resign v={v} act={act} busy={busy} />}
         </div>
         <div class="table-side">
           <Seats v={v} info={st.info} />
