@@ -75,6 +75,7 @@ pub struct TournamentRound {
     /// `running` or `finished`.
     pub status: String,
     /// When the round ends at the latest (RFC 3339).
+    #[schema(format = DateTime)]
     pub deadline: String,
     /// Duplicate: hex SHA-256 of the seed every table of the round deals from.
     #[schema(required = true)]
@@ -124,7 +125,7 @@ pub struct TournamentView {
     /// The most a round lasts (seconds).
     pub round_seconds: u32,
     /// When it starts by itself (RFC 3339), or `null`: when full or when the host starts it.
-    #[schema(required = true)]
+    #[schema(required = true, format = DateTime)]
     pub starts_at: Option<String>,
     /// The most people it takes.
     pub max_players: u16,
@@ -154,6 +155,7 @@ pub struct TournamentView {
     /// Number of events in its stream (also the `ETag`).
     pub version: i32,
     /// When it was created (RFC 3339).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 
@@ -181,7 +183,7 @@ pub struct TournamentSummary {
     /// The most it takes.
     pub max_players: i32,
     /// When it starts by itself, or `null`.
-    #[schema(required = true)]
+    #[schema(required = true, format = DateTime)]
     pub starts_at: Option<String>,
     /// The running or last round.
     pub current_round: i32,
@@ -230,19 +232,17 @@ pub struct TournamentStandings {
     pub rows: Vec<TournamentStandingRow>,
 }
 
-/// An event of a tournament's stream.
+/// An event of a tournament's stream: `seq`, `recorded_at` and the event's `type` and
+/// `data`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TournamentEventItem {
     /// Position in the tournament's stream, from 1.
     pub seq: i32,
-    /// Event type (`tournament_created`, `player_joined`, `player_left`, `round_started`,
-    /// `table_finished`, `round_finished`, `tournament_ended`, `tournament_cancelled`).
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// Its payload.
-    #[schema(value_type = Object)]
-    pub data: serde_json::Value,
+    /// The event.
+    #[serde(flatten)]
+    pub event: rules::tournament::TournamentEvent,
     /// When it was appended (RFC 3339).
+    #[schema(format = DateTime)]
     pub recorded_at: String,
 }
 
@@ -262,13 +262,11 @@ pub struct TournamentFeedItem {
     pub tournament_id: String,
     /// Position in its stream.
     pub seq: i32,
-    /// Event type.
-    #[serde(rename = "type")]
-    pub type_: String,
-    /// Its payload.
-    #[schema(value_type = Object)]
-    pub data: serde_json::Value,
+    /// The event.
+    #[serde(flatten)]
+    pub event: rules::tournament::TournamentEvent,
     /// When it was appended (RFC 3339).
+    #[schema(format = DateTime)]
     pub recorded_at: String,
 }
 
@@ -545,13 +543,14 @@ impl Tournaments {
                 .tournament_events(id, after)?
                 .into_iter()
                 .take(usize::try_from(limit).unwrap_or(usize::MAX))
-                .map(|e| TournamentEventItem {
-                    seq: e.seq,
-                    type_: e.event_type,
-                    data: e.data.0,
-                    recorded_at: rfc3339(e.recorded_at),
+                .map(|e| {
+                    Ok(TournamentEventItem {
+                        seq: e.seq,
+                        event: flow::decode(&e.event_type, &e.data.0)?,
+                        recorded_at: rfc3339(e.recorded_at),
+                    })
                 })
-                .collect();
+                .collect::<Result<Vec<_>, ServiceError>>()?;
             Ok(TournamentEventPage { items })
         })
     }
@@ -568,15 +567,16 @@ impl Tournaments {
         let next = rows.last().map(|e| e.position);
         let items = rows
             .into_iter()
-            .map(|e| TournamentFeedItem {
-                position: e.position,
-                tournament_id: e.tournament_id,
-                seq: e.seq,
-                type_: e.event_type,
-                data: e.data.0,
-                recorded_at: rfc3339(e.recorded_at),
+            .map(|e| {
+                Ok(TournamentFeedItem {
+                    position: e.position,
+                    event: flow::decode(&e.event_type, &e.data.0)?,
+                    tournament_id: e.tournament_id,
+                    seq: e.seq,
+                    recorded_at: rfc3339(e.recorded_at),
+                })
             })
-            .collect();
+            .collect::<Result<Vec<_>, ServiceError>>()?;
         Ok(TournamentFeedPage { items, next })
     }
 }
@@ -672,11 +672,13 @@ fn render(
         invite_code: row.invite_code.clone().filter(|_| insider),
         joined,
         current_round: state.rounds.last().map_or(0, |r| r.round),
-        your_next_table: state.next_table(account).map(|(round, t)| TournamentNextTable {
-            round,
-            table: t.table,
-            game: t.game.clone(),
-        }),
+        your_next_table: state
+            .next_table(account)
+            .map(|(round, t)| TournamentNextTable {
+                round,
+                table: t.table,
+                game: t.game.clone(),
+            }),
         round_list,
         version: row.version,
         created_at: rfc3339(row.created_at),

@@ -47,8 +47,17 @@ impl Modify for NamedVariants {
             .pointer_mut("/components/schemas")
             .and_then(Value::as_object_mut)
         {
-            name_variants(schemas, "Command", "Command", true);
-            name_variants(schemas, "Event", "Event", false);
+            name_variants(schemas, "Command", "Command", true, "");
+            name_variants(schemas, "Event", "Event", false, "");
+            // Tournament events share tags with game events (`round_started`): their payloads
+            // get names of their own.
+            name_variants(
+                schemas,
+                "TournamentEvent",
+                "TournamentEvent",
+                false,
+                "Tournament",
+            );
             name_command_names(schemas);
             document_extras(schemas);
             for (envelope, base) in ENVELOPES {
@@ -298,7 +307,13 @@ fn pascal(tag: &str) -> String {
 
 /// Moves each inline variant of the `oneOf` schema `name` into a component schema of its
 /// own, names its `type` enum and its `data` object, and adds the discriminator.
-fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, closed: bool) {
+fn name_variants(
+    schemas: &mut Map<String, Value>,
+    name: &str,
+    suffix: &str,
+    closed: bool,
+    data_prefix: &str,
+) {
     let Some(items) = schemas
         .get_mut(name)
         .and_then(|s| s.get_mut("oneOf"))
@@ -332,7 +347,7 @@ fn name_variants(schemas: &mut Map<String, Value>, name: &str, suffix: &str, clo
             if let Some(own) = properties.insert("type".into(), component_ref(&type_name)) {
                 schemas.insert(type_name, own);
             }
-            let data_name = format!("{}Data", pascal(&tag));
+            let data_name = format!("{data_prefix}{}Data", pascal(&tag));
             let inline_data = properties
                 .get("data")
                 .is_some_and(|d| d.get("$ref").is_none());

@@ -11,8 +11,8 @@ use super::caller::Caller;
 use super::errors::{ApiError, Problem};
 use super::{AppState, Body, blocking};
 use crate::tournaments::{
-    TournamentStandings, TournamentEventPage, TournamentFeedPage, TournamentListQuery, TournamentPage,
-    TournamentView,
+    TournamentEventPage, TournamentFeedPage, TournamentListQuery, TournamentPage,
+    TournamentStandings, TournamentView,
 };
 use rules::tournament::TournamentInput;
 

@@ -3829,6 +3829,34 @@ export interface components {
             /** @description Pass as `cursor` for the next page; `null` at the end. */
             next_cursor: string | null;
         };
+        /**
+         * PlayerJoinedTournamentEvent
+         * @description Someone joined (while open).
+         */
+        PlayerJoinedTournamentEvent: {
+            data: components["schemas"]["TournamentPlayerJoinedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_joined";
+        };
+        /** @enum {string} */
+        PlayerJoinedTournamentEventType: "player_joined";
+        /**
+         * PlayerLeftTournamentEvent
+         * @description Someone left (while open).
+         */
+        PlayerLeftTournamentEvent: {
+            data: components["schemas"]["TournamentPlayerLeftData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_left";
+        };
+        /** @enum {string} */
+        PlayerLeftTournamentEventType: "player_left";
         /** @description A player's profile. */
         PlayerProfile: {
             /** @description A guest account (guests are not rated). */
@@ -4259,6 +4287,20 @@ export interface components {
             type: "round_ended";
         };
         /**
+         * RoundFinishedTournamentEvent
+         * @description Every table of the round finished; duplicate: the seed revealed.
+         */
+        RoundFinishedTournamentEvent: {
+            data: components["schemas"]["TournamentRoundFinishedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_finished";
+        };
+        /** @enum {string} */
+        RoundFinishedTournamentEventType: "round_finished";
+        /**
          * RoundsEndCondition
          * @description After this many rounds (1–50).
          */
@@ -4334,6 +4376,21 @@ export interface components {
              */
             type: "round_started";
         };
+        /**
+         * RoundStartedTournamentEvent
+         * @description A round began: its tables and games; duplicate: the round's seed commitment
+         *     (hex SHA-256 of the seed that every table's game shares).
+         */
+        RoundStartedTournamentEvent: {
+            data: components["schemas"]["TournamentRoundStartedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
+        /** @enum {string} */
+        RoundStartedTournamentEventType: "round_started";
         /** @description A centre row's shape. */
         RowShape: {
             /** @description Capacity as the game names it (see the game view's `table.rows`). */
@@ -4788,6 +4845,31 @@ export interface components {
              */
             type: "seat_resigned";
         };
+        /** @description One seat's result at a finished table, taken from the finished game. */
+        SeatResult: {
+            /** @description `null` for a bot. */
+            account?: string | null;
+            /** @description Per deal (the game's rounds, in order): the seat's score of that deal. */
+            deal_scores: number[];
+            /**
+             * Format: int32
+             * @description 1 = best; equal totals share a place; resigned seats share the last place
+             *     (the rule of [`places`], which the ratings use too).
+             */
+            place: number;
+            /** @description The person resigned or was handed to a bot for good. */
+            resigned: boolean;
+            /**
+             * Format: int32
+             * @description The seat (0-based).
+             */
+            seat: number;
+            /**
+             * Format: int32
+             * @description The seat's game total (bullheads, or nimm-oder-schieb points).
+             */
+            total: number;
+        };
         /**
          * SeatTakenArchivedEvent
          * @description A person took a seat. Names are not recorded (an account may change its name or be
@@ -5107,6 +5189,18 @@ export interface components {
              */
             type: "selection_made";
         };
+        /** @description The ruleset, options and table size a game is created with. */
+        Setup: {
+            /** @description Options (validated). */
+            options: components["schemas"]["Options"];
+            /**
+             * Format: int32
+             * @description Number of seats.
+             */
+            players: number;
+            /** @description Which game is played. */
+            ruleset: components["schemas"]["Ruleset"];
+        };
         /**
          * @description An end of a row.
          * @enum {string}
@@ -5260,6 +5354,32 @@ export interface components {
          * @enum {string}
          */
         TableEnd: "finished" | "round_deadline";
+        /**
+         * TableFinishedTournamentEvent
+         * @description A table's game finished: every seat's result.
+         */
+        TableFinishedTournamentEvent: {
+            data: components["schemas"]["TournamentTableFinishedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_finished";
+        };
+        /** @enum {string} */
+        TableFinishedTournamentEventType: "table_finished";
+        /** @description One table of a round. */
+        TablePlan: {
+            /** @description The game played there. */
+            game: string;
+            /** @description Per seat (index = seat): the account, or `null` for a bot. */
+            seats: (string | null)[];
+            /**
+             * Format: int32
+             * @description 1-based.
+             */
+            table: number;
+        };
         /** @description The public table. */
         TableView: {
             /** @description The open draft's cards (`deal: draft`, while drafting). */
@@ -5415,23 +5535,72 @@ export interface components {
             /** @description Always `Bearer`. */
             token_type: string;
         };
-        /** @description An event of a tournament's stream. */
+        /**
+         * TournamentCancelledTournamentEvent
+         * @description Not started: fewer than 2 people at the start time, or the host cancelled.
+         */
+        TournamentCancelledTournamentEvent: {
+            data: components["schemas"]["TournamentTournamentCancelledData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_cancelled";
+        };
+        /** @enum {string} */
+        TournamentCancelledTournamentEventType: "tournament_cancelled";
+        /**
+         * TournamentCreatedTournamentEvent
+         * @description Created, by `host`.
+         */
+        TournamentCreatedTournamentEvent: {
+            data: components["schemas"]["TournamentTournamentCreatedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_created";
+        };
+        /** @enum {string} */
+        TournamentCreatedTournamentEventType: "tournament_created";
+        /**
+         * TournamentEndedTournamentEvent
+         * @description The last round finished.
+         */
+        TournamentEndedTournamentEvent: {
+            data: components["schemas"]["TournamentTournamentEndedData"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_ended";
+        };
+        /** @enum {string} */
+        TournamentEndedTournamentEventType: "tournament_ended";
+        /**
+         * @description The tournament's events. Stored as `event_type` = the tag, `data` = the content, like
+         *     game events. All are public (nothing secret is ever in a tournament's stream: a round's
+         *     seed is in its games' server-only events until the round ends).
+         */
+        TournamentEvent: components["schemas"]["TournamentCreatedTournamentEvent"] | components["schemas"]["PlayerJoinedTournamentEvent"] | components["schemas"]["PlayerLeftTournamentEvent"] | components["schemas"]["RoundStartedTournamentEvent"] | components["schemas"]["TableFinishedTournamentEvent"] | components["schemas"]["RoundFinishedTournamentEvent"] | components["schemas"]["TournamentEndedTournamentEvent"] | components["schemas"]["TournamentCancelledTournamentEvent"];
+        /**
+         * @description An event of a tournament's stream: `seq`, `recorded_at` and the event's `type` and
+         *     `data`.
+         */
         TournamentEventItem: {
-            /** @description Its payload. */
-            data: Record<string, unknown>;
-            /** @description When it was appended (RFC 3339). */
+            type: "TournamentEventItem";
+        } & (Omit<components["schemas"]["TournamentEvent"], "type"> & {
+            /**
+             * Format: date-time
+             * @description When it was appended (RFC 3339).
+             */
             recorded_at: string;
             /**
              * Format: int32
              * @description Position in the tournament's stream, from 1.
              */
             seq: number;
-            /**
-             * @description Event type (`tournament_created`, `player_joined`, `player_left`, `round_started`,
-             *     `table_finished`, `round_finished`, `tournament_ended`, `tournament_cancelled`).
-             */
-            type: string;
-        };
+        });
         /** @description A page of a tournament's stream. */
         TournamentEventPage: {
             /** @description In order. */
@@ -5439,14 +5608,17 @@ export interface components {
         };
         /** @description An event of the analysts' tournament feed. */
         TournamentFeedItem: {
-            /** @description Its payload. */
-            data: Record<string, unknown>;
+            type: "TournamentFeedItem";
+        } & (Omit<components["schemas"]["TournamentEvent"], "type"> & {
             /**
              * Format: int64
              * @description Global position (commit order): pass the last one as `after`.
              */
             position: number;
-            /** @description When it was appended (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When it was appended (RFC 3339).
+             */
             recorded_at: string;
             /**
              * Format: int32
@@ -5455,9 +5627,7 @@ export interface components {
             seq: number;
             /** @description The tournament. */
             tournament_id: string;
-            /** @description Event type. */
-            type: string;
-        };
+        });
         /** @description A page of the analysts' tournament feed. */
         TournamentFeedPage: {
             /** @description In commit order. */
@@ -5558,11 +5728,30 @@ export interface components {
             /** @description Current display name (`deleted player` once the account is gone). */
             name: string;
         };
+        /**
+         * TournamentPlayerJoinedData
+         * @description Someone joined (while open).
+         */
+        TournamentPlayerJoinedData: {
+            /** @description Their account. */
+            account: string;
+        };
+        /**
+         * TournamentPlayerLeftData
+         * @description Someone left (while open).
+         */
+        TournamentPlayerLeftData: {
+            /** @description Their account. */
+            account: string;
+        };
         /** @description A round. */
         TournamentRound: {
             /** @description Duplicate: hex SHA-256 of the seed every table of the round deals from. */
             commitment: string | null;
-            /** @description When the round ends at the latest (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the round ends at the latest (RFC 3339).
+             */
             deadline: string;
             /**
              * Format: int32
@@ -5575,6 +5764,40 @@ export interface components {
             status: string;
             /** @description Its tables. */
             tables: components["schemas"]["TournamentTable"][];
+        };
+        /**
+         * TournamentRoundFinishedData
+         * @description Every table of the round finished; duplicate: the seed revealed.
+         */
+        TournamentRoundFinishedData: {
+            /**
+             * Format: int32
+             * @description The round.
+             */
+            round: number;
+            /** @description Duplicate: the round's seed; Swiss: `null`. */
+            seed?: string | null;
+        };
+        /**
+         * TournamentRoundStartedData
+         * @description A round began: its tables and games; duplicate: the round's seed commitment
+         *     (hex SHA-256 of the seed that every table's game shares).
+         */
+        TournamentRoundStartedData: {
+            /** @description Duplicate: hex SHA-256 of the round's seed; Swiss: `null`. */
+            commitment?: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339; the round ends at the latest then.
+             */
+            deadline: string;
+            /**
+             * Format: int32
+             * @description The round (1-based).
+             */
+            round: number;
+            /** @description The tables, in order, with their games and seats. */
+            tables: components["schemas"]["TablePlan"][];
         };
         /** @description A seat of a tournament table. */
         TournamentSeat: {
@@ -5594,6 +5817,56 @@ export interface components {
              * @description Game total once finished, else `null`.
              */
             total: number | null;
+        };
+        /**
+         * @description A validated tournament setup (what `tournament_created` records). One that exists is
+         *     valid: [`TournamentSetup::from_input`] is the only way to make one from outside.
+         */
+        TournamentSetup: {
+            /**
+             * Format: int32
+             * @description 1 for Swiss.
+             */
+            deals_per_round: number;
+            /** @description `swiss` or `duplicate`. */
+            format: components["schemas"]["Format"];
+            /**
+             * @description The tables' game setup: ruleset, options (duplicate: `end` = rounds
+             *     `deals_per_round`), `players` = `table_size`.
+             */
+            game: components["schemas"]["Setup"];
+            /**
+             * Format: int32
+             * @description Most people, 2–256.
+             */
+            max_players: number;
+            /** @description The tournament's name (trimmed). */
+            name: string;
+            preset?: components["schemas"]["Preset"] | null;
+            /** @description Listed for everyone; otherwise by invitation. */
+            public: boolean;
+            /**
+             * Format: int32
+             * @description The most a round lasts, in seconds.
+             */
+            round_seconds: number;
+            /**
+             * Format: int32
+             * @description Rounds, 1–12.
+             */
+            rounds: number;
+            /**
+             * Format: date-time
+             * @description When it starts; `None`: when full or when the host starts it.
+             */
+            starts_at?: string | null;
+            /**
+             * Format: int32
+             * @description Seats per table (bots fill what people leave free).
+             */
+            table_size: number;
+            /** @description The tables' clocks (`vacation: false`, `at_zero: bot_moves`). */
+            time_control: components["schemas"]["TimeControl"];
         };
         /** @description One standing with the person's name. */
         TournamentStandingRow: components["schemas"]["StandingRow"] & {
@@ -5650,7 +5923,10 @@ export interface components {
             rounds: number;
             /** @description The game played. */
             ruleset: string;
-            /** @description When it starts by itself, or `null`. */
+            /**
+             * Format: date-time
+             * @description When it starts by itself, or `null`.
+             */
             starts_at: string | null;
             /** @description `open`, `running`, `finished` or `cancelled`. */
             status: string;
@@ -5675,11 +5951,59 @@ export interface components {
              */
             table: number;
         };
+        /**
+         * TournamentTableFinishedData
+         * @description A table's game finished: every seat's result.
+         */
+        TournamentTableFinishedData: {
+            /** @description By its rules or at the round's deadline. */
+            end: components["schemas"]["TableEnd"];
+            /** @description Its game. */
+            game: string;
+            /** @description Per seat, in seat order. */
+            results: components["schemas"]["SeatResult"][];
+            /**
+             * Format: int32
+             * @description The round.
+             */
+            round: number;
+            /**
+             * Format: int32
+             * @description The table (1-based).
+             */
+            table: number;
+        };
+        /**
+         * TournamentTournamentCancelledData
+         * @description Not started: fewer than 2 people at the start time, or the host cancelled.
+         */
+        TournamentTournamentCancelledData: {
+            /** @description Why, in English. */
+            reason: string;
+        };
+        /**
+         * TournamentTournamentCreatedData
+         * @description Created, by `host`.
+         */
+        TournamentTournamentCreatedData: {
+            /** @description The creator's account. */
+            host: string;
+            /** @description What it is played with. */
+            setup: components["schemas"]["TournamentSetup"];
+        };
+        /**
+         * TournamentTournamentEndedData
+         * @description The last round finished.
+         */
+        TournamentTournamentEndedData: Record<string, unknown>;
         /** @description A tournament as the caller may see it. */
         TournamentView: {
             /** @description Why it was cancelled, else `null`. */
             cancelled: string | null;
-            /** @description When it was created (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339).
+             */
             created_at: string;
             /**
              * Format: int32
@@ -5729,7 +6053,10 @@ export interface components {
             rounds: number;
             /** @description The game played at the tables. */
             ruleset: components["schemas"]["Ruleset"];
-            /** @description When it starts by itself (RFC 3339), or `null`: when full or when the host starts it. */
+            /**
+             * Format: date-time
+             * @description When it starts by itself (RFC 3339), or `null`: when full or when the host starts it.
+             */
             starts_at: string | null;
             /** @description `open` (taking people), `running`, `finished` or `cancelled`. */
             status: components["schemas"]["TournamentStatus"];
@@ -10996,6 +11323,8 @@ export const pauseProposedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequir
 export const pauseProposedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PauseProposedFeedItem"]["type"]> = ["pause_proposed"];
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
 export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
+export const playerJoinedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerJoinedTournamentEvent"]["type"]> = ["player_joined"];
+export const playerLeftTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerLeftTournamentEvent"]["type"]> = ["player_left"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
 export const proposePauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProposePauseCommand"]["type"]> = ["propose_pause"];
 export const rematchCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedArchivedEvent"]["type"]> = ["rematch_created"];
@@ -11015,11 +11344,13 @@ export const roundEndedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEvent"]["type"]> = ["round_ended"];
 export const roundEndedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEventItem"]["type"]> = ["round_ended"];
 export const roundEndedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedFeedItem"]["type"]> = ["round_ended"];
+export const roundFinishedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundFinishedTournamentEvent"]["type"]> = ["round_finished"];
 export const roundStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedArchivedEvent"]["type"]> = ["round_started"];
 export const roundStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedData"]["cause"]> = ["deadline"];
 export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["type"]> = ["round_started"];
 export const roundStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEventItem"]["type"]> = ["round_started"];
 export const roundStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedFeedItem"]["type"]> = ["round_started"];
+export const roundStartedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedTournamentEvent"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
 export const seatHandedToBotArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotArchivedEvent"]["type"]> = ["seat_handed_to_bot"];
 export const seatHandedToBotDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotData"]["cause"]> = ["deadline"];
@@ -11065,6 +11396,7 @@ export const startCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<compone
 export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Status"]> = ["lobby", "active", "finished"];
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const tableEndValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableEnd"]> = ["finished", "round_deadline"];
+export const tableFinishedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableFinishedTournamentEvent"]["type"]> = ["table_finished"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
 export const timeControlSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetArchivedEvent"]["type"]> = ["time_control_set"];
@@ -11072,6 +11404,9 @@ export const timeControlSetDataCauseValues: ReadonlyArray<FlattenedDeepRequired<
 export const timeControlSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEvent"]["type"]> = ["time_control_set"];
 export const timeControlSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEventItem"]["type"]> = ["time_control_set"];
 export const timeControlSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetFeedItem"]["type"]> = ["time_control_set"];
+export const tournamentCancelledTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCancelledTournamentEvent"]["type"]> = ["tournament_cancelled"];
+export const tournamentCreatedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreatedTournamentEvent"]["type"]> = ["tournament_created"];
+export const tournamentEndedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentEndedTournamentEvent"]["type"]> = ["tournament_ended"];
 export const tournamentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentStatus"]> = ["open", "running", "finished", "cancelled"];
 export const vacationSpentArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentArchivedEvent"]["type"]> = ["vacation_spent"];
 export const vacationSpentDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentData"]["cause"]> = ["deadline"];

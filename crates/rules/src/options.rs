@@ -507,6 +507,7 @@ impl Options {
 
 /// The ruleset, options and table size a game is created with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Setup {
     /// Which game is played.
     pub ruleset: Ruleset,

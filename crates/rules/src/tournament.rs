@@ -80,6 +80,7 @@ pub struct TournamentInput {
 /// A validated tournament setup (what `tournament_created` records). One that exists is
 /// valid: [`TournamentSetup::from_input`] is the only way to make one from outside.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentSetup {
     /// The tournament's name (trimmed).
     pub name: String,
@@ -276,6 +277,7 @@ pub enum TableEnd {
 /// seed is in its games' server-only events until the round ends).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum TournamentEvent {
     /// Created, by `host`.
     TournamentCreated {
