@@ -797,6 +797,7 @@ mod audience {
             ("pause_declined", p, json!({"seat": 2})),
             ("clocks_paused", p, json!({})),
             ("clocks_resumed", p, json!({"seat": 2})),
+            ("seed_revealed", p, json!({})),
         ];
         let doc = serde_json::to_value(crate::http::openapi()).unwrap();
         let mut known: Vec<&str> =

@@ -209,13 +209,10 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
         );
         let table_player = &first[0];
         seen_while_running.push(api.view(table_player, first_game).to_string());
-        seen_while_running.push(
-            api.get(
-                &format!("/v1/games/{first_game}/events"),
-                Some(&table_player.token),
-            )
-            .text,
-        );
+        // Every event of the finished table, all pages (its `game_finished` included).
+        let events = api.events(table_player, first_game);
+        assert!(events.iter().any(|e| e["type"] == "game_finished"));
+        seen_while_running.push(serde_json::to_string(&events).unwrap());
         seen_while_running.push(tournament(&api, table_player, &id).to_string());
         seen_while_running.push(
             api.get(

@@ -3417,7 +3417,7 @@ export interface components {
         /** @description Another holder of the same hand on the same deal. */
         OtherHolder: {
             /** @description `null` for a bot. */
-            account?: string | null;
+            account: string | null;
             /**
              * Format: int32
              * @description Their score on that deal.
@@ -4848,7 +4848,7 @@ export interface components {
         /** @description One seat's result at a finished table, taken from the finished game. */
         SeatResult: {
             /** @description `null` for a bot. */
-            account?: string | null;
+            account: string | null;
             /** @description Per deal (the game's rounds, in order): the seat's score of that deal. */
             deal_scores: number[];
             /**
@@ -5842,7 +5842,7 @@ export interface components {
             max_players: number;
             /** @description The tournament's name (trimmed). */
             name: string;
-            preset?: components["schemas"]["Preset"] | null;
+            preset: components["schemas"]["Preset"] | null;
             /** @description Listed for everyone; otherwise by invitation. */
             public: boolean;
             /**
@@ -5859,7 +5859,7 @@ export interface components {
              * Format: date-time
              * @description When it starts; `None`: when full or when the host starts it.
              */
-            starts_at?: string | null;
+            starts_at: string | null;
             /**
              * Format: int32
              * @description Seats per table (bots fill what people leave free).

@@ -458,7 +458,9 @@ impl Game {
             layout: &self.layout,
             players: self.setup.players,
             prepared: self.prepared.as_ref(),
-            seed: self.seed.as_deref(),
+            // `game_finished` reveals the seed, except at a tournament table (its round's
+            // other tables may deal from it): there `seed_revealed` does, later.
+            seed: self.seed.as_deref().filter(|_| self.tournament.is_none()),
             auto_start: self.auto_start,
         }
     }
@@ -510,6 +512,7 @@ impl Game {
             prepared,
             seed,
             auto_start,
+            tournament,
             ..
         } = self;
         let ctx = Ctx {
@@ -518,7 +521,7 @@ impl Game {
             layout,
             players: setup.players,
             prepared: prepared.as_ref(),
-            seed: seed.as_deref(),
+            seed: seed.as_deref().filter(|_| tournament.is_none()),
             auto_start: *auto_start,
         };
         // A turn checks everything before it emits the first event, so a refused command

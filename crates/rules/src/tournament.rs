@@ -90,6 +90,7 @@ pub struct TournamentSetup {
     /// `deals_per_round`), `players` = `table_size`.
     pub game: Setup,
     /// The preset given, kept for display.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub preset: Option<Preset>,
     /// Rounds, 1–12.
     pub rounds: u8,
@@ -102,6 +103,7 @@ pub struct TournamentSetup {
     /// The most a round lasts, in seconds.
     pub round_seconds: u32,
     /// When it starts; `None`: when full or when the host starts it.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub starts_at: Option<DateTime<Utc>>,
     /// Most people, 2–256.
     pub max_players: u16,
@@ -248,6 +250,7 @@ pub struct SeatResult {
     /// The seat (0-based).
     pub seat: u8,
     /// `null` for a bot.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub account: Option<String>,
     /// 1 = best; equal totals share a place; resigned seats share the last place
     /// (the rule of [`places`], which the ratings use too).
@@ -848,6 +851,7 @@ pub struct OtherHolder {
     /// Their table.
     pub table: u16,
     /// `null` for a bot.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub account: Option<String>,
     /// Their score on that deal.
     pub score: i32,

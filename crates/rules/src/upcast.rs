@@ -57,6 +57,7 @@ impl Event {
             | "visibility_set"
             | "reservations_released"
             | "rematch_created"
+            | "seed_revealed"
             | "time_control_set"
             | "clocks_set"
             | "clock_ran_out"
