@@ -238,9 +238,12 @@ pub struct TournamentStandings {
 pub struct TournamentEventItem {
     /// Position in the tournament's stream, from 1.
     pub seq: i32,
-    /// The event.
-    #[serde(flatten)]
-    pub event: rules::tournament::TournamentEvent,
+    /// Event type (see `TournamentEvent`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Its payload.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
     /// When it was appended (RFC 3339).
     #[schema(format = DateTime)]
     pub recorded_at: String,
@@ -262,9 +265,12 @@ pub struct TournamentFeedItem {
     pub tournament_id: String,
     /// Position in its stream.
     pub seq: i32,
-    /// The event.
-    #[serde(flatten)]
-    pub event: rules::tournament::TournamentEvent,
+    /// Event type (see `TournamentEvent`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Its payload.
+    #[schema(value_type = Object)]
+    pub data: serde_json::Value,
     /// When it was appended (RFC 3339).
     #[schema(format = DateTime)]
     pub recorded_at: String,
@@ -544,9 +550,12 @@ impl Tournaments {
                 .into_iter()
                 .take(usize::try_from(limit).unwrap_or(usize::MAX))
                 .map(|e| {
+                    // Decoded, so that what is served is what the schema says.
+                    flow::decode(&e.event_type, &e.data.0)?;
                     Ok(TournamentEventItem {
                         seq: e.seq,
-                        event: flow::decode(&e.event_type, &e.data.0)?,
+                        type_: e.event_type,
+                        data: e.data.0,
                         recorded_at: rfc3339(e.recorded_at),
                     })
                 })
@@ -568,9 +577,11 @@ impl Tournaments {
         let items = rows
             .into_iter()
             .map(|e| {
+                flow::decode(&e.event_type, &e.data.0)?;
                 Ok(TournamentFeedItem {
                     position: e.position,
-                    event: flow::decode(&e.event_type, &e.data.0)?,
+                    type_: e.event_type,
+                    data: e.data.0,
                     tournament_id: e.tournament_id,
                     seq: e.seq,
                     recorded_at: rfc3339(e.recorded_at),

@@ -84,7 +84,7 @@ pub struct AppState {
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    components(schemas(errors::Problem, rules::Event))
+    components(schemas(errors::Problem, rules::Event, rules::tournament::TournamentEvent))
 )]
 struct ApiDoc;
 

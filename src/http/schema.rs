@@ -63,6 +63,12 @@ impl Modify for NamedVariants {
             for (envelope, base) in ENVELOPES {
                 wrap_events(schemas, envelope, base, "Event");
             }
+            for (envelope, base) in [
+                ("TournamentEventItem", "TournamentEventItemBase"),
+                ("TournamentFeedItem", "TournamentFeedItemBase"),
+            ] {
+                wrap_events(schemas, envelope, base, "TournamentEvent");
+            }
             for (name, names) in ENUM_VALUE_NAMES {
                 name_enum_values(schemas, name, names);
             }

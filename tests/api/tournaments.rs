@@ -581,7 +581,7 @@ fn refusals_change_nothing(backend: Backend) {
     let third = api.guest("Third");
     let base = json!({
         "name": "Refusals", "ruleset": "6-nimmt", "format": "swiss", "rounds": 2,
-        "table_size": 2, "time_control": live(300, 5), "max_players": 2, "public": true
+        "table_size": 2, "time_control": live(300, 5), "max_players": 3, "public": true
     });
     for (change, code) in [
         (json!({"rounds": 0}), "invalid_tournament"),
@@ -631,7 +631,6 @@ fn refusals_change_nothing(backend: Backend) {
     post(&other, "leave").assert_problem(422, "not_joined");
     post(&host, "start").assert_problem(422, "too_few_players");
     join(&api, &other, &id);
-    post(&third, "join").assert_problem(422, "tournament_full");
     post(&other, "start").assert_problem(422, "not_host");
     api.get("/v1/tournaments/not-a-uuid", Some(&host.token))
         .assert_problem(404, "not_found");
@@ -643,6 +642,30 @@ fn refusals_change_nothing(backend: Backend) {
     assert_eq!(tournament(&api, &host, &id)["status"], "running");
     post(&third, "join").assert_problem(422, "tournament_not_open");
     post(&other, "leave").assert_problem(422, "tournament_not_open");
+
+    // A tournament without a start time starts by itself once full; a join that comes
+    // after the last seat is refused (full, or already running).
+    let mut small = base.clone();
+    small["max_players"] = json!(2);
+    let full = create(&api, &host, &small);
+    join(&api, &host, &full);
+    join(&api, &other, &full);
+    let late = api.post(
+        &format!("/v1/tournaments/{full}/join"),
+        Some(&third.token),
+        &json!({}),
+    );
+    assert_eq!(late.status, 422, "{}", late.text);
+    assert!(
+        late.body["code"] == "tournament_full" || late.body["code"] == "tournament_not_open",
+        "{}",
+        late.text
+    );
+    wait_until(
+        "a full tournament to start",
+        Duration::from_secs(30),
+        || tournament(&api, &host, &full)["status"] == "running",
+    );
 }
 
 both!(

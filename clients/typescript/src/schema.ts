@@ -3841,8 +3841,30 @@ export interface components {
              */
             type: "player_joined";
         };
+        /**
+         * PlayerJoinedTournamentEventItem
+         * @description Someone joined (while open).
+         */
+        PlayerJoinedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["PlayerJoinedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_joined";
+        };
         /** @enum {string} */
         PlayerJoinedTournamentEventType: "player_joined";
+        /**
+         * PlayerJoinedTournamentFeedItem
+         * @description Someone joined (while open).
+         */
+        PlayerJoinedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["PlayerJoinedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_joined";
+        };
         /**
          * PlayerLeftTournamentEvent
          * @description Someone left (while open).
@@ -3855,8 +3877,30 @@ export interface components {
              */
             type: "player_left";
         };
+        /**
+         * PlayerLeftTournamentEventItem
+         * @description Someone left (while open).
+         */
+        PlayerLeftTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["PlayerLeftTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_left";
+        };
         /** @enum {string} */
         PlayerLeftTournamentEventType: "player_left";
+        /**
+         * PlayerLeftTournamentFeedItem
+         * @description Someone left (while open).
+         */
+        PlayerLeftTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["PlayerLeftTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "player_left";
+        };
         /** @description A player's profile. */
         PlayerProfile: {
             /** @description A guest account (guests are not rated). */
@@ -4298,8 +4342,30 @@ export interface components {
              */
             type: "round_finished";
         };
+        /**
+         * RoundFinishedTournamentEventItem
+         * @description Every table of the round finished; duplicate: the seed revealed.
+         */
+        RoundFinishedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["RoundFinishedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_finished";
+        };
         /** @enum {string} */
         RoundFinishedTournamentEventType: "round_finished";
+        /**
+         * RoundFinishedTournamentFeedItem
+         * @description Every table of the round finished; duplicate: the seed revealed.
+         */
+        RoundFinishedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["RoundFinishedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_finished";
+        };
         /**
          * RoundsEndCondition
          * @description After this many rounds (1–50).
@@ -4389,8 +4455,32 @@ export interface components {
              */
             type: "round_started";
         };
+        /**
+         * RoundStartedTournamentEventItem
+         * @description A round began: its tables and games; duplicate: the round's seed commitment
+         *     (hex SHA-256 of the seed that every table's game shares).
+         */
+        RoundStartedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["RoundStartedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
         /** @enum {string} */
         RoundStartedTournamentEventType: "round_started";
+        /**
+         * RoundStartedTournamentFeedItem
+         * @description A round began: its tables and games; duplicate: the round's seed commitment
+         *     (hex SHA-256 of the seed that every table's game shares).
+         */
+        RoundStartedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["RoundStartedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "round_started";
+        };
         /** @description A centre row's shape. */
         RowShape: {
             /** @description Capacity as the game names it (see the game view's `table.rows`). */
@@ -5366,8 +5456,30 @@ export interface components {
              */
             type: "table_finished";
         };
+        /**
+         * TableFinishedTournamentEventItem
+         * @description A table's game finished: every seat's result.
+         */
+        TableFinishedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["TableFinishedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_finished";
+        };
         /** @enum {string} */
         TableFinishedTournamentEventType: "table_finished";
+        /**
+         * TableFinishedTournamentFeedItem
+         * @description A table's game finished: every seat's result.
+         */
+        TableFinishedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["TableFinishedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "table_finished";
+        };
         /** @description One table of a round. */
         TablePlan: {
             /** @description The game played there. */
@@ -5547,8 +5659,30 @@ export interface components {
              */
             type: "tournament_cancelled";
         };
+        /**
+         * TournamentCancelledTournamentEventItem
+         * @description Not started: fewer than 2 people at the start time, or the host cancelled.
+         */
+        TournamentCancelledTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["TournamentCancelledTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_cancelled";
+        };
         /** @enum {string} */
         TournamentCancelledTournamentEventType: "tournament_cancelled";
+        /**
+         * TournamentCancelledTournamentFeedItem
+         * @description Not started: fewer than 2 people at the start time, or the host cancelled.
+         */
+        TournamentCancelledTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["TournamentCancelledTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_cancelled";
+        };
         /**
          * TournamentCreatedTournamentEvent
          * @description Created, by `host`.
@@ -5561,8 +5695,30 @@ export interface components {
              */
             type: "tournament_created";
         };
+        /**
+         * TournamentCreatedTournamentEventItem
+         * @description Created, by `host`.
+         */
+        TournamentCreatedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["TournamentCreatedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_created";
+        };
         /** @enum {string} */
         TournamentCreatedTournamentEventType: "tournament_created";
+        /**
+         * TournamentCreatedTournamentFeedItem
+         * @description Created, by `host`.
+         */
+        TournamentCreatedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["TournamentCreatedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_created";
+        };
         /**
          * TournamentEndedTournamentEvent
          * @description The last round finished.
@@ -5575,8 +5731,30 @@ export interface components {
              */
             type: "tournament_ended";
         };
+        /**
+         * TournamentEndedTournamentEventItem
+         * @description The last round finished.
+         */
+        TournamentEndedTournamentEventItem: components["schemas"]["TournamentEventItemBase"] & components["schemas"]["TournamentEndedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_ended";
+        };
         /** @enum {string} */
         TournamentEndedTournamentEventType: "tournament_ended";
+        /**
+         * TournamentEndedTournamentFeedItem
+         * @description The last round finished.
+         */
+        TournamentEndedTournamentFeedItem: components["schemas"]["TournamentFeedItemBase"] & components["schemas"]["TournamentEndedTournamentEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tournament_ended";
+        };
         /**
          * @description The tournament's events. Stored as `event_type` = the tag, `data` = the content, like
          *     game events. All are public (nothing secret is ever in a tournament's stream: a round's
@@ -5587,9 +5765,12 @@ export interface components {
          * @description An event of a tournament's stream: `seq`, `recorded_at` and the event's `type` and
          *     `data`.
          */
-        TournamentEventItem: {
-            type: "TournamentEventItem";
-        } & (Omit<components["schemas"]["TournamentEvent"], "type"> & {
+        TournamentEventItem: components["schemas"]["PlayerJoinedTournamentEventItem"] | components["schemas"]["PlayerLeftTournamentEventItem"] | components["schemas"]["RoundFinishedTournamentEventItem"] | components["schemas"]["RoundStartedTournamentEventItem"] | components["schemas"]["TableFinishedTournamentEventItem"] | components["schemas"]["TournamentCancelledTournamentEventItem"] | components["schemas"]["TournamentCreatedTournamentEventItem"] | components["schemas"]["TournamentEndedTournamentEventItem"];
+        /**
+         * TournamentEventItemBase
+         * @description The fields every `TournamentEventItem` has besides the event.
+         */
+        TournamentEventItemBase: {
             /**
              * Format: date-time
              * @description When it was appended (RFC 3339).
@@ -5600,16 +5781,19 @@ export interface components {
              * @description Position in the tournament's stream, from 1.
              */
             seq: number;
-        });
+        };
         /** @description A page of a tournament's stream. */
         TournamentEventPage: {
             /** @description In order. */
             items: components["schemas"]["TournamentEventItem"][];
         };
         /** @description An event of the analysts' tournament feed. */
-        TournamentFeedItem: {
-            type: "TournamentFeedItem";
-        } & (Omit<components["schemas"]["TournamentEvent"], "type"> & {
+        TournamentFeedItem: components["schemas"]["PlayerJoinedTournamentFeedItem"] | components["schemas"]["PlayerLeftTournamentFeedItem"] | components["schemas"]["RoundFinishedTournamentFeedItem"] | components["schemas"]["RoundStartedTournamentFeedItem"] | components["schemas"]["TableFinishedTournamentFeedItem"] | components["schemas"]["TournamentCancelledTournamentFeedItem"] | components["schemas"]["TournamentCreatedTournamentFeedItem"] | components["schemas"]["TournamentEndedTournamentFeedItem"];
+        /**
+         * TournamentFeedItemBase
+         * @description The fields every `TournamentFeedItem` has besides the event.
+         */
+        TournamentFeedItemBase: {
             /**
              * Format: int64
              * @description Global position (commit order): pass the last one as `after`.
@@ -5627,7 +5811,7 @@ export interface components {
             seq: number;
             /** @description The tournament. */
             tournament_id: string;
-        });
+        };
         /** @description A page of the analysts' tournament feed. */
         TournamentFeedPage: {
             /** @description In commit order. */
@@ -11324,7 +11508,11 @@ export const pauseProposedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequire
 export const placementOptionValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlacementOption"]> = ["right", "both_ends"];
 export const playCardCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayCardCommand"]["type"]> = ["play_card"];
 export const playerJoinedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerJoinedTournamentEvent"]["type"]> = ["player_joined"];
+export const playerJoinedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerJoinedTournamentEventItem"]["type"]> = ["player_joined"];
+export const playerJoinedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerJoinedTournamentFeedItem"]["type"]> = ["player_joined"];
 export const playerLeftTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerLeftTournamentEvent"]["type"]> = ["player_left"];
+export const playerLeftTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerLeftTournamentEventItem"]["type"]> = ["player_left"];
+export const playerLeftTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PlayerLeftTournamentFeedItem"]["type"]> = ["player_left"];
 export const presetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Preset"]> = ["standard", "taktik", "logik", "profi"];
 export const proposePauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ProposePauseCommand"]["type"]> = ["propose_pause"];
 export const rematchCreatedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RematchCreatedArchivedEvent"]["type"]> = ["rematch_created"];
@@ -11345,12 +11533,16 @@ export const roundEndedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<comp
 export const roundEndedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedEventItem"]["type"]> = ["round_ended"];
 export const roundEndedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundEndedFeedItem"]["type"]> = ["round_ended"];
 export const roundFinishedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundFinishedTournamentEvent"]["type"]> = ["round_finished"];
+export const roundFinishedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundFinishedTournamentEventItem"]["type"]> = ["round_finished"];
+export const roundFinishedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundFinishedTournamentFeedItem"]["type"]> = ["round_finished"];
 export const roundStartedArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedArchivedEvent"]["type"]> = ["round_started"];
 export const roundStartedDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedData"]["cause"]> = ["deadline"];
 export const roundStartedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEvent"]["type"]> = ["round_started"];
 export const roundStartedEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedEventItem"]["type"]> = ["round_started"];
 export const roundStartedFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedFeedItem"]["type"]> = ["round_started"];
 export const roundStartedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedTournamentEvent"]["type"]> = ["round_started"];
+export const roundStartedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedTournamentEventItem"]["type"]> = ["round_started"];
+export const roundStartedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RoundStartedTournamentFeedItem"]["type"]> = ["round_started"];
 export const rulesetValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Ruleset"]> = ["6-nimmt", "11-nimmt", "x-nimmt", "nimm-oder-schieb"];
 export const seatHandedToBotArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotArchivedEvent"]["type"]> = ["seat_handed_to_bot"];
 export const seatHandedToBotDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["SeatHandedToBotData"]["cause"]> = ["deadline"];
@@ -11397,6 +11589,8 @@ export const statusValues: ReadonlyArray<FlattenedDeepRequired<components>["sche
 export const suitValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Suit"]> = ["clubs", "diamonds", "hearts"];
 export const tableEndValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableEnd"]> = ["finished", "round_deadline"];
 export const tableFinishedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableFinishedTournamentEvent"]["type"]> = ["table_finished"];
+export const tableFinishedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableFinishedTournamentEventItem"]["type"]> = ["table_finished"];
+export const tableFinishedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TableFinishedTournamentFeedItem"]["type"]> = ["table_finished"];
 export const takeCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeCommand"]["type"]> = ["take"];
 export const takeRowCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TakeRowCommand"]["type"]> = ["take_row"];
 export const timeControlSetArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetArchivedEvent"]["type"]> = ["time_control_set"];
@@ -11405,8 +11599,14 @@ export const timeControlSetEventTypeValues: ReadonlyArray<FlattenedDeepRequired<
 export const timeControlSetEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetEventItem"]["type"]> = ["time_control_set"];
 export const timeControlSetFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimeControlSetFeedItem"]["type"]> = ["time_control_set"];
 export const tournamentCancelledTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCancelledTournamentEvent"]["type"]> = ["tournament_cancelled"];
+export const tournamentCancelledTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCancelledTournamentEventItem"]["type"]> = ["tournament_cancelled"];
+export const tournamentCancelledTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCancelledTournamentFeedItem"]["type"]> = ["tournament_cancelled"];
 export const tournamentCreatedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreatedTournamentEvent"]["type"]> = ["tournament_created"];
+export const tournamentCreatedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreatedTournamentEventItem"]["type"]> = ["tournament_created"];
+export const tournamentCreatedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentCreatedTournamentFeedItem"]["type"]> = ["tournament_created"];
 export const tournamentEndedTournamentEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentEndedTournamentEvent"]["type"]> = ["tournament_ended"];
+export const tournamentEndedTournamentEventItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentEndedTournamentEventItem"]["type"]> = ["tournament_ended"];
+export const tournamentEndedTournamentFeedItemTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentEndedTournamentFeedItem"]["type"]> = ["tournament_ended"];
 export const tournamentStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TournamentStatus"]> = ["open", "running", "finished", "cancelled"];
 export const vacationSpentArchivedEventTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentArchivedEvent"]["type"]> = ["vacation_spent"];
 export const vacationSpentDataCauseValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["VacationSpentData"]["cause"]> = ["deadline"];
