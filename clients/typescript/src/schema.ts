@@ -2810,7 +2810,11 @@ export interface components {
             time_control?: components["schemas"]["TimeControl"];
             /** @description Totals per seat. */
             totals: number[];
-            tournament: components["schemas"]["TournamentLink"] | null;
+            /**
+             * @description The tournament table this game is (`/v1/tournaments/{tournament}`); absent for
+             *     other games.
+             */
+            tournament?: components["schemas"]["TournamentLink"];
             /** @description Winning seats once finished, else `null`. */
             winners: number[] | null;
             you: components["schemas"]["YouView"] | null;

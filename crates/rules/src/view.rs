@@ -71,8 +71,10 @@ pub struct GameView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub rematch: Option<String>,
-    /// The tournament table this game is (`/v1/tournaments/{tournament}`), else `null`.
-    #[cfg_attr(feature = "openapi", schema(required = true))]
+    /// The tournament table this game is (`/v1/tournaments/{tournament}`); absent for
+    /// other games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub tournament: Option<crate::model::TournamentLink>,
     /// Quick play: the game starts by itself when its last seat is taken.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
