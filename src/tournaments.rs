@@ -291,10 +291,34 @@ fn rfc3339(at: chrono::NaiveDateTime) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-fn name_of(tx: &mut Tx<'_>, account: &str) -> Result<String, ServiceError> {
-    Ok(tx
-        .account_by_id(account)?
-        .map_or_else(|| crate::store::DELETED_NAME.to_owned(), |a| a.name))
+/// The current names of `ids`, in one statement (`Tx::account_names`, as games read their
+/// seats' names); an id without an account reads as a deleted player.
+struct Names(std::collections::HashMap<String, String>);
+
+impl Names {
+    fn of<'a>(
+        tx: &mut Tx<'_>,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, ServiceError> {
+        let mut ids: Vec<&str> = ids.into_iter().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(Self(tx.account_names(&ids)?.into_iter().collect()))
+    }
+
+    fn name(&self, id: &str) -> String {
+        self.0
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| crate::store::DELETED_NAME.to_owned())
+    }
+
+    fn person(&self, id: &str) -> TournamentPerson {
+        TournamentPerson {
+            id: id.to_owned(),
+            name: self.name(id),
+        }
+    }
 }
 
 /// Whether `account` may see the tournament: it is public, or the caller hosts or joined
@@ -519,15 +543,15 @@ impl Tournaments {
                 )));
             }
             let Standings { after_round, rows } = state.standings(after_round);
-            let mut named = Vec::with_capacity(rows.len());
-            for row in rows {
-                let name = name_of(tx, &row.account)?;
-                named.push(TournamentStandingRow { row, name });
-            }
-            Ok(TournamentStandings {
-                after_round,
-                rows: named,
-            })
+            let names = Names::of(tx, rows.iter().map(|r| r.account.as_str()))?;
+            let rows = rows
+                .into_iter()
+                .map(|row| TournamentStandingRow {
+                    name: names.name(&row.account),
+                    row,
+                })
+                .collect();
+            Ok(TournamentStandings { after_round, rows })
         })
     }
 
@@ -599,28 +623,23 @@ fn render(
     state: &Tournament,
     account: &str,
 ) -> Result<TournamentView, ServiceError> {
-    let mut names = std::collections::HashMap::new();
-    let mut person = |tx: &mut Tx<'_>, id: &str| -> Result<TournamentPerson, ServiceError> {
-        if let Some(name) = names.get(id) {
-            return Ok(TournamentPerson {
-                id: id.to_owned(),
-                name: String::clone(name),
-            });
-        }
-        let name = name_of(tx, id)?;
-        names.insert(id.to_owned(), name.clone());
-        Ok(TournamentPerson {
-            id: id.to_owned(),
-            name,
-        })
-    };
-    let joined = state.players.iter().any(|p| p == account);
-    let players = state
-        .players
+    let seated = state
+        .rounds
         .iter()
-        .map(|p| person(tx, p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let host = person(tx, &state.host)?;
+        .flat_map(|r| r.tables.iter())
+        .flat_map(|t| t.seats.iter().flatten());
+    let names = Names::of(
+        tx,
+        state
+            .players
+            .iter()
+            .chain(seated)
+            .chain(std::iter::once(&state.host))
+            .map(String::as_str),
+    )?;
+    let joined = state.players.iter().any(|p| p == account);
+    let players = state.players.iter().map(|p| names.person(p)).collect();
+    let host = names.person(&state.host);
     let mut round_list = Vec::with_capacity(state.rounds.len());
     for round in &state.rounds {
         let mut tables = Vec::with_capacity(round.tables.len());
@@ -633,7 +652,7 @@ fn render(
                     finished.and_then(|(_, results)| results.iter().find(|r| r.seat == seat_no));
                 seats.push(TournamentSeat {
                     seat: seat_no,
-                    player: seat.as_deref().map(|a| person(tx, a)).transpose()?,
+                    player: seat.as_deref().map(|a| names.person(a)),
                     place: result.map(|r| r.place),
                     total: result.map(|r| r.total),
                 });

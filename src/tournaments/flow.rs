@@ -217,20 +217,13 @@ impl Tournaments {
         let seed = duplicate.then(crate::fairness::new_seed);
         let commitment = seed.as_deref().map(crate::fairness::commitment);
         let short: String = state.setup.name.chars().take(48).collect();
+        let names = super::Names::of(tx, seating.iter().flatten().flatten().map(String::as_str))?;
         let mut games = Vec::with_capacity(seating.len());
         for (i, table) in seating.iter().enumerate() {
-            let mut seats = Vec::with_capacity(table.len());
-            for seat in table {
-                seats.push(match seat {
-                    Some(account) => {
-                        let name = tx
-                            .account_by_id(account)?
-                            .map_or_else(|| crate::store::DELETED_NAME.to_owned(), |a| a.name);
-                        Some((account.clone(), name))
-                    }
-                    None => None,
-                });
-            }
+            let seats: Vec<Option<(String, String)>> = table
+                .iter()
+                .map(|seat| seat.as_ref().map(|a| (a.clone(), names.name(a))))
+                .collect();
             let number = u16::try_from(i + 1).unwrap_or(u16::MAX);
             let spec = TableSpec {
                 link: rules::TournamentLink {
