@@ -573,17 +573,13 @@ impl Tournaments {
                 .tournament_events(id, after)?
                 .into_iter()
                 .take(usize::try_from(limit).unwrap_or(usize::MAX))
-                .map(|e| {
-                    // Decoded, so that what is served is what the schema says.
-                    flow::decode(&e.event_type, &e.data.0)?;
-                    Ok(TournamentEventItem {
-                        seq: e.seq,
-                        type_: e.event_type,
-                        data: e.data.0,
-                        recorded_at: rfc3339(e.recorded_at),
-                    })
+                .map(|e| TournamentEventItem {
+                    seq: e.seq,
+                    type_: e.event_type,
+                    data: e.data.0,
+                    recorded_at: rfc3339(e.recorded_at),
                 })
-                .collect::<Result<Vec<_>, ServiceError>>()?;
+                .collect();
             Ok(TournamentEventPage { items })
         })
     }
@@ -600,18 +596,15 @@ impl Tournaments {
         let next = rows.last().map(|e| e.position);
         let items = rows
             .into_iter()
-            .map(|e| {
-                flow::decode(&e.event_type, &e.data.0)?;
-                Ok(TournamentFeedItem {
-                    position: e.position,
-                    type_: e.event_type,
-                    data: e.data.0,
-                    tournament_id: e.tournament_id,
-                    seq: e.seq,
-                    recorded_at: rfc3339(e.recorded_at),
-                })
+            .map(|e| TournamentFeedItem {
+                position: e.position,
+                type_: e.event_type,
+                data: e.data.0,
+                tournament_id: e.tournament_id,
+                seq: e.seq,
+                recorded_at: rfc3339(e.recorded_at),
             })
-            .collect::<Result<Vec<_>, ServiceError>>()?;
+            .collect();
         Ok(TournamentFeedPage { items, next })
     }
 }

@@ -118,13 +118,7 @@ impl Tournaments {
     /// storage failure.
     pub fn start(&self, id: &str, account: &str) -> Result<super::TournamentView, ServiceError> {
         retried(self, |tx| {
-            let (row, state) = load(tx, id)?;
-            if !row.public
-                && row.host_account != account
-                && !state.players.iter().any(|p| p == account)
-            {
-                return Err(ServiceError::TournamentNotFound);
-            }
+            let (row, state) = super::visible(tx, id, account, None)?;
             let seating = state.start_early(account)?;
             self.seat_round(tx, row, state, 1, seating)
         })?;
