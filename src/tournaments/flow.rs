@@ -156,7 +156,7 @@ impl Tournaments {
     /// One step of one tournament, if one is due. Whether something was done.
     fn step(&self, id: &str) -> Result<bool, ServiceError> {
         let now = self.clock.now();
-        let (_, state) = self.store.read(|tx| load(tx, id))?;
+        let (read, state) = self.store.read(|tx| load(tx, id))?;
         match state.due(now) {
             Due::Nothing => Ok(false),
             Due::Cancel(reason) => retried(self, |tx| {
@@ -170,14 +170,18 @@ impl Tournaments {
                 append(tx, &row, &mut state, &[event])?;
                 Ok(true)
             }),
-            Due::StartRound { round, .. } => retried(self, |tx| {
+            Due::StartRound { round, seating } => retried(self, |tx| {
                 let (row, state) = load(tx, id)?;
-                let Due::StartRound { round: r, seating } = state.due(now) else {
-                    return Ok(false);
+                // The seating read above holds while nothing was appended since (a
+                // large field's seating is a bounded search worth doing once).
+                let seating = if row.version == read.version {
+                    seating.clone()
+                } else {
+                    match state.due(now) {
+                        Due::StartRound { round: r, seating } if r == round => seating,
+                        _ => return Ok(false),
+                    }
                 };
-                if r != round {
-                    return Ok(false);
-                }
                 self.seat_round(tx, row, state, round, seating)?;
                 Ok(true)
             }),
@@ -191,7 +195,7 @@ impl Tournaments {
                         self.games.hand_all_to_bots(game)?;
                     }
                 }
-                self.record_tables(id, round, &games)
+                self.record_tables(id, round, &games, deadline_passed)
             }
             Due::FinishRound { round } => self.finish_round(id, round),
         }
@@ -242,38 +246,53 @@ impl Tournaments {
     }
 
     /// Records the tables of `round` whose games finished (`table_finished`). A table
-    /// whose people went to bots at the round's deadline ends `round_deadline`.
-    fn record_tables(&self, id: &str, round: u8, games: &[String]) -> Result<bool, ServiceError> {
+    /// whose people went to bots at the round's deadline ends `round_deadline`; that can
+    /// only be once the deadline passed, so only then are a finished game's events read
+    /// for it. The worker calls this every look while a round runs: a read of the games'
+    /// index rows comes first, and a write only when one of them finished.
+    fn record_tables(
+        &self,
+        id: &str,
+        round: u8,
+        games: &[String],
+        deadline_passed: bool,
+    ) -> Result<bool, ServiceError> {
+        let finished: Vec<&String> = self.store.read(|tx| {
+            let mut finished = Vec::new();
+            for game in games {
+                if tx.game(game)?.is_some_and(|row| row.status == "finished") {
+                    finished.push(game);
+                }
+            }
+            Ok::<_, ServiceError>(finished)
+        })?;
+        if finished.is_empty() {
+            return Ok(false);
+        }
         retried(self, |tx| {
             let (row, mut state) = load(tx, id)?;
             let mut events = Vec::new();
-            for game_id in games {
+            for game_id in &finished {
                 let game = self.games.table_game(tx, game_id)?;
-                if game.status() != rules::Status::Finished {
-                    continue;
-                }
-                let deadline = tx.load_events(game_id)?.iter().any(|e| {
-                    e.event_type == "seat_handed_to_bot"
-                        && e.data.0.get("cause").and_then(serde_json::Value::as_str)
-                            == Some("round_deadline")
-                });
-                let end = if deadline {
+                let handed_at_deadline = deadline_passed
+                    && tx.load_events(game_id)?.iter().any(|e| {
+                        e.event_type == "seat_handed_to_bot"
+                            && e.data.0.get("cause").and_then(serde_json::Value::as_str)
+                                == Some("round_deadline")
+                    });
+                let end = if handed_at_deadline {
                     TableEnd::RoundDeadline
                 } else {
                     TableEnd::Finished
                 };
-                if let Some(event) = state.table_finished(round, game_id, &game, end) {
-                    state.apply(&event);
-                    events.push(event);
-                }
+                // Each game is one table: the events of this batch do not depend on
+                // each other, so they are folded once, by `append`.
+                events.extend(state.table_finished(round, game_id, &game, end));
             }
             if events.is_empty() {
                 return Ok(false);
             }
-            // `append` applies them again to a fresh fold: start from the stored one.
-            let (row2, mut fresh) = load(tx, id)?;
-            debug_assert_eq!(row.version, row2.version);
-            append(tx, &row2, &mut fresh, &events)?;
+            append(tx, &row, &mut state, &events)?;
             Ok(true)
         })
     }
