@@ -10,7 +10,7 @@ use rules::tournament::{
     Format, StandingRow, Standings, TableEnd, Tournament, TournamentInput, TournamentSetup,
     TournamentStatus,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::games::ServiceError;
@@ -321,6 +321,19 @@ impl Names {
     }
 }
 
+/// The part of a stored aggregate a list line shows.
+#[derive(Deserialize)]
+struct Brief {
+    setup: BriefSetup,
+    players: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct BriefSetup {
+    rounds: u8,
+    table_size: u8,
+}
+
 /// Whether `account` may see the tournament: it is public, or the caller hosts or joined
 /// it, or gives its code.
 fn admits(row: &TournamentRow, state: &Tournament, account: &str, code: Option<&str>) -> bool {
@@ -459,13 +472,14 @@ impl Tournaments {
         let items = rows
             .into_iter()
             .map(|row| {
-                let state: Option<Tournament> = serde_json::from_value(row.state.0.clone()).ok();
-                let joined = state
+                // Only what a list line shows, not the whole aggregate with its rounds.
+                let brief = Brief::deserialize(&row.state.0).ok();
+                let joined = brief
                     .as_ref()
-                    .is_some_and(|s| s.players.iter().any(|p| p == account));
-                let (rounds, table_size) = state
+                    .is_some_and(|b| b.players.iter().any(|p| p == account));
+                let (rounds, table_size) = brief
                     .as_ref()
-                    .map_or((0, 0), |s| (s.setup.rounds, s.setup.table_size));
+                    .map_or((0, 0), |b| (b.setup.rounds, b.setup.table_size));
                 TournamentSummary {
                     id: row.id,
                     name: row.name,

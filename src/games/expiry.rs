@@ -184,13 +184,7 @@ impl Service {
             return Ok(0);
         }
         let before = game.clone();
-        let people: Vec<u8> = (0..game.setup.players)
-            .filter(|s| {
-                game.seats
-                    .get(usize::from(*s))
-                    .is_some_and(|x| x.account().is_some() && !x.bot_controlled())
-            })
-            .collect();
+        let people = game.people();
         if people.is_empty() {
             return Ok(0);
         }

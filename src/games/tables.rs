@@ -110,9 +110,8 @@ impl Service {
             free_seats: 0,
             ..row
         };
-        let lobby_version = version;
         insert_game(tx, &row, &game, &events)?;
-        self.notify_outbox(tx, &row.id, lobby_version, &lobby, &game)?;
+        self.notify_outbox(tx, &row.id, version, &lobby, &game)?;
         Ok((row.id, game.commitment.clone()))
     }
 }

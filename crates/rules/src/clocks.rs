@@ -448,7 +448,9 @@ impl Game {
         Ok(seat)
     }
 
-    fn people(&self) -> Vec<u8> {
+    /// The seats a person still plays (taken by an account and not handed to a bot).
+    #[must_use]
+    pub fn people(&self) -> Vec<u8> {
         (0..self.setup.players)
             .filter(|s| {
                 self.seats
