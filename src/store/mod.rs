@@ -17,7 +17,6 @@ mod platform;
 pub mod prepared;
 mod push;
 pub mod schema;
-mod tournament_due;
 mod tournaments;
 pub mod tx;
 mod vacation;
@@ -52,8 +51,10 @@ pub use outbox::{
 pub use pads::{NewPadEvent, PadRow, StoredPadEvent};
 pub use platform::{BoardRow, RatingRow, ResultRow, StatsRow};
 pub use push::{PushSettingsRow, PushSubscriptionRow};
-pub use tournament_due::TournamentListFilter;
-pub use tournaments::{NewTournamentEvent, StoredTournamentEvent, TournamentRow, TournamentUpdate};
+pub use tournaments::{
+    NewTournamentEvent, StoredTournamentEvent, TournamentListFilter, TournamentRow,
+    TournamentUpdate,
+};
 pub use tx::Tx;
 pub use vacation::VacationRow;
 
