@@ -510,6 +510,7 @@ impl Tournaments {
         account: &str,
         code: Option<&str>,
     ) -> Result<TournamentView, ServiceError> {
+        self.games.count_tournament_command(account)?;
         flow::retried(self, |tx| {
             let (row, mut state) = visible(tx, id, account, code)?;
             let events = state.join(account)?;
@@ -525,6 +526,7 @@ impl Tournaments {
     /// # Errors
     /// Unknown or invisible tournament, not open, not joined, storage failure.
     pub fn leave(&self, id: &str, account: &str) -> Result<TournamentView, ServiceError> {
+        self.games.count_tournament_command(account)?;
         flow::retried(self, |tx| {
             let (row, mut state) = visible(tx, id, account, None)?;
             let events = state.leave(account)?;

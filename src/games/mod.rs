@@ -343,6 +343,17 @@ impl Service {
         Ok(())
     }
 
+    /// Counts a tournament command (join, leave, start) against the caller's commands per
+    /// minute, as a game command counts: each is a write that, on PostgreSQL, waits for
+    /// the one lock every tournament append takes.
+    ///
+    /// # Errors
+    /// Over the limit, storage failure.
+    pub fn count_tournament_command(&self, account: &str) -> Result<(), ServiceError> {
+        self.limits.command(account)?;
+        Ok(())
+    }
+
     /// The same service counting games and commands against `limits`.
     #[must_use]
     pub fn with_limits(mut self, limits: crate::limits::Limits) -> Self {

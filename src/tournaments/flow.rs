@@ -117,6 +117,7 @@ impl Tournaments {
     /// Unknown or invisible tournament, not the host, not open, fewer than two people,
     /// storage failure.
     pub fn start(&self, id: &str, account: &str) -> Result<super::TournamentView, ServiceError> {
+        self.games.count_tournament_command(account)?;
         retried(self, |tx| {
             let (row, state) = super::visible(tx, id, account, None)?;
             let seating = state.start_early(account)?;

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, play_randomly, run_command, wait_until};
+use crate::support::{
+    Api, Backend, Player, TestDb, TestServer, play_randomly, run_command, wait_until,
+};
 
 fn live(initial: u32, increment: u32) -> Value {
     json!({"kind": "live", "initial_seconds": initial, "increment_seconds": increment})
@@ -668,7 +670,49 @@ fn refusals_change_nothing(backend: Backend) {
     );
 }
 
+/// Joining and leaving are writes (on PostgreSQL behind the one lock of tournament
+/// appends): they count against the commands per minute, so a loop of them is bounded.
+fn joining_and_leaving_count_against_the_command_limit(backend: Backend) {
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[("LIMIT_COMMANDS_PER_MINUTE", "4")],
+    );
+    let api = server.client();
+    let host = api.guest("Host");
+    let id = create(
+        &api,
+        &host,
+        &json!({
+            "name": "Busy door", "ruleset": "6-nimmt", "format": "swiss", "rounds": 1,
+            "table_size": 2, "time_control": live(300, 5), "public": true
+        }),
+    );
+    for what in ["join", "leave", "join", "leave"] {
+        let r = api.post(
+            &format!("/v1/tournaments/{id}/{what}"),
+            Some(&host.token),
+            &json!({}),
+        );
+        assert_eq!(r.status, 200, "{what}: {}", r.text);
+    }
+    let before = tournament(&api, &host, &id);
+    api.post(
+        &format!("/v1/tournaments/{id}/join"),
+        Some(&host.token),
+        &json!({}),
+    )
+    .assert_problem(429, "too_many_commands");
+    let after = tournament(&api, &host, &id);
+    assert_eq!(
+        after["version"], before["version"],
+        "the refused join changed nothing"
+    );
+    assert_eq!(after["joined"], false);
+}
+
 both!(
+    joining_and_leaving_count_against_the_command_limit,
     twelve_person_duplicate_tournament_compares_every_hand,
     eight_person_swiss_never_pairs_two_people_twice,
     a_table_out_of_time_ends_its_round_by_the_rules,
