@@ -43,21 +43,49 @@ pub struct JoinTournament {
 pub struct ListParams {
     /// `upcoming` (taking people), `running` or `finished` (ended or cancelled); all when
     /// absent.
-    pub status: Option<String>,
+    #[param(inline)]
+    pub status: Option<StatusFilter>,
     /// Only tournaments the caller hosts or joined.
     pub mine: Option<bool>,
-    /// `next_cursor` of the previous page.
+    /// `next_cursor` of the previous page (a tournament's id).
+    #[param(
+        pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+    )]
     pub cursor: Option<String>,
     /// Page size, 1–100 (default 50).
     #[param(minimum = 1, maximum = 100)]
     pub limit: Option<i64>,
 }
 
+/// Which tournaments the list shows.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum StatusFilter {
+    /// Taking people.
+    Upcoming,
+    /// Playing a round.
+    Running,
+    /// Ended or cancelled.
+    Finished,
+}
+
+impl StatusFilter {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Upcoming => "upcoming",
+            Self::Running => "running",
+            Self::Finished => "finished",
+        }
+    }
+}
+
 /// Standings after some rounds.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct StandingsParams {
-    /// Standings after this many finished rounds (default: all finished so far).
+    /// Standings after this many finished rounds, 0–12 (default: all finished so far);
+    /// more than the tournament's rounds is refused.
+    #[param(minimum = 0, maximum = 12)]
     pub after_round: Option<u8>,
     /// A private tournament's invite code.
     pub invite_code: Option<String>,
@@ -154,15 +182,8 @@ pub async fn list_tournaments(
     if !(1..=100).contains(&limit) {
         return Err(ApiError::Validation("limit must be 1 to 100".into()));
     }
-    if let Some(s) = status.as_deref()
-        && !matches!(s, "upcoming" | "running" | "finished")
-    {
-        return Err(ApiError::Validation(
-            "status must be upcoming, running or finished".into(),
-        ));
-    }
     let query = TournamentListQuery {
-        status,
+        status: status.map(|s| s.as_str().to_owned()),
         mine: mine.unwrap_or(false),
         cursor,
         limit,
@@ -207,7 +228,8 @@ pub async fn get_tournament(
         (status = 200, body = TournamentView, headers(("ETag" = String))),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
-        (status = 422, description = "`tournament_not_open`, `already_joined`, `tournament_full`", body = Problem)
+        (status = 422, description = "`tournament_not_open`, `already_joined`, `tournament_full`", body = Problem),
+        (status = 429, description = "`too_many_commands`; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/tournaments/{id}/join")]
@@ -232,7 +254,8 @@ pub async fn join_tournament(
         (status = 200, body = TournamentView, headers(("ETag" = String))),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
-        (status = 422, description = "`tournament_not_open`, `not_joined`", body = Problem)
+        (status = 422, description = "`tournament_not_open`, `not_joined`", body = Problem),
+        (status = 429, description = "`too_many_commands`; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/tournaments/{id}/leave")]
@@ -256,7 +279,8 @@ pub async fn leave_tournament(
         (status = 200, body = TournamentView, headers(("ETag" = String))),
         (status = 401, description = "`unauthorized`", body = Problem),
         (status = 404, description = "`not_found`", body = Problem),
-        (status = 422, description = "`not_host`, `tournament_not_open`, `too_few_players`", body = Problem)
+        (status = 422, description = "`not_host`, `tournament_not_open`, `too_few_players`", body = Problem),
+        (status = 429, description = "`too_many_commands`; see `Retry-After`", body = Problem)
     )
 )]
 #[post("/v1/tournaments/{id}/start")]

@@ -10475,7 +10475,7 @@ export interface operations {
     list_tournaments: {
         parameters: {
             query?: {
-                /** @description `next_cursor` of the previous page. */
+                /** @description `next_cursor` of the previous page (a tournament's id). */
                 cursor?: string | null;
                 /** @description Page size, 1–100 (default 50). */
                 limit?: number | null;
@@ -10485,7 +10485,7 @@ export interface operations {
                  * @description `upcoming` (taking people), `running` or `finished` (ended or cancelled); all when
                  *     absent.
                  */
-                status?: string | null;
+                status?: ("upcoming" | "running" | "finished") | null;
             };
             header?: never;
             path?: never;
@@ -10910,6 +10910,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands`; see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -10979,6 +10988,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_commands`; see `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
             503: {
                 headers: {
@@ -11002,7 +11020,10 @@ export interface operations {
     tournament_standings: {
         parameters: {
             query?: {
-                /** @description Standings after this many finished rounds (default: all finished so far). */
+                /**
+                 * @description Standings after this many finished rounds, 0–12 (default: all finished so far);
+                 *     more than the tournament's rounds is refused.
+                 */
                 after_round?: number | null;
                 /** @description A private tournament's invite code. */
                 invite_code?: string | null;
@@ -11123,6 +11144,15 @@ export interface operations {
             };
             /** @description `not_host`, `tournament_not_open`, `too_few_players` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_commands`; see `Retry-After` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11360,6 +11390,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsV1TournamentsGetParametersQueryStatusOneOf0Values: ReadonlyArray<FlattenedDeepRequired<paths>["/v1/tournaments"]["get"]["parameters"]["query"]["status"]> = ["upcoming", "running", "finished"];
 export const acceptPauseCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AcceptPauseCommand"]["type"]> = ["accept_pause"];
 export const addBotCommandTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AddBotCommand"]["type"]> = ["add_bot"];
 export const atZeroValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AtZero"]> = ["bot_moves", "others_decide"];

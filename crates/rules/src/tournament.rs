@@ -48,6 +48,7 @@ pub enum Format {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TournamentInput {
     /// 1–64 characters, no unprintable ones (`crate::text::unprintable`).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
     pub name: String,
     /// `6-nimmt`, `11-nimmt`, `x-nimmt`, `nimm-oder-schieb`. Duplicate: `6-nimmt` only.
     pub ruleset: Ruleset,
@@ -59,19 +60,24 @@ pub struct TournamentInput {
     /// `swiss` or `duplicate`.
     pub format: Format,
     /// 1–12.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 12))]
     pub rounds: u8,
     /// Seats per table, within the ruleset's player range.
+    #[cfg_attr(feature = "openapi", schema(minimum = 2, maximum = 10))]
     pub table_size: u8,
     /// Duplicate only: deals every table plays per round, 1–5 (default 1). Swiss: refused.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5))]
     pub deals_per_round: Option<u16>,
     /// The tables' clocks. `vacation: true` is refused; `at_zero` must be `bot_moves`.
     pub time_control: TimeControl,
     /// The most a round lasts, 60 s – 30 days; default [`default_round_seconds`].
+    #[cfg_attr(feature = "openapi", schema(minimum = 60, maximum = 2_592_000))]
     pub round_seconds: Option<u32>,
     /// When it starts; absent: when `max_players` have joined (or the host starts it).
     /// Must be after `now` when given.
     pub starts_at: Option<DateTime<Utc>>,
     /// 2–256 (default 64).
+    #[cfg_attr(feature = "openapi", schema(minimum = 2, maximum = 256))]
     pub max_players: Option<u16>,
     /// Listed for everyone (default false: by invitation).
     pub public: Option<bool>,
