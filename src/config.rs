@@ -110,6 +110,9 @@ pub struct Config {
     /// resigned and moves for a seat whose deadline passed (`random`, `heuristic`,
     /// `expert`).
     pub stand_in: rules::BotStrategy,
+    /// `STATE_CACHE_MB`, default 256: the most the cache of rebuilt games holds, by an
+    /// estimate of its states' bytes (`0` switches it off: every load replays the stream).
+    pub state_cache_bytes: u64,
     /// `REMATCH_WINDOW_SECONDS`, default 86400 (a day): how long a rematch keeps the
     /// seats of the finished game's people.
     pub rematch_window: Duration,
@@ -469,6 +472,7 @@ impl Config {
             },
             delivery_limits: delivery_limits()?,
             limits: limits()?,
+            state_cache_bytes: parsed::<u64>("STATE_CACHE_MB", 256)?.saturating_mul(1024 * 1024),
             stand_in: match var("STAND_IN_STRATEGY") {
                 None => rules::BotStrategy::Heuristic,
                 Some(value) => serde_json::from_value(serde_json::Value::String(value.clone()))

@@ -325,6 +325,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     project_ratings(ratings.clone(), shutdown_rx.clone());
     let mut service = Service::new(store, notifier)
         .with_clock(clock.clone())
+        .with_cache_bytes(config.state_cache_bytes)
         .with_ticket_ttl(config.stream_ticket_ttl)
         .with_stand_in(config.stand_in)
         .with_rematch_window(config.rematch_window)

@@ -474,6 +474,24 @@ impl Service {
         self
     }
 
+    /// The same service with a state cache of `bytes` (estimated; see
+    /// [`crate::cache::weight`]); `0` switches it off.
+    #[must_use]
+    pub fn with_cache_bytes(mut self, bytes: u64) -> Self {
+        self.cache = if bytes == 0 {
+            crate::cache::StateCache::disabled()
+        } else {
+            crate::cache::StateCache::with_capacity(bytes)
+        };
+        self
+    }
+
+    /// The state cache's counters (for `/metrics`).
+    #[must_use]
+    pub fn cache_stats(&self) -> crate::cache::CacheStats {
+        self.cache.stats()
+    }
+
     /// The same service without the state cache: every load replays the whole stream
     /// (for measurements).
     #[must_use]

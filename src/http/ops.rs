@@ -97,6 +97,20 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
          # TYPE stammtisch_batched_commands_total counter\nstammtisch_batched_commands_total {}\n",
         batches.batches, batches.jobs
     );
+    let cache = state.service.cache_stats();
+    let body = format!(
+        "{body}# HELP stammtisch_state_cache_hits_total Game loads that started from a cached \
+         state (and read only the events after it).\n\
+         # TYPE stammtisch_state_cache_hits_total counter\nstammtisch_state_cache_hits_total {}\n\
+         # HELP stammtisch_state_cache_misses_total Game loads that replayed the whole stream.\n\
+         # TYPE stammtisch_state_cache_misses_total counter\nstammtisch_state_cache_misses_total {}\n\
+         # HELP stammtisch_state_cache_entries Game states cached now.\n\
+         # TYPE stammtisch_state_cache_entries gauge\nstammtisch_state_cache_entries {}\n\
+         # HELP stammtisch_state_cache_bytes Estimated bytes of the cached states \
+         (STATE_CACHE_MB bounds it).\n\
+         # TYPE stammtisch_state_cache_bytes gauge\nstammtisch_state_cache_bytes {}\n",
+        cache.hits, cache.misses, cache.entries, cache.bytes
+    );
     // The analysts' feed: what a running transaction holds back (PostgreSQL; always 0 on
     // SQLite). Left out when the database does not answer.
     let lag = blocking(move || state.analytics.feed_lag()).await;

@@ -11,6 +11,7 @@ mod analytics_views;
 mod auth;
 mod bad_input;
 mod browser;
+mod cache;
 mod clocks;
 mod concurrency;
 mod faults;

@@ -28,6 +28,7 @@ mod server;
 mod startup;
 mod stats;
 mod streams;
+mod working_set;
 
 use std::path::PathBuf;
 
@@ -76,6 +77,8 @@ enum Cmd {
     Startup(startup::Args),
     /// A flood of logins: the server's RSS and a signed-in player's latency.
     LoginFlood(flood::Args),
+    /// N active games played in turn: the state cache's hit rate and the command latency.
+    WorkingSet(working_set::Args),
     /// The bare fan-out reference that `streams` starts for its `floor` configuration.
     #[command(hide = true)]
     FanoutFloor(floor::Args),
@@ -94,6 +97,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Api(args) => api::run(args, &launch, &cli.pg_url)?,
         Cmd::Streams(args) => streams::run(args, &launch, &cli.pg_url)?,
         Cmd::Startup(args) => startup::run(args, &launch, &cli.pg_url)?,
+        Cmd::WorkingSet(args) => working_set::run(args, &launch, &cli.pg_url)?,
         Cmd::LoginFlood(args) => flood::run(args, &launch, &cli.pg_url)?,
         // A helper process of `streams`: no summary line on its stdout, which `streams`
         // may have closed by now.

@@ -333,6 +333,19 @@ impl Server {
     /// # Errors
     /// The binary is missing or the server exits or stays silent.
     pub fn start(launch: &Launch, database_url: &str, log: &Path) -> anyhow::Result<Self> {
+        Self::start_with(launch, database_url, log, &[])
+    }
+
+    /// [`Server::start`] with more environment variables for the server.
+    ///
+    /// # Errors
+    /// The binary is missing or the server exits or stays silent.
+    pub fn start_with(
+        launch: &Launch,
+        database_url: &str,
+        log: &Path,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         if !launch.binary.exists() {
             bail!(
                 "server binary {} not found (run `cargo build --release` first, or set STAMMTISCH_BIN)",
@@ -347,6 +360,7 @@ impl Server {
             .env("BIND_ADDR", "127.0.0.1:0")
             .env("RUST_LOG", &launch.rust_log)
             .envs(launch.limits.env())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr))
