@@ -104,7 +104,7 @@ impl Analytics {
     /// # Errors
     /// No event at `after`, storage failure.
     pub fn feed(&self, after: i64, limit: i64) -> Result<Vec<ReadEvent>, AnalyticsError> {
-        self.store.read(|tx| {
+        self.store.read_replica(None, |tx| {
             let cursor = if after == 0 {
                 FeedCursor::START
             } else {
@@ -125,7 +125,7 @@ impl Analytics {
         cursor: FeedCursor,
         limit: i64,
     ) -> Result<Vec<ReadEvent>, AnalyticsError> {
-        Ok(self.store.read(|tx| {
+        Ok(self.store.read_replica(None, |tx| {
             let rows = tx.feed_page(cursor, limit)?;
             hide_private_names(tx, rows)
         })?)

@@ -56,6 +56,11 @@ pub struct Config {
     /// `DATABASE_URL`: `sqlite://PATH`, a plain SQLite path, or `postgres://…`.
     /// Default: the SQLite file `stammtisch.db` in the working directory.
     pub database_url: String,
+    /// `DATABASE_READ_URL`: a PostgreSQL streaming replica of `DATABASE_URL` (a hot
+    /// standby) that lists, the analysts' feed, leaderboards and profiles read from; a
+    /// person's reads go to the primary until the replica has replayed their last write.
+    /// Unset by default (every read on `DATABASE_URL`).
+    pub database_read_url: Option<String>,
     /// `BIND_ADDR`, default `127.0.0.1:8080`. Port 0 picks a free port.
     pub bind_addr: String,
     /// `JWT_SECRET`; default: generated on first start and kept in the database.
@@ -426,6 +431,7 @@ impl Config {
             push_window: Duration::from_secs(parsed("PUSH_COALESCE_SECONDS", 30)?),
             public_url,
             database_url: var("DATABASE_URL").unwrap_or_else(|| "sqlite://stammtisch.db".into()),
+            database_read_url: var("DATABASE_READ_URL"),
             bind_addr,
             jwt_secret: match var("JWT_SECRET") {
                 Some(secret) if secret.len() < MIN_JWT_SECRET_BYTES => {

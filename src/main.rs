@@ -297,6 +297,17 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         stammtisch::clock::Clock::system()
     };
     let store = store.with_clock(clock.clone());
+    let store = match &config.database_read_url {
+        Some(url) => {
+            tracing::info!(
+                "lists, the analysts' feed, leaderboards and profiles read from DATABASE_READ_URL"
+            );
+            store
+                .with_replica(url, config.database_pool_timeout)
+                .context("DATABASE_READ_URL: a PostgreSQL replica of a PostgreSQL DATABASE_URL")?
+        }
+        None => store,
+    };
     let tokens = std::sync::Arc::new(
         Tokens::new(&secret, config.token_ttl)
             .context("JWT secret")?
@@ -402,6 +413,8 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let signal = shutdown_signal();
     let server = HttpServer::new(move || {
         let (app, _) = App::new()
+            // Innermost: after a person's write, before the answer (`http::replica`).
+            .wrap(actix_web::middleware::from_fn(http::replica::fence_writes))
             .wrap(http::cors(&cors_origins))
             .wrap(tracing_actix_web::TracingLogger::<
                 stammtisch::telemetry::RequestSpan,

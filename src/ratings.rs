@@ -438,7 +438,7 @@ impl Ratings {
         };
         let rows = self
             .store
-            .read(|tx| tx.leaderboard(ruleset, offset, limit))?;
+            .read_replica(None, |tx| tx.leaderboard(ruleset, offset, limit))?;
         let full = i64::try_from(rows.len()).unwrap_or(i64::MAX) == limit;
         let lines = rows
             .into_iter()
@@ -462,7 +462,7 @@ impl Ratings {
     /// # Errors
     /// No such account, storage failure.
     pub fn profile(&self, player: &str, viewer: &str) -> Result<Profile, ServiceError> {
-        self.store.read(|tx| {
+        self.store.read_replica(Some(viewer), |tx| {
             let account = tx
                 .account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
@@ -503,7 +503,7 @@ impl Ratings {
                 Some((at, game.to_owned()))
             }
         };
-        self.store.read(|tx| {
+        self.store.read_replica(Some(viewer), |tx| {
             tx.account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
             let results = tx.results_of(player, player == viewer, before, limit)?;

@@ -141,7 +141,9 @@ impl Service {
             min_free_seats: req.min_free_seats,
             limit: if req.inbox { MAX_INBOX } else { req.limit },
         };
-        let mut games = self.store.read(|tx| tx.list_games(&query))?;
+        let mut games = self
+            .store
+            .read_replica(Some(req.account), |tx| tx.list_games(&query))?;
         let limit = usize::try_from(req.limit).unwrap_or(usize::MAX);
         if !req.inbox {
             let next_cursor = (games.len() == limit)

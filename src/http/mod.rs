@@ -16,6 +16,7 @@ pub mod players;
 pub mod problem;
 pub mod problem_types;
 pub mod push;
+pub mod replica;
 pub mod rulesets;
 pub mod schema;
 pub mod scorepads;

@@ -111,6 +111,16 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
          # TYPE stammtisch_state_cache_bytes gauge\nstammtisch_state_cache_bytes {}\n",
         cache.hits, cache.misses, cache.entries, cache.bytes
     );
+    let replica = state.service.store().replica_stats();
+    let body = format!(
+        "{body}# HELP stammtisch_replica_reads_total Reads answered by DATABASE_READ_URL.\n\
+         # TYPE stammtisch_replica_reads_total counter\nstammtisch_replica_reads_total {}\n\
+         # HELP stammtisch_replica_fallbacks_total Reads that could have gone to the replica \
+         but went to the primary (it had not replayed the reader's own write yet, or could \
+         not be reached).\n\
+         # TYPE stammtisch_replica_fallbacks_total counter\nstammtisch_replica_fallbacks_total {}\n",
+        replica.reads, replica.fallbacks
+    );
     // The analysts' feed: what a running transaction holds back (PostgreSQL; always 0 on
     // SQLite). Left out when the database does not answer.
     let lag = blocking(move || state.analytics.feed_lag()).await;

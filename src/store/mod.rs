@@ -16,6 +16,7 @@ mod pads;
 mod platform;
 pub mod prepared;
 mod push;
+pub mod replica;
 pub mod schema;
 mod tournaments;
 pub mod tx;
@@ -283,6 +284,9 @@ pub struct Store {
     writers: std::sync::Arc<std::sync::Mutex<()>>,
     /// The server's clock: a transaction reads the time from it when it begins.
     clock: Clock,
+    /// A PostgreSQL streaming replica for reads that may be a little behind
+    /// (`DATABASE_READ_URL`; see [`replica`]).
+    replica: Option<replica::Replica>,
 }
 
 /// Sets the pragmas SQLite needs for concurrent use on every new connection.
@@ -456,7 +460,70 @@ impl Store {
             memory: std::sync::Arc::default(),
             writers: std::sync::Arc::default(),
             clock: Clock::system(),
+            replica: None,
         })
+    }
+
+    /// The store with reads that allow it going to the PostgreSQL replica at `url`
+    /// ([`Store::read_replica`]).
+    ///
+    /// # Errors
+    /// The primary is SQLite, `url` is not PostgreSQL's, or its pool cannot be built.
+    pub fn with_replica(mut self, url: &str, timeout: Duration) -> Result<Self, StoreError> {
+        if !matches!(self.pools, Pools::Pg(_)) {
+            return Err(StoreError::UnsupportedUrl);
+        }
+        self.replica = Some(replica::Replica::connect(url, timeout)?);
+        Ok(self)
+    }
+
+    /// Whether reads may go to a replica (so that writes need fencing).
+    #[must_use]
+    pub fn has_replica(&self) -> bool {
+        self.replica.is_some()
+    }
+
+    /// Notes that `account` just wrote: its reads go to the primary until the replica has
+    /// replayed what is committed now. Nothing without a replica.
+    ///
+    /// # Errors
+    /// The primary cannot be reached.
+    pub fn fence_reads(&self, account: &str) -> Result<(), StoreError> {
+        let (Some(replica), Pools::Pg(pool)) = (&self.replica, &self.pools) else {
+            return Ok(());
+        };
+        let mut conn = pool.get()?;
+        replica.fence(&mut conn, account)
+    }
+
+    /// Where reads went (zeros without a replica).
+    #[must_use]
+    pub fn replica_stats(&self) -> replica::ReplicaStats {
+        self.replica
+            .as_ref()
+            .map(replica::Replica::stats)
+            .unwrap_or_default()
+    }
+
+    /// [`Store::read`] on the replica when there is one that has replayed `reader`'s last
+    /// write (`None`: a read no one's own write fences); on the primary otherwise. For
+    /// reads that may be a little behind: lists, the analysts' feed, leaderboards,
+    /// profiles.
+    ///
+    /// # Errors
+    /// As [`Store::read`].
+    pub fn read_replica<T, E>(
+        &self,
+        reader: Option<&str>,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        if let Some(mut conn) = self.replica.as_ref().and_then(|r| r.connection_for(reader)) {
+            return f(&mut Tx::pg(&mut conn, self.clock.naive()));
+        }
+        self.read(f)
     }
 
     /// The store with `clock` as the time its transactions begin at (the server's one

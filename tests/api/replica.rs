@@ -1,0 +1,158 @@
+//! Reads from a streaming replica (`DATABASE_READ_URL`): the test starts its own primary
+//! and a hot standby of it (`initdb`, `pg_basebackup`, own ports). With the standby's
+//! replay paused, a list shows the standby's (older) state to everyone but the person who
+//! just wrote, whose reads go to the primary until the standby has replayed their write;
+//! with the standby down, reads go to the primary.
+
+use std::time::Duration;
+
+use diesel::{Connection, RunQueryDsl};
+use serde_json::{Value, json};
+
+use crate::clusters::PgCluster;
+use crate::support::{Api, Backend, Player, TestDb, TestServer, wait_until};
+
+/// A number of `/metrics`.
+fn metric(api: &Api, name: &str) -> u64 {
+    let m = api.get("/metrics", None);
+    assert_eq!(m.status, 200);
+    m.text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
+}
+
+/// Runs one statement on a cluster.
+fn sql(url: &str, statement: &str) {
+    let mut conn = diesel::PgConnection::establish(url).unwrap();
+    diesel::sql_query(statement).execute(&mut conn).unwrap();
+}
+
+#[derive(diesel::QueryableByName)]
+struct Text {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    value: String,
+}
+
+fn text(url: &str, query: &str) -> String {
+    let mut conn = diesel::PgConnection::establish(url).unwrap();
+    diesel::sql_query(query)
+        .get_result::<Text>(&mut conn)
+        .unwrap()
+        .value
+}
+
+/// Waits until the standby has replayed everything the primary has written so far.
+fn caught_up(primary: &PgCluster, standby: &PgCluster) {
+    let target = text(&primary.url(), "SELECT pg_current_wal_lsn()::text AS value");
+    wait_until(
+        "the standby to replay the primary's WAL",
+        Duration::from_secs(60),
+        || {
+            text(
+                &standby.url(),
+                &format!("SELECT (pg_last_wal_replay_lsn() >= '{target}')::text AS value"),
+            ) == "true"
+        },
+    );
+}
+
+/// The ids of the games of a list.
+fn ids(api: &Api, who: &Player, query: &str) -> Vec<String> {
+    let r = api.get(&format!("/v1/games?{query}"), Some(&who.token));
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
+    let primary = PgCluster::new();
+    let standby = PgCluster::standby_of(&primary);
+    let standby_url = standby.url();
+    let server = TestServer::start_with_env(
+        TestDb::at(&primary.url()),
+        Backend::Postgres,
+        &[("DATABASE_READ_URL", &standby_url)],
+    );
+    let api = server.client();
+    let alice = api.guest("alice");
+    let bob = api.guest("bob");
+    caught_up(&primary, &standby);
+    let lobby = "status=lobby";
+    assert!(ids(&api, &bob, lobby).is_empty());
+    let reads = metric(&api, "stammtisch_replica_reads_total");
+    assert!(reads >= 1, "bob's list came from the replica");
+
+    // The standby stops replaying: what it answers is from before alice's game.
+    sql(&standby_url, "SELECT pg_wal_replay_pause()");
+    let created = api.post(
+        "/v1/games",
+        Some(&alice.token),
+        &json!({ "ruleset": "6-nimmt", "players": 3, "public": true }),
+    );
+    assert_eq!(created.status, 201, "{}", created.text);
+    let game = created.body["id"].as_str().unwrap().to_owned();
+
+    // Bob has written nothing: his list is the replica's, without the new game.
+    assert!(!ids(&api, &bob, lobby).contains(&game));
+    assert!(metric(&api, "stammtisch_replica_reads_total") > reads);
+    // Alice just wrote: her reads go to the primary, which has her game.
+    let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
+    assert!(ids(&api, &alice, "mine=true").contains(&game));
+    assert!(ids(&api, &alice, lobby).contains(&game));
+    assert_eq!(
+        metric(&api, "stammtisch_replica_fallbacks_total"),
+        fallbacks + 2,
+        "both of alice's lists went to the primary"
+    );
+    let profile = api.get(
+        &format!("/v1/players/{}/games", alice.id),
+        Some(&alice.token),
+    );
+    assert_eq!(profile.status, 200, "{}", profile.text);
+
+    // Replay goes on: bob sees the game too, and alice reads from the replica again.
+    sql(&standby_url, "SELECT pg_wal_replay_resume()");
+    wait_until(
+        "bob's list from the replica to show the game",
+        Duration::from_secs(60),
+        || ids(&api, &bob, lobby).contains(&game),
+    );
+    let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
+    assert!(ids(&api, &alice, "mine=true").contains(&game));
+    assert_eq!(
+        metric(&api, "stammtisch_replica_fallbacks_total"),
+        fallbacks,
+        "alice's write is on the replica now"
+    );
+
+    // Bob joins (a write): his next read sees his seat, whatever the standby replayed.
+    sql(&standby_url, "SELECT pg_wal_replay_pause()");
+    let joined = api.post(
+        &format!("/v1/games/{game}/commands"),
+        Some(&bob.token),
+        &json!({ "type": "join" }),
+    );
+    assert_eq!(joined.status, 200, "{}", joined.text);
+    let mine: Vec<Value> = api.get("/v1/games?mine=true", Some(&bob.token)).body["items"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(mine.iter().any(|g| g["id"] == game.as_str()), "{mine:?}");
+    sql(&standby_url, "SELECT pg_wal_replay_resume()");
+
+    // The standby goes away: reads go to the primary.
+    standby.pg_ctl("stop");
+    let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
+    let r = api.get("/v1/games?status=lobby", Some(&bob.token));
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(metric(&api, "stammtisch_replica_fallbacks_total") > fallbacks);
+    let board = api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&bob.token));
+    assert_eq!(board.status, 200, "{}", board.text);
+}
