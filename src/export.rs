@@ -648,8 +648,11 @@ fn fold(log: &[ReadEvent]) -> Result<Finished, String> {
     Ok(game)
 }
 
+/// The time zone of every timestamp column (Parquet: adjusted to UTC).
+const UTC: &str = "UTC";
+
 fn utc_micros() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+    DataType::Timestamp(TimeUnit::Microsecond, Some(UTC.into()))
 }
 
 fn micros(at: NaiveDateTime) -> i64 {
@@ -691,7 +694,7 @@ fn events_table(
             )),
             Arc::new(
                 TimestampMicrosecondArray::from_iter_values(rows.iter().map(|e| micros(e.at)))
-                    .with_timezone_utc(),
+                    .with_timezone(UTC),
             ),
             Arc::new(StringArray::from_iter(
                 rows.iter().map(|e| rulesets.get(&e.game)),
@@ -737,13 +740,13 @@ fn games_table(games: &[&Finished]) -> Result<RecordBatch, ExportError> {
                 TimestampMicrosecondArray::from_iter_values(
                     games.iter().map(|g| micros(g.created_at)),
                 )
-                .with_timezone_utc(),
+                .with_timezone(UTC),
             ),
             Arc::new(
                 TimestampMicrosecondArray::from_iter_values(
                     games.iter().map(|g| micros(g.finished_at)),
                 )
-                .with_timezone_utc(),
+                .with_timezone(UTC),
             ),
             Arc::new(Int32Array::from_iter_values(games.iter().map(|g| g.rounds))),
         ],

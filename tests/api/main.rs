@@ -13,6 +13,7 @@ mod bad_input;
 mod browser;
 mod clocks;
 mod concurrency;
+mod export;
 mod faults;
 mod games;
 mod group_commit;
