@@ -426,6 +426,17 @@ impl Run<'_> {
             }
         }
 
+        // The renames are durable before the state says the batch is done.
+        let mut directories: Vec<&Path> = pending
+            .iter()
+            .filter_map(|rel| Path::new(rel).parent())
+            .collect();
+        directories.sort_unstable();
+        directories.dedup();
+        for d in directories {
+            sync_directory(&self.dir.join(d))?;
+        }
+
         let events = batch.events.len() as u64;
         let games = finished.len() as u64;
         self.state.tx_id = cursor.tx_id;
@@ -852,7 +863,8 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Expor
 }
 
 /// Writes `table` to `dir/rel` (Snappy-compressed Parquet): under a temporary name that
-/// no `*.parquet` pattern matches, synced, then renamed. Returns the file's size.
+/// no `*.parquet` pattern matches, synced, then renamed (the caller syncs the directory).
+/// Returns the file's size.
 fn write_parquet(dir: &Path, rel: &str, table: &RecordBatch) -> Result<u64, ExportError> {
     let path = dir.join(rel);
     let parent = path.parent().unwrap_or(dir);
@@ -908,7 +920,8 @@ fn read_state(path: &Path) -> Result<Option<State>, ExportError> {
     Ok(Some(state))
 }
 
-/// Replaces the state file atomically: a temporary file, synced, renamed over it.
+/// Replaces the state file atomically: a temporary file, synced, renamed over it, and the
+/// directory synced.
 fn write_state(path: &Path, state: &State) -> Result<(), ExportError> {
     let temporary = path.with_extension("json.tmp");
     let mut text = serde_json::to_string_pretty(state).map_err(|e| ExportError::BadState {
@@ -920,7 +933,20 @@ fn write_state(path: &Path, state: &State) -> Result<(), ExportError> {
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(io("write", &temporary))?;
-    fs::rename(&temporary, path).map_err(io("replace", path))
+    fs::rename(&temporary, path).map_err(io("replace", path))?;
+    sync_directory(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Makes the renames in `dir` durable (on Unix a directory is synced like a file; elsewhere
+/// a rename is left to the file system).
+fn sync_directory(dir: &Path) -> Result<(), ExportError> {
+    #[cfg(unix)]
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io("sync the directory", dir))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 #[cfg(test)]
