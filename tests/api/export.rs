@@ -295,6 +295,8 @@ fn exporting_played_games_to_parquet_answers_the_documented_duckdb_queries(backe
         first.stdout
     );
 
+    // The instant between the two halves of the history (the server's clock records events).
+    let between = api.server_now().to_rfc3339();
     // One more game, then the second run goes on from the state.
     finished.push(play(
         &api,
@@ -325,6 +327,40 @@ fn exporting_played_games_to_parquet_answers_the_documented_duckdb_queries(backe
         "{third}"
     );
     assert_eq!(parquet_files(&out), after_second);
+
+    // A range: --to stops before the second half (a later run without it goes on), --from
+    // keeps only the second half and its one finished game.
+    let total: usize = first_events
+        + second
+            .strip_prefix("exported ")
+            .and_then(|r| r.split(' ').next())
+            .unwrap()
+            .parse::<usize>()
+            .unwrap();
+    let until = out.with_file_name("until");
+    let until_arg = until.display().to_string();
+    let to = export_ok(&url, &["--out", &until_arg, "--to", &between]);
+    assert!(
+        to.starts_with(&format!(
+            "exported {first_events} events and 5 finished games"
+        )),
+        "{to}"
+    );
+    let rest = export_ok(&url, &["--out", &until_arg]);
+    assert!(
+        rest.contains(&format!("holds {total} events (resumed)")),
+        "{rest}"
+    );
+    let since = out.with_file_name("since");
+    let since_arg = since.display().to_string();
+    let from = export_ok(&url, &["--out", &since_arg, "--from", &between]);
+    assert!(
+        from.starts_with(&format!(
+            "exported {} events and 1 finished games",
+            total - first_events
+        )),
+        "{from}"
+    );
 
     let answer = duckdb(&out);
     let tables = &answer["tables"];
