@@ -131,6 +131,29 @@ impl Analytics {
         })?)
     }
 
+    /// The public events of `game` up to its event `through` (a `seq`), in `seq` order and
+    /// the current schema: what the feed holds of the game (its name hidden as there).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn public_log(&self, game: &str, through: i32) -> Result<Vec<ReadEvent>, AnalyticsError> {
+        Ok(self.store.read(|tx| {
+            let rows = tx.public_events_through(game, through)?;
+            hide_private_names(tx, rows)
+        })?)
+    }
+
+    /// The ruleset of each of `games`, by id (ids that name no game are left out).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn rulesets(
+        &self,
+        games: &[String],
+    ) -> Result<std::collections::HashMap<String, String>, AnalyticsError> {
+        Ok(self.store.read(|tx| tx.rulesets_of(games))?)
+    }
+
     /// How far the feed lags behind what has committed (for `/metrics`).
     ///
     /// # Errors

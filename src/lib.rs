@@ -12,6 +12,7 @@ pub mod cache;
 pub mod clock;
 pub mod config;
 pub mod contention;
+pub mod export;
 pub mod fairness;
 pub mod games;
 pub mod group;

@@ -1,4 +1,5 @@
-//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`, `simulate`.
+//! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`,
+//! `rebuild-ratings`, `rebuild-tournaments`, `simulate`, `export`.
 
 use std::io::Write;
 use std::time::Duration;
@@ -52,6 +53,35 @@ enum Cmd {
     RebuildTournaments,
     /// Play all-bot games and write a balance report (crates/lab; no database).
     Simulate(lab::SimulateArgs),
+    /// Write the analysts' feed as Parquet files into a directory (events, and the games,
+    /// seats and results of finished games, by month), going on from where the last export
+    /// into it stopped (docs/analytics.md, "Exports (Parquet)").
+    Export(ExportArgs),
+}
+
+#[derive(clap::Args)]
+struct ExportArgs {
+    /// The export directory (made when missing; holds `_export_state.json`).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Only events recorded at or after this instant (RFC 3339, e.g. 2026-01-01T00:00:00Z).
+    /// A directory keeps the --from it was first exported with.
+    #[arg(long, value_parser = instant)]
+    from: Option<chrono::DateTime<chrono::Utc>>,
+    /// Stop at the first event recorded at or after this instant (RFC 3339); the next run
+    /// goes on from there.
+    #[arg(long, value_parser = instant)]
+    to: Option<chrono::DateTime<chrono::Utc>>,
+    /// Events per batch: the most the export holds in memory and the most rows of a file.
+    #[arg(long, default_value_t = 50_000, value_parser = clap::value_parser!(u32).range(1..))]
+    batch_events: u32,
+}
+
+/// An RFC 3339 instant of the command line, in UTC.
+fn instant(text: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| format!("{e}: an RFC 3339 instant looks like 2026-01-01T00:00:00Z"))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -63,6 +93,15 @@ fn main() -> anyhow::Result<()> {
     }
     if let Some(Cmd::Simulate(args)) = &cli.command {
         return lab::cli::run(args);
+    }
+    if let Some(Cmd::Export(ExportArgs {
+        from: Some(from),
+        to: Some(to),
+        ..
+    })) = &cli.command
+        && from >= to
+    {
+        anyhow::bail!("--from {from} is not before --to {to}: nothing to export");
     }
     stammtisch::telemetry::init();
     let config = Config::from_env().context("reading the configuration")?;
@@ -98,8 +137,38 @@ fn main() -> anyhow::Result<()> {
             println!("{count} tournaments folded again from their events");
             Ok(())
         }
+        Cmd::Export(args) => export(store, args),
         Cmd::Openapi | Cmd::Simulate(_) => Ok(()),
     }
+}
+
+fn export(store: Store, args: ExportArgs) -> anyhow::Result<()> {
+    use stammtisch::export::{ExportOptions, export};
+    let options = ExportOptions {
+        from: args.from,
+        to: args.to,
+        batch_events: usize::try_from(args.batch_events)?,
+        ..ExportOptions::new(args.out)
+    };
+    let started = std::time::Instant::now();
+    let analytics = stammtisch::analytics::Analytics::new(store);
+    let summary = export(&analytics, &options, &mut std::io::stderr())
+        .with_context(|| format!("exporting into {}", options.out.display()))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let rate = summary.events as f64 / seconds.max(0.001);
+    println!(
+        "exported {} events and {} finished games into {} files ({} bytes) in {seconds:.2} s \
+         ({rate:.0} events/s); {} holds {} events{}, the next run goes on after position {}",
+        summary.events,
+        summary.games,
+        summary.files,
+        summary.bytes,
+        options.out.display(),
+        summary.total_events,
+        if summary.resumed { " (resumed)" } else { "" },
+        summary.position,
+    );
+    Ok(())
 }
 
 fn grant_role(store: &Store, name: &str, role: &str) -> anyhow::Result<()> {

@@ -1,11 +1,14 @@
 //! The analysts' feed: every public event of every game, in commit order and gapless,
-//! read by position with a cursor, and how far it lags behind what has committed.
+//! read by position with a cursor, and how far it lags behind what has committed; and the
+//! two reads `stammtisch export` adds to it (a game's public events, the games' rulesets).
+
+use std::collections::HashMap;
 
 use diesel::prelude::*;
 
 use super::StoreError;
 use super::games::StoredEvent;
-use super::schema::events;
+use super::schema::{events, games};
 use super::tx::{Tx, on};
 
 /// A place in the analysts' feed: the key `(tx_id, position)` of the last event read.
@@ -77,6 +80,45 @@ impl Tx<'_> {
                 .optional()?;
             Ok(tx_id.map(|tx_id| FeedCursor { tx_id, position }))
         })
+    }
+
+    /// The public events of one game up to its event `through` (a `seq`), in `seq` order:
+    /// the part of the feed that is about this game (the export folds a finished game's
+    /// seats and scores from it).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn public_events_through(
+        &mut self,
+        game: &str,
+        through: i32,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        on!(self, |c| {
+            Ok(events::table
+                .filter(events::game_id.eq(game))
+                .filter(events::seq.le(through))
+                .filter(events::audience.eq("public"))
+                .order(events::seq.asc())
+                .select(StoredEvent::as_select())
+                .load(c)?)
+        })
+    }
+
+    /// The ruleset of each of `ids` that names a game, by id (in statements of at most 500
+    /// ids, below SQLite's limit on bound parameters).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn rulesets_of(&mut self, ids: &[String]) -> Result<HashMap<String, String>, StoreError> {
+        let mut found = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let rows: Vec<(String, String)> = on!(self, |c| games::table
+                .filter(games::id.eq_any(chunk))
+                .select((games::id, games::ruleset))
+                .load(c)?);
+            found.extend(rows);
+        }
+        Ok(found)
     }
 
     /// How far the feed lags behind what has committed (always nothing on SQLite).

@@ -15,7 +15,7 @@ use crate::both;
 use crate::support::{Api, Backend, Player, TestServer, cards, play_turns, seated_game, sql};
 
 /// A registered account with the analyst role (granted through the command line).
-fn analyst(server: &TestServer, api: &Api) -> Player {
+pub fn analyst(server: &TestServer, api: &Api) -> Player {
     let r = api.post(
         "/v1/accounts",
         None,
@@ -55,7 +55,7 @@ fn play_rounds(api: &Api, name: &str, rounds: u64) -> String {
 }
 
 /// Follows the feed from `after` to its current end.
-fn read_feed(api: &Api, who: &Player, after: &mut i64, into: &mut Vec<Value>) {
+pub fn read_feed(api: &Api, who: &Player, after: &mut i64, into: &mut Vec<Value>) {
     loop {
         let r = api.get(
             &format!("/v1/analytics/events?after={after}&limit=50"),
@@ -76,7 +76,7 @@ fn read_feed(api: &Api, who: &Player, after: &mut i64, into: &mut Vec<Value>) {
 /// Waits until the feed holds nothing back that has committed (`/metrics`): a transaction
 /// anywhere in the PostgreSQL cluster (another test's, too) briefly hides what committed
 /// after it began. Always at once on SQLite.
-fn settle(api: &Api) {
+pub fn settle(api: &Api) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let m = api.get("/metrics", None);

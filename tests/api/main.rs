@@ -15,6 +15,7 @@ mod cache;
 mod clocks;
 mod clusters;
 mod concurrency;
+mod export;
 mod faults;
 mod games;
 mod group_commit;
