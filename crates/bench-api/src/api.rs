@@ -558,7 +558,11 @@ fn metric(text: &str, name: &str) -> Option<f64> {
 async fn client(api: Api, shared: Arc<Shared>, seed: u64) -> Tally {
     let mut tally = Tally::default();
     let mut dice = Dice::new(seed);
-    let players = match (api.guest("anna").await, api.guest("bert").await) {
+    // Guest names are unique: each client's pair has its own.
+    let players = match (
+        api.guest(&format!("anna{seed}")).await,
+        api.guest(&format!("bert{seed}")).await,
+    ) {
         (Ok(a), Ok(b)) => [a, b],
         (Err(e), _) | (_, Err(e)) => {
             note_error(&shared, &mut tally, &e);
