@@ -4,18 +4,7 @@
 use serde_json::json;
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestDb, TestServer, cards, seated_game};
-
-/// A number of `/metrics`.
-fn metric(api: &Api, name: &str) -> u64 {
-    let m = api.get("/metrics", None);
-    assert_eq!(m.status, 200);
-    m.text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
-}
+use crate::support::{Api, Backend, Player, TestDb, TestServer, cards, metric, seated_game};
 
 /// Plays one turn of a 2-person 6 nimmt! game: both play their lowest card, and row 0 is
 /// taken whenever the game asks. Returns the host's view afterwards.

@@ -10,18 +10,7 @@ use diesel::{Connection, RunQueryDsl};
 use serde_json::{Value, json};
 
 use crate::clusters::PgCluster;
-use crate::support::{Api, Backend, Player, TestDb, TestServer, wait_until};
-
-/// A number of `/metrics`.
-fn metric(api: &Api, name: &str) -> u64 {
-    let m = api.get("/metrics", None);
-    assert_eq!(m.status, 200);
-    m.text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
-}
+use crate::support::{Api, Backend, Player, TestDb, TestServer, metric, wait_until};
 
 /// Runs one statement on a cluster.
 fn sql(url: &str, statement: &str) {

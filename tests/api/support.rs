@@ -959,3 +959,14 @@ pub fn sql(server: &TestServer, statement: &str) {
         }
     }
 }
+
+/// A number of `/metrics` (a counter or gauge without labels).
+pub fn metric(api: &Api, name: &str) -> u64 {
+    let m = api.get("/metrics", None);
+    assert_eq!(m.status, 200);
+    m.text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{}", m.text))
+}
