@@ -112,7 +112,9 @@ describe("clocks in the web client", () => {
       // Ten seconds on the page's clock: the clock shows ten seconds less, on its own.
       await p.clock.runFor(10_000);
       const later = await shownSeconds(p, 0);
-      assert.ok(start - later >= 9 && start - later <= 11, `ten seconds ticked off (${start} → ${later})`);
+      // 8–11: the first reading may be a tick late when the page renders under load (CI saw
+      // 180 → 172 once, on a machine busy with the HTTP tests' last processes).
+      assert.ok(start - later >= 8 && start - later <= 11, `ten seconds ticked off (${start} → ${later})`);
       assert.match(await mine.textContent(), /^2:[45]\d$/);
 
       // A minute on the server's clock: a fresh view of the table shows a minute less (the
