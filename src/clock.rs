@@ -41,6 +41,17 @@ impl Clock {
         }
     }
 
+    /// A test clock that starts at `start`, which may lie in the past, and then moves
+    /// with the system clock and [`Clock::advance`]: `stammtisch fill` writes a year of
+    /// history with it.
+    #[must_use]
+    pub fn test_from(start: DateTime<Utc>) -> Self {
+        let offset = (start - Utc::now()).num_milliseconds();
+        Self {
+            offset_ms: Some(Arc::new(AtomicI64::new(offset))),
+        }
+    }
+
     /// Whether this is a test clock (which `POST /test/clock` may move).
     #[must_use]
     pub fn is_test(&self) -> bool {

@@ -1,5 +1,5 @@
 //! The `stammtisch` command: `serve` (default), `migrate`, `grant-role`, `openapi`,
-//! `rebuild-ratings`, `rebuild-tournaments`, `simulate`, `export`.
+//! `rebuild-ratings`, `rebuild-tournaments`, `simulate`, `export`, `fill`.
 
 use std::io::Write;
 use std::time::Duration;
@@ -57,6 +57,35 @@ enum Cmd {
     /// seats and results of finished games, by month), going on from where the last export
     /// into it stopped (docs/analytics.md, "Exports (Parquet)").
     Export(ExportArgs),
+    /// Fill the database with a year of played history for the data-volume benchmark:
+    /// registered accounts `fill-<seed>-<n>` (a webhook for one in fifty) and games of every
+    /// ruleset played by the rules (finished, running and open), written in batches with
+    /// their time spread over the year. Run `rebuild-ratings` afterwards (or start the
+    /// server) for the ratings (docs/scaling.md, "A year of data").
+    Fill(FillArgs),
+}
+
+#[derive(clap::Args)]
+struct FillArgs {
+    /// Games to write.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    games: u64,
+    /// Registered accounts that play them (default: one per 15 games, at least 40).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(20..=10_000_000))]
+    accounts: Option<u64>,
+    /// Days of history.
+    #[arg(long, default_value_t = 365, value_parser = clap::value_parser!(u32).range(3..=3650))]
+    days: u32,
+    /// Games per transaction.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    batch: u64,
+    /// Seeds the fill's choices (the deals' shuffles and the bots' moves are the server's
+    /// own, not seeded).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The password of every account the fill makes.
+    #[arg(long, env = "FILL_PASSWORD", default_value = "fill-password")]
+    password: String,
 }
 
 #[derive(clap::Args)]
@@ -138,6 +167,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Cmd::Export(args) => export(store, args),
+        Cmd::Fill(args) => fill(store, args),
         Cmd::Openapi | Cmd::Simulate(_) => Ok(()),
     }
 }
@@ -167,6 +197,41 @@ fn export(store: Store, args: ExportArgs) -> anyhow::Result<()> {
         summary.total_events,
         if summary.resumed { " (resumed)" } else { "" },
         summary.position,
+    );
+    Ok(())
+}
+
+fn fill(store: Store, args: FillArgs) -> anyhow::Result<()> {
+    use stammtisch::games::{FillOptions, history_start};
+    let start = history_start(chrono::Utc::now(), args.days);
+    let clock = stammtisch::clock::Clock::test_from(start);
+    let store = store.with_clock(clock.clone());
+    let games = Service::new(store, stammtisch::notify::Notifier::new()).with_clock(clock);
+    let options = FillOptions {
+        games: usize::try_from(args.games)?,
+        accounts: args.accounts.map(usize::try_from).transpose()?,
+        days: args.days,
+        batch: usize::try_from(args.batch)?,
+        seed: args.seed,
+        password_hash: stammtisch::auth::hash_password(&args.password)
+            .map_err(|e| anyhow::anyhow!("hashing the password: {e}"))?,
+    };
+    let started = std::time::Instant::now();
+    let summary = games.fill(&options, &mut std::io::stderr())?;
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "filled {} games ({} finished, {} active, {} lobby) with {} events, {} accounts, {} \
+         webhooks and {} deliveries in {seconds:.1} s ({:.0} games/s, {:.0} events/s)",
+        summary.finished + summary.active + summary.lobby,
+        summary.finished,
+        summary.active,
+        summary.lobby,
+        summary.events,
+        summary.accounts,
+        summary.webhooks,
+        summary.deliveries,
+        options.games as f64 / seconds.max(0.001),
+        summary.events as f64 / seconds.max(0.001),
     );
     Ok(())
 }

@@ -9,6 +9,7 @@ mod access;
 mod away;
 mod commands;
 mod expiry;
+mod fill;
 pub mod live;
 mod lobby;
 mod reads;
@@ -16,6 +17,7 @@ mod tables;
 
 pub use self::away::clocks_with_away;
 use self::expiry::*;
+pub use self::fill::{FillOptions, FillSummary, history_start};
 pub use self::tables::TableSpec;
 pub use self::{access::*, commands::*, lobby::*, reads::*};
 

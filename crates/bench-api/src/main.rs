@@ -10,6 +10,8 @@
 //!   that only writes each move's bytes to every connection, the least any server with a
 //!   TCP connection per stream needs on this machine, as pgbench is for the inserts.
 //! - `startup`: spawn → first `200` from `/readyz`.
+//! - `volume`: databases filled with a year of play (`stammtisch fill`) at several sizes:
+//!   the players' reads, a command, the feed, the ratings rebuild, the start, bytes per game.
 //! - `login-flood`: RSS and a signed-in player's latency while unknown names flood
 //!   `POST /v1/tokens`.
 //!
@@ -28,6 +30,7 @@ mod server;
 mod startup;
 mod stats;
 mod streams;
+mod volume;
 mod working_set;
 
 use std::path::PathBuf;
@@ -79,6 +82,9 @@ enum Cmd {
     LoginFlood(flood::Args),
     /// N active games played in turn: the state cache's hit rate and the command latency.
     WorkingSet(working_set::Args),
+    /// Databases of 10⁴–10⁶ games (`stammtisch fill`): reads, a command, the feed, the
+    /// ratings rebuild, the start and the bytes per game at each size.
+    Volume(volume::Args),
     /// The bare fan-out reference that `streams` starts for its `floor` configuration.
     #[command(hide = true)]
     FanoutFloor(floor::Args),
@@ -98,6 +104,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Streams(args) => streams::run(args, &launch, &cli.pg_url)?,
         Cmd::Startup(args) => startup::run(args, &launch, &cli.pg_url)?,
         Cmd::WorkingSet(args) => working_set::run(args, &launch, &cli.pg_url)?,
+        Cmd::Volume(args) => volume::run(args, &launch, &cli.pg_url)?,
         Cmd::LoginFlood(args) => flood::run(args, &launch, &cli.pg_url)?,
         // A helper process of `streams`: no summary line on its stdout, which `streams`
         // may have closed by now.
