@@ -344,8 +344,7 @@ impl Service {
             let command = if fate == Fate::Resigned && moves == resign_at {
                 Command::Resign {}
             } else {
-                let Some(command) =
-                    rules::bots::choose(&game, seat, BotStrategy::Heuristic, dice)
+                let Some(command) = rules::bots::choose(&game, seat, BotStrategy::Heuristic, dice)
                 else {
                     break;
                 };

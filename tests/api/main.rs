@@ -17,6 +17,7 @@ mod clusters;
 mod concurrency;
 mod export;
 mod faults;
+mod fill;
 mod games;
 mod group_commit;
 mod hardening;

@@ -267,12 +267,7 @@ async fn timed(api: &Api, path: &str, who: &Player) -> anyhow::Result<(u32, Valu
     Ok((us, serde_json::from_slice(&r.body)?))
 }
 
-async fn reads(
-    args: &Args,
-    api: &Api,
-    analyst: &str,
-    accounts: u64,
-) -> anyhow::Result<Figures> {
+async fn reads(args: &Args, api: &Api, analyst: &str, accounts: u64) -> anyhow::Result<Figures> {
     let n = args.requests;
     // Three regulars and twenty typical accounts (numbers 11 and up, spread out).
     let mut regulars = Vec::new();
@@ -332,12 +327,20 @@ async fn reads(
         lobby.push(timed(api, "/v1/games?status=lobby", &who.player).await?.0);
         let ruleset = rulesets[k % rulesets.len()];
         board.push(
-            timed(api, &format!("/v1/rulesets/{ruleset}/leaderboard"), &who.player)
+            timed(
+                api,
+                &format!("/v1/rulesets/{ruleset}/leaderboard"),
+                &who.player,
+            )
+            .await?
+            .0,
+        );
+        let other = &typical[(k + 1) % typical.len()];
+        profile.push(
+            timed(api, &format!("/v1/players/{}", other.id), &who.player)
                 .await?
                 .0,
         );
-        let other = &typical[(k + 1) % typical.len()];
-        profile.push(timed(api, &format!("/v1/players/{}", other.id), &who.player).await?.0);
         history.push(
             timed(api, &format!("/v1/players/{}/games", other.id), &who.player)
                 .await?
@@ -350,9 +353,13 @@ async fn reads(
                 .0,
         );
         history_regular.push(
-            timed(api, &format!("/v1/players/{}/games", regular.id), &who.player)
-                .await?
-                .0,
+            timed(
+                api,
+                &format!("/v1/players/{}/games", regular.id),
+                &who.player,
+            )
+            .await?
+            .0,
         );
     }
     figures.push(("public lobby list", lobby));
@@ -372,13 +379,8 @@ async fn reads(
         let mut record = |s: Sent| {
             commands.push(u32::try_from(s.latency.as_micros()).unwrap_or(u32::MAX));
         };
-        let mut table = Table::start(
-            api,
-            [a.player.clone(), b.player.clone()],
-            true,
-            &mut record,
-        )
-        .await?;
+        let mut table =
+            Table::start(api, [a.player.clone(), b.player.clone()], true, &mut record).await?;
         while !table.finished() {
             if !table.step(api, &mut dice, &mut stats, &mut record).await? {
                 break;
