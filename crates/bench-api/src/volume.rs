@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long, default_value = "sqlite,postgres")]
     backends: String,
     /// Database sizes in games, comma-separated (each a fresh database).
-    #[arg(long, default_value = "10000,100000,1000000")]
+    #[arg(long, default_value = "10000,100000")]
     sizes: String,
     /// Requests per read figure.
     #[arg(long, default_value_t = 200)]
