@@ -203,7 +203,7 @@ fn export(store: Store, args: ExportArgs) -> anyhow::Result<()> {
 
 fn fill(store: Store, args: FillArgs) -> anyhow::Result<()> {
     use stammtisch::games::{FillOptions, history_start};
-    let start = history_start(chrono::Utc::now(), args.days);
+    let start = history_start(stammtisch::clock::Clock::system().now(), args.days);
     let clock = stammtisch::clock::Clock::test_from(start);
     let store = store.with_clock(clock.clone());
     let games = Service::new(store, stammtisch::notify::Notifier::new()).with_clock(clock);

@@ -16,7 +16,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::*;
-use crate::store::{AccountRow, DeliveryRow, WebhookRow};
+use crate::store::{AccountRow, WebhookRow};
 
 /// What to fill.
 #[derive(Debug, Clone)]
@@ -50,9 +50,10 @@ pub struct FillSummary {
     pub lobby: usize,
     /// Events written.
     pub events: usize,
-    /// Webhooks registered and deliveries recorded.
+    /// Webhooks registered.
     pub webhooks: usize,
-    /// Delivered webhook notifications recorded.
+    /// `game_finished` webhook notifications written (by `webhooks::enqueue`) and recorded
+    /// as delivered.
     pub deliveries: usize,
 }
 
@@ -87,6 +88,10 @@ struct Person {
 /// A game generated in memory, ready to be written.
 struct Played {
     row: GameRow,
+    /// Its index after the last event (also the source of `row.free_seats`).
+    index: GameIndex,
+    /// The game as it was created (the "before" of its webhook notifications).
+    opened: Game,
     game: Game,
     events: Vec<NewEvent>,
 }
@@ -126,7 +131,7 @@ impl Service {
             })
             .collect();
         // The accounts, and a webhook for one in fifty, at the start of the history.
-        let hooked: std::collections::HashMap<&str, String> = people
+        let hooked: HashMap<&str, String> = people
             .iter()
             .step_by(50)
             .map(|p| (p.id.as_str(), uuid::Uuid::new_v4().to_string()))
@@ -189,15 +194,10 @@ impl Service {
                 .map(|&fate| self.play_one(fate, &people, &mut rng, &mut dice))
                 .collect::<Result<Vec<_>, _>>()?;
             self.store.write(|tx| {
-                let mut deliveries = Vec::new();
                 for p in &played {
-                    tx.create_game(&p.row, &index_of(&p.game, &p.row.id), &p.events)?;
-                    if p.game.status() == Status::Finished {
-                        deliveries.extend(finished_deliveries(p, &hooked, tx.now()));
-                    }
+                    tx.create_game(&p.row, &p.index, &p.events)?;
+                    summary.deliveries += notify_finished(tx, p, &hooked)?;
                 }
-                summary.deliveries += deliveries.len();
-                tx.insert_deliveries(&deliveries)?;
                 Ok::<_, ServiceError>(())
             })?;
             for p in &played {
@@ -288,6 +288,7 @@ impl Service {
             },
             Extras::default(),
         )?;
+        let opened = game.clone();
         let mut events = encode_all(&first)?;
         let mut send = |game: &mut Game, who: &Person, command: Command| {
             let version = i32::try_from(events.len()).unwrap_or(i32::MAX);
@@ -311,7 +312,7 @@ impl Service {
             send(&mut game, person, Command::Join {})?;
         }
         if fate == Fate::Lobby {
-            return Ok(finish_row(row, game, events));
+            return Ok(finish_row(row, opened, game, events));
         }
         for _ in persons..players {
             let strategy = if rng.random_range(0..3) == 0 {
@@ -353,16 +354,23 @@ impl Service {
             send(&mut game, who, command)?;
             moves += 1;
         }
-        Ok(finish_row(row, game, events))
+        Ok(finish_row(row, opened, game, events))
     }
 }
 
 /// The index row of a generated game as its last append would leave it.
-fn finish_row(mut row: GameRow, game: Game, events: Vec<NewEvent>) -> Played {
-    row.status = status_text(game.status()).to_owned();
+fn finish_row(mut row: GameRow, opened: Game, game: Game, events: Vec<NewEvent>) -> Played {
+    let index = index_of(&game, &row.id);
+    row.status = index.status.clone();
     row.version = i32::try_from(events.len()).unwrap_or(i32::MAX);
-    row.free_seats = index_of(&game, &row.id).free_seats;
-    Played { row, game, events }
+    row.free_seats = index.free_seats;
+    Played {
+        row,
+        index,
+        opened,
+        game,
+        events,
+    }
 }
 
 fn finished_i32(n: usize) -> i32 {
@@ -422,42 +430,27 @@ fn random_setup(rng: &mut ChaCha8Rng) -> Result<Setup, ServiceError> {
     Ok(Setup::from_input(ruleset, players, preset, Some(input))?)
 }
 
-/// The `game_finished` webhook notifications of a finished game's persons who have a
-/// webhook, recorded as delivered (a year's outbox; nothing is left to send).
-fn finished_deliveries(
+/// The `game_finished` webhook notifications of a finished game whose persons include one
+/// with a webhook, written as a command's append writes them (`webhooks::enqueue`) and then
+/// recorded as delivered: a year's outbox with nothing left to send. Returns how many.
+fn notify_finished(
+    tx: &mut Tx<'_>,
     p: &Played,
-    hooked: &std::collections::HashMap<&str, String>,
-    now: chrono::NaiveDateTime,
-) -> Vec<DeliveryRow> {
-    p.game
+    hooked: &HashMap<&str, String>,
+) -> Result<usize, StoreError> {
+    let hooked_seat = p
+        .game
         .seats
         .iter()
-        .filter_map(|s| s.account())
-        .filter_map(|account| {
-            let hook = hooked.get(account)?;
-            Some(DeliveryRow {
-                id: uuid::Uuid::now_v7().to_string(),
-                webhook_id: Some(hook.clone()),
-                account_id: account.to_owned(),
-                game_id: p.row.id.clone(),
-                kind: "game_finished".into(),
-                game_version: p.row.version,
-                payload: crate::store::json::JsonValue(serde_json::json!({
-                    "kind": "game_finished",
-                    "game_id": p.row.id,
-                    "version": p.row.version,
-                })),
-                status: crate::store::DELIVERED.into(),
-                attempts: 1,
-                next_attempt_at: now,
-                last_error: None,
-                created_at: now,
-                finished_at: Some(now),
-                channel: "webhook".into(),
-                subscription_id: None,
-            })
-        })
-        .collect()
+        .filter_map(rules::Seat::account)
+        .any(|a| hooked.contains_key(a));
+    if p.game.status() != Status::Finished || !hooked_seat {
+        return Ok(0);
+    }
+    let now = tx.now();
+    let news = crate::outbox::Announcements::of(&p.opened, &p.game);
+    crate::webhooks::enqueue(tx, &p.row.id, p.row.version, &p.game, &news, now)?;
+    tx.settle_game_deliveries(&p.row.id, now)
 }
 
 /// The start of a history of `days` days ending now, for [`crate::clock::Clock::test_from`].

@@ -253,6 +253,31 @@ impl Tx<'_> {
         })
     }
 
+    /// Records every pending delivery of `game` as delivered at `now`, with one attempt
+    /// (`stammtisch fill`: a history's outbox with nothing left to send); how many.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn settle_game_deliveries(
+        &mut self,
+        game: &str,
+        now: NaiveDateTime,
+    ) -> Result<usize, StoreError> {
+        on!(self, |c| {
+            Ok(diesel::update(
+                webhook_deliveries::table
+                    .filter(webhook_deliveries::game_id.eq(game))
+                    .filter(webhook_deliveries::status.eq(PENDING)),
+            )
+            .set((
+                webhook_deliveries::status.eq(DELIVERED),
+                webhook_deliveries::attempts.eq(1),
+                webhook_deliveries::finished_at.eq(now),
+            ))
+            .execute(c)?)
+        })
+    }
+
     /// Whether some pending delivery that [`Due`] selects is due at `now` (a plain read,
     /// without locks: lets an idle worker skip the write transaction of a claim).
     ///
