@@ -26,6 +26,17 @@ pub fn fmt_ms(ms: f64) -> String {
     }
 }
 
+/// A comma-separated list of numbers of flag `flag` (`--sizes 10000,100000`).
+///
+/// # Errors
+/// An item that is no number.
+pub fn numbers(list: &str, flag: &str) -> anyhow::Result<Vec<u64>> {
+    use anyhow::Context;
+    list.split(',')
+        .map(|s| s.trim().parse().with_context(|| format!("{flag} {s:?}")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

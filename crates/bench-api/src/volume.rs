@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::client::{Api, Dice, PlayStats, Player, Sent, Table, http_client};
 use crate::procfs;
 use crate::server::{Backend, Database, Launch, Server, psql};
-use crate::stats::{fmt_ms, percentile};
+use crate::stats::{fmt_ms, numbers, percentile};
 
 /// Flags of `bench-api volume`.
 #[derive(clap::Args, Debug)]
@@ -51,11 +51,7 @@ const PASSWORD: &str = "fill-password";
 /// # Errors
 /// A fill, rebuild or server that fails, a failed request.
 pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
-    let sizes: Vec<u64> = args
-        .sizes
-        .split(',')
-        .map(|s| s.trim().parse().with_context(|| format!("--sizes {s:?}")))
-        .collect::<anyhow::Result<_>>()?;
+    let sizes = numbers(&args.sizes, "--sizes")?;
     if args.requests == 0 || args.tables == 0 {
         bail!("--requests and --tables must be at least 1");
     }
@@ -163,12 +159,11 @@ fn measure(
         base: server.base.clone(),
     };
     let pid = server.pid;
-    let report = runtime.block_on(async {
+    let (ready, f) = runtime.block_on(async {
         let ready = wait_ready(&api, spawned).await?;
         let figures = reads(args, &api, &analyst, accounts).await?;
         anyhow::Ok((ready, figures))
     })?;
-    let (ready, f) = report;
     println!(
         "{:<8} {games:>8} games: fill {fill_seconds:.0} s; start {} ms; db {:.1} MB ({:.0} bytes/game); \
          rebuild-ratings {rebuild:.1} s ({:.0} events/s)",

@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use crate::client::{Api, Dice, PlayStats, Player, Sent, Table, http_client};
 use crate::procfs;
 use crate::server::{Backend, Database, Launch, Server};
-use crate::stats::{fmt_ms, percentile};
+use crate::stats::{fmt_ms, numbers, percentile};
 
 /// Flags of `bench-api working-set`.
 #[derive(clap::Args, Debug)]
@@ -88,15 +88,7 @@ pub fn run(args: &Args, launch: &Launch, pg_admin: &str) -> anyhow::Result<()> {
     if args.games == 0 || args.clients == 0 || args.passes == 0 {
         bail!("--games, --clients and --passes must be at least 1");
     }
-    let cache_sizes: Vec<u64> = args
-        .cache_mb
-        .split(',')
-        .map(|s| {
-            s.trim()
-                .parse()
-                .with_context(|| format!("--cache-mb {s:?}"))
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let cache_sizes = numbers(&args.cache_mb, "--cache-mb")?;
     println!(
         "bench-api working-set: {} active 2-person 6-nimmt games, {} passes of one move each, \
          {} clients; server {}; {} cores; load before {}",
