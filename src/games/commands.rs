@@ -391,9 +391,10 @@ impl Service {
     /// failure is never another's.
     pub(super) fn run_batch(&self, jobs: Vec<Job>, pass: &dyn Fn()) -> Vec<JobResult> {
         let mut committed = Vec::new();
+        let mut counted = false;
         match self
             .store
-            .write_by_keys(|tx| self.batch_attempt(tx, &jobs, &mut committed, pass))
+            .by_keys(|tx| self.batch_attempt(tx, &jobs, &mut committed, &mut counted, pass))
         {
             Ok(results) => {
                 for (game_id, version, game) in committed {
@@ -415,31 +416,44 @@ impl Service {
                     error = %crate::telemetry::Chain(&e),
                     "a batch failed; each command alone"
                 );
+                // The batch's count stands (its own statement on PostgreSQL, the process's
+                // counters on SQLite): the commands alone are not counted again.
                 jobs.iter()
-                    .map(|job| self.try_alone(&job.request(), job.count).map(Batched::Done))
+                    .map(|job| {
+                        self.try_alone(&job.request(), job.count && !counted)
+                            .map(Batched::Done)
+                    })
                     .collect()
             }
         }
     }
 
-    /// The batch's transaction: one statement of reads on PostgreSQL (the senders'
-    /// accounts, their command count, the games' rows, and the names of the people seated
-    /// and whether they have a webhook or a mail address); the events after the cached
-    /// states, where a game's row is ahead of them; the commands decided in the order they
-    /// came (a command sees the ones before it on the same game); one append for all
-    /// games. On PostgreSQL that is four round trips with `BEGIN` and `COMMIT`, whatever the
-    /// batch's size (five when a cached state is behind its game's row). A command the
-    /// rules refuse writes nothing; a game that moved on meanwhile (another replica) makes
-    /// its commands conflict, and they are decided again in a later batch. With only the
-    /// `COMMIT` left, the next batch may start (`pass`): a command of it on a game of this
-    /// one meets the row lock, and its compare-and-set fails once this one commits. The
-    /// views are rendered by each command's own caller afterwards, not here, so the
-    /// batches stay short.
+    /// The batch ([`Store::by_keys`](crate::store::Store::by_keys)): one statement of reads
+    /// on PostgreSQL (the senders' accounts, their command count, the games' rows, and the
+    /// names of the people seated and whether they have a webhook or a mail address); the
+    /// events after the cached states, where a game's row is ahead of them; the commands
+    /// decided in the order they came (a command sees the ones before it on the same game);
+    /// one append for all games. On PostgreSQL that is two round trips and no transaction,
+    /// whatever the batch's size (three when a cached state is behind its game's row): the
+    /// reads' statement counts the commands in an unlogged table (no WAL to wait for), and
+    /// the append is one statement, atomic alone. Reading in a transaction would not make
+    /// the reads agree with the append either (each statement of a `READ COMMITTED`
+    /// transaction sees what is committed when it starts); the compare-and-set does. When
+    /// someone seated listens, the append and its outbox rows go in one transaction
+    /// (`BEGIN` and `COMMIT`: four round trips). A command the rules refuse writes
+    /// nothing; a game that moved on meanwhile (another replica) makes its commands
+    /// conflict, and they are decided again in a later batch. Once the append is made, the
+    /// next batch may start (`pass`): a command of it on a game of this one meets the row
+    /// lock until this one commits, and then its compare-and-set fails. The views are
+    /// rendered by each command's own caller afterwards, not here, so the batches stay
+    /// short. `counted`: whether the batch's commands were counted against their senders'
+    /// limit (a count is not undone when the batch fails later).
     pub(super) fn batch_attempt(
         &self,
         tx: &mut Tx<'_>,
         jobs: &[Job],
         committed: &mut Vec<(String, i32, Game)>,
+        counted: &mut bool,
         pass: &dyn Fn(),
     ) -> Result<Vec<JobResult>, ServiceError> {
         let mut unchecked: Vec<&str> = jobs
@@ -478,6 +492,7 @@ impl Service {
             window: window.map_or((0, 0), |w| (w.start(), w.length())),
         })?;
         let senders = self.batch_senders(jobs, &reads, window.as_ref())?;
+        *counted = true;
         let rows = std::mem::take(&mut reads.games);
         let cached: Vec<(&GameRow, Option<(i32, Game)>)> = rows
             .iter()
@@ -559,26 +574,31 @@ impl Service {
                 events: &t.events,
             })
             .collect();
-        let made: Vec<&str> = changed
-            .iter()
-            .zip(tx.append_many(&appends)?)
-            .filter_map(|((id, _, _), made)| made.then_some(*id))
-            .collect();
-        let applied: Vec<&Decided<'_>> = decided
-            .iter()
-            .filter_map(|d| d.as_ref().ok())
-            .filter(|d| made.contains(&d.table))
-            .collect();
         // Outbox rows only where someone seated listens (a webhook, a push subscription, or
-        // a mail address when mail is on); then each command's own announcements as alone.
-        let afters: Vec<&Game> = applied.iter().map(|d| &d.after).collect();
+        // a mail address when mail is on); then each command's own announcements as alone,
+        // with the append in one transaction.
+        let ok: Vec<&Decided<'_>> = decided.iter().filter_map(|d| d.as_ref().ok()).collect();
+        let afters: Vec<&Game> = ok.iter().map(|d| &d.after).collect();
         let seated = seated_people(&afters);
         let (listening, names) = self.seated_facts(tx, &seated, reads.people.as_deref())?;
-        if listening {
-            for d in &applied {
-                self.notify_outbox(tx, d.table, d.version, &d.before, &d.after)?;
+        let append = |tx: &mut Tx<'_>| -> Result<Vec<&str>, ServiceError> {
+            let made: Vec<&str> = changed
+                .iter()
+                .zip(tx.append_many(&appends)?)
+                .filter_map(|((id, _, _), made)| made.then_some(*id))
+                .collect();
+            if listening {
+                for d in ok.iter().filter(|d| made.contains(&d.table)) {
+                    self.notify_outbox(tx, d.table, d.version, &d.before, &d.after)?;
+                }
             }
-        }
+            Ok(made)
+        };
+        let made = if listening {
+            tx.atomically(append)?
+        } else {
+            append(tx)?
+        };
         let names = std::sync::Arc::new(names);
         let mut results = Vec::with_capacity(jobs.len());
         for d in decided {

@@ -273,6 +273,9 @@ fn raise_feed_base(conn: &mut PgConnection) -> Result<Option<i64>, StoreError> {
 #[derive(Clone)]
 pub struct Store {
     pools: Pools,
+    /// PostgreSQL: the connections for key lookups ([`PgKeysSession`]), apart from the
+    /// others, whose statements need plans for their actual values (`deadline_at <= $1`).
+    keys: Option<Pool<Manager<PgConnection>>>,
     /// Rate-limit counters and leases on SQLite (see [`counters`]).
     memory: std::sync::Arc<counters::MemoryCounters>,
     /// SQLite: this process's writers take turns here before `BEGIN IMMEDIATE`. SQLite's
@@ -328,33 +331,21 @@ impl CustomizeConnection<PgConnection, diesel::r2d2::Error> for PgSession {
     }
 }
 
-/// Runs `f` in a PostgreSQL transaction whose prepared statements use generic plans of
-/// key lookups (see [`Store::write_by_keys`]); `SET LOCAL` goes with the `BEGIN`, in one
-/// round trip.
-/// The rest is diesel's own `transaction`: commit on `Ok`, roll back on `Err`.
-fn transaction_with_generic_plans<T, E>(
-    conn: &mut PgConnection,
-    f: impl FnOnce(&mut PgConnection) -> Result<T, E>,
-) -> Result<T, E>
-where
-    E: From<diesel::result::Error>,
-{
-    use diesel::connection::{AnsiTransactionManager, TransactionManager};
-    AnsiTransactionManager::begin_transaction_sql(
-        conn,
-        "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; \
-         SET LOCAL enable_seqscan = off; SET LOCAL enable_hashjoin = off; \
-         SET LOCAL enable_mergejoin = off",
-    )?;
-    match f(conn) {
-        Ok(value) => {
-            AnsiTransactionManager::commit_transaction(conn)?;
-            Ok(value)
-        }
-        Err(e) => match AnsiTransactionManager::rollback_transaction(conn) {
-            Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(e),
-            Err(rollback) => Err(rollback.into()),
-        },
+/// The session settings of the connections for statements that find their rows by key
+/// (the command path, [`Store::by_keys`] and [`Store::write_by_keys`]): generic plans, and
+/// no sequential scans or hash and merge joins. Set once per connection, so a command
+/// needs no `SET LOCAL` (nor a transaction to hold one).
+#[derive(Debug)]
+struct PgKeysSession;
+
+impl CustomizeConnection<PgConnection, diesel::r2d2::Error> for PgKeysSession {
+    fn on_acquire(&self, conn: &mut PgConnection) -> Result<(), diesel::r2d2::Error> {
+        PgSession.on_acquire(conn)?;
+        conn.batch_execute(
+            "SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off; \
+             SET enable_hashjoin = off; SET enable_mergejoin = off",
+        )
+        .map_err(diesel::r2d2::Error::QueryError)
     }
 }
 
@@ -416,15 +407,15 @@ impl Store {
     /// An unsupported URL or a database that cannot be reached.
     pub fn connect_with(url: &str, options: StoreOptions) -> Result<Self, StoreError> {
         let timeout = options.pool_timeout;
+        let mut keys = None;
         let pools = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let manager = Manager::<PgConnection>::new(url);
             // Fail fast with the real error instead of r2d2's generic timeout.
             PgConnection::establish(url)?;
             // Connections are opened when needed (no idle minimum): a short pool wait never
             // turns a slow start into a failed one, and no connection is being opened in the
             // background when a short command (`migrate`, `grant-role`) exits (libpq's TLS
             // teardown at exit crashes a thread that is still connecting).
-            Pools::Pg(
+            let pool = |session: Box<dyn CustomizeConnection<PgConnection, _>>| {
                 Pool::builder()
                     .max_size(16)
                     .min_idle(Some(0))
@@ -433,9 +424,11 @@ impl Store {
                     // for a connection-level reason is discarded when it comes back
                     // (`Manager::has_broken`), and the next request's query fails fast.
                     .test_on_check_out(false)
-                    .connection_customizer(Box::new(PgSession))
-                    .build(manager)?,
-            )
+                    .connection_customizer(session)
+                    .build(Manager::<PgConnection>::new(url))
+            };
+            keys = Some(pool(Box::new(PgKeysSession))?);
+            Pools::Pg(pool(Box::new(PgSession))?)
         } else if url.contains("://") && !url.starts_with("sqlite://") {
             return Err(StoreError::UnsupportedUrl);
         } else {
@@ -457,6 +450,7 @@ impl Store {
         };
         Ok(Self {
             pools,
+            keys,
             memory: std::sync::Arc::default(),
             writers: std::sync::Arc::default(),
             clock: Clock::system(),
@@ -607,8 +601,8 @@ impl Store {
     }
 
     /// [`Store::write`] for a transaction whose statements all find rows by key (the
-    /// command path): on PostgreSQL they use generic plans (`plan_cache_mode =
-    /// force_generic_plan` for this transaction). PostgreSQL otherwise plans some prepared
+    /// command path): on PostgreSQL they run on connections that use generic plans
+    /// (`plan_cache_mode = force_generic_plan` for their session, [`PgKeysSession`]). PostgreSQL otherwise plans some prepared
     /// statements anew on every call, when a plan for the actual values looks cheaper than
     /// the generic one: `id = ANY($1)` and the game's row joined with its newer events were
     /// planned on every call (docs/scaling.md, second pass). Not for every transaction: a
@@ -638,14 +632,13 @@ impl Store {
     {
         let outcome = match &self.pools {
             Pools::Pg(p) => {
-                let mut conn = p.get().map_err(StoreError::from)?;
+                let pool = match &self.keys {
+                    Some(keys) if generic_plans => keys,
+                    _ => p,
+                };
+                let mut conn = pool.get().map_err(StoreError::from)?;
                 let now = self.clock.naive();
-                let run = |c: &mut PgConnection| f(&mut Tx::pg(c, now)).map_err(TxError::Inner);
-                if generic_plans {
-                    transaction_with_generic_plans(&mut conn, run)
-                } else {
-                    (*conn).transaction(run)
-                }
+                (*conn).transaction(|c| f(&mut Tx::pg(c, now)).map_err(TxError::Inner))
             }
             Pools::Sqlite(p) => {
                 // The turn first, then a connection: a writer waiting for its turn holds
@@ -664,6 +657,29 @@ impl Store {
             TxError::Inner(e) => e,
             TxError::Database(e) => StoreError::from(e).into(),
         })
+    }
+
+    /// Runs `f` where every statement finds its rows by key, as [`Store::write_by_keys`],
+    /// but on PostgreSQL without a transaction around them: each statement is atomic on its
+    /// own, and what must happen together goes in [`Tx::atomically`]. For the group
+    /// commit's batches, whose one write is a single statement (the compare-and-set append)
+    /// unless someone listens: `BEGIN` and `COMMIT` were half of a lone command's four
+    /// round trips (docs/scaling.md, "A lone command's round trips"). SQLite: one write
+    /// transaction, as [`Store::write`] (in process, no round trips to save).
+    ///
+    /// # Errors
+    /// As [`Store::write`].
+    pub fn by_keys<T, E>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        match &self.keys {
+            Some(keys) => {
+                let mut conn = keys.get().map_err(StoreError::from)?;
+                f(&mut Tx::pg(&mut conn, self.clock.naive()))
+            }
+            None => self.write_planned(true, f),
+        }
     }
 
     /// Runs `f` on a connection, without a transaction of its own (single reads).

@@ -103,3 +103,38 @@ pub(super) fn conflict_or(e: DieselError) -> StoreError {
         StoreError::Query(e)
     }
 }
+
+impl Tx<'_> {
+    /// Runs `f` so that its statements take effect together or not at all: in a
+    /// transaction of its own on a PostgreSQL connection that is in none
+    /// ([`crate::store::Store::by_keys`]), else inside the transaction already open (SQLite's
+    /// `by_keys`, every [`crate::store::Store::write`]).
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or `BEGIN`/`COMMIT` failing (then nothing of `f` is kept).
+    pub fn atomically<T, E>(&mut self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        use diesel::connection::{AnsiTransactionManager, TransactionManager};
+        let now = self.now;
+        if let Conn::Pg(c) = &mut self.conn {
+            let c: &mut PgConnection = c;
+            let open = AnsiTransactionManager::transaction_manager_status_mut(c)
+                .transaction_depth()
+                .ok()
+                .flatten()
+                .is_some();
+            if !open {
+                let outcome = diesel::Connection::transaction(c, |c| {
+                    f(&mut Tx::pg(c, now)).map_err(super::TxError::Inner)
+                });
+                return outcome.map_err(|e| match e {
+                    super::TxError::Inner(e) => e,
+                    super::TxError::Database(e) => StoreError::from(e).into(),
+                });
+            }
+        }
+        f(self)
+    }
+}
