@@ -625,23 +625,24 @@ impl Turn<'_, '_, RowBoard> {
 
     fn reveal(&mut self) {
         let t = &*self.board;
-        // Ascending by card: note each card's seat, then walk the set of selected cards.
-        let mut owner = [0u8; 128];
-        let mut chosen = CardSet::empty();
-        for seat in t.seats() {
-            if let Some(card) = t.selected[usize::from(seat)] {
-                owner[usize::from(card.number())] = seat;
-                chosen.insert(card);
+        // Ascending by card: the selections on the stack, sorted there (at most ten, and
+        // no two alike), then copied into the event once.
+        let mut chosen = [SeatCard {
+            seat: 0,
+            card: Card(1),
+        }; MAX_SEATS];
+        let mut n = 0;
+        for (seat, selected) in t.seats().zip(t.selected) {
+            if let Some(card) = selected {
+                chosen[n] = SeatCard { seat, card };
+                n += 1;
             }
         }
-        let cards: Vec<SeatCard> = chosen
-            .iter()
-            .map(|card| SeatCard {
-                seat: owner[usize::from(card.number())],
-                card,
-            })
-            .collect();
-        self.emit(Event::CardsRevealed { cards });
+        let chosen = &mut chosen[..n];
+        chosen.sort_unstable_by_key(|sc| sc.card);
+        self.emit(Event::CardsRevealed {
+            cards: chosen.to_vec(),
+        });
     }
 
     /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand.
