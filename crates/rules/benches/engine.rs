@@ -13,6 +13,12 @@ use stammtisch_rules::{BotStrategy, Ruleset};
 use common::{FastDealer, new_game, play_out, rounds};
 
 fn measure(label: &str, ruleset: Ruleset, players: usize, budget: Duration) {
+    // `BENCH_ONLY=<label prefix>` runs only the matching figures (for profiling one ruleset).
+    if let Ok(only) = std::env::var("BENCH_ONLY")
+        && !label.starts_with(only.as_str())
+    {
+        return;
+    }
     let unit = if ruleset == Ruleset::NimmOderSchieb {
         "games"
     } else {

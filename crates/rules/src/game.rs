@@ -532,7 +532,9 @@ impl Game {
             result.is_ok() || out.len() == start,
             "an error after an event"
         );
-        result?;
+        if !result? {
+            return Ok(());
+        }
         for event in &out[start..] {
             if event.touches_meta() {
                 self.apply_meta(event);
@@ -624,7 +626,8 @@ impl Game {
     }
 }
 
-/// Runs a command on the family's board, appending the events it causes to `events`.
+/// Runs a command on the family's board, appending the events it causes to `events`;
+/// whether one of them touches more than the progress and the board.
 /// (Always inlined: the arguments then stay where the caller has them.)
 #[inline(always)]
 fn run_turn(
@@ -635,21 +638,23 @@ fn run_turn(
     actor: Actor<'_>,
     command: &Command,
     dealer: &mut dyn Dealer,
-) -> Result<(), RuleError> {
+) -> Result<bool, RuleError> {
     match board {
         Board::Rows(board) => Turn {
             ctx,
             progress,
             board,
             events,
+            meta: false,
         }
-        .run(actor, command, dealer),
+        .run_meta(actor, command, dealer),
         Board::TakeOrPass(board) => Turn {
             ctx,
             progress,
             board,
             events,
+            meta: false,
         }
-        .run(actor, command, dealer),
+        .run_meta(actor, command, dealer),
     }
 }

@@ -97,6 +97,20 @@ impl RowBoard {
     /// nowhere and its player must take a row.
     #[must_use]
     pub fn target(&self, layout: &Layout, card: Card) -> Option<(usize, Side)> {
+        if layout.options.placement != PlacementOption::BothEnds {
+            // Right ends only: the row whose last card is the highest below the card (the
+            // rows' cards are distinct, so there is no tie).
+            let mut best: Option<(Card, usize)> = None;
+            for (i, row) in self.rows[..layout.rows].iter().enumerate() {
+                if let Some(last) = row.max()
+                    && last < card
+                    && best.is_none_or(|(b, _)| last > b)
+                {
+                    best = Some((last, i));
+                }
+            }
+            return best.map(|(_, i)| (i, Side::Right));
+        }
         let n = card.number();
         let mut best: Option<(u8, usize, Side)> = None;
         for (i, row) in self.rows[..layout.rows].iter().enumerate() {
@@ -291,20 +305,34 @@ impl RowBoard {
         })
     }
 
-    fn clear_round(&mut self) {
-        self.selected = [None; MAX_SEATS];
+    /// Folds `cards_revealed`: the selections leave the hands and wait to be placed.
+    fn reveal_cards(&mut self, cards: &[SeatCard]) {
         self.revealed = [None; MAX_SEATS];
+        for (slot, sc) in self.revealed.iter_mut().zip(cards) {
+            *slot = Some(*sc);
+            if let Some(h) = self.hands.get_mut(usize::from(sc.seat)) {
+                h.remove(sc.card);
+            }
+        }
         self.next_reveal = 0;
-        self.revealed_len = 0;
-        self.taken = [CardSet::empty(); MAX_SEATS];
-        self.x_rows = [CardSet::empty(); MAX_X_SEATS];
-        self.x_stacks = [CardSet::empty(); MAX_X_SEATS];
-        self.pending_keep = None;
+        self.revealed_len = u8::try_from(cards.len().min(MAX_SEATS)).unwrap_or(0);
+        self.selected = [None; MAX_SEATS];
     }
-}
 
-impl Family for RowBoard {
-    fn apply(&mut self, layout: &Layout, event: &Event) {
+    /// The cards of a taken row: to the seat's taken pile, or (X nimmt!) to choose from.
+    #[inline(never)]
+    fn take_cards(&mut self, layout: &Layout, seat: u8, taken: &[Card]) {
+        let taken: CardSet = taken.iter().copied().collect();
+        if layout.x_rows {
+            self.pending_keep = Some((seat, taken));
+        } else if let Some(t) = self.taken.get_mut(usize::from(seat)) {
+            *t = t.union(taken);
+        }
+    }
+
+    /// Folds the events that come once a round or less often than a turn (see `apply`).
+    #[inline(never)]
+    fn apply_rare(&mut self, event: &Event) {
         match event {
             Event::DraftStarted { pool, .. } => {
                 self.drafting = true;
@@ -333,49 +361,6 @@ impl Family for RowBoard {
                     *h = cards.iter().copied().collect();
                 }
             }
-            Event::CardSelected { seat, card } => {
-                if let Some(s) = self.selected.get_mut(usize::from(*seat)) {
-                    *s = Some(*card);
-                }
-            }
-            Event::CardsRevealed { cards } => {
-                self.revealed = [None; MAX_SEATS];
-                for (slot, sc) in self.revealed.iter_mut().zip(cards) {
-                    *slot = Some(*sc);
-                    if let Some(h) = self.hands.get_mut(usize::from(sc.seat)) {
-                        h.remove(sc.card);
-                    }
-                }
-                self.next_reveal = 0;
-                self.revealed_len = u8::try_from(cards.len().min(MAX_SEATS)).unwrap_or(0);
-                self.selected = [None; MAX_SEATS];
-            }
-            Event::CardPlaced {
-                seat,
-                card,
-                row,
-                taken,
-                ..
-            } => {
-                if self.next_revealed().is_some_and(|sc| sc.card == *card) {
-                    self.next_reveal += 1;
-                }
-                let s = usize::from(*seat);
-                if let Some(r) = self.rows.get_mut(usize::from(*row)) {
-                    if !taken.is_empty() {
-                        *r = CardSet::empty();
-                    }
-                    r.insert(*card);
-                }
-                if !taken.is_empty() {
-                    let taken: CardSet = taken.iter().copied().collect();
-                    if layout.x_rows {
-                        self.pending_keep = Some((*seat, taken));
-                    } else if let Some(t) = self.taken.get_mut(s) {
-                        *t = t.union(taken);
-                    }
-                }
-            }
             Event::CardKept {
                 seat,
                 card,
@@ -393,6 +378,61 @@ impl Family for RowBoard {
                 }
                 self.pending_keep = None;
             }
+            _ => {}
+        }
+    }
+
+    fn clear_round(&mut self) {
+        self.selected = [None; MAX_SEATS];
+        self.revealed = [None; MAX_SEATS];
+        self.next_reveal = 0;
+        self.revealed_len = 0;
+        self.taken = [CardSet::empty(); MAX_SEATS];
+        self.x_rows = [CardSet::empty(); MAX_X_SEATS];
+        self.x_stacks = [CardSet::empty(); MAX_X_SEATS];
+        self.pending_keep = None;
+    }
+}
+
+impl Family for RowBoard {
+    // Inlined: `Turn::emit` passes an event whose variant is known where it is built, so
+    // the match folds to one arm there. The events of a turn (selection, reveal,
+    // placement) are folded here; the rare ones in `apply_rare`, kept out of line so this
+    // stays small.
+    #[inline(always)]
+    fn apply(&mut self, layout: &Layout, event: &Event) {
+        match event {
+            Event::CardSelected { seat, card } => {
+                if let Some(s) = self.selected.get_mut(usize::from(*seat)) {
+                    *s = Some(*card);
+                }
+            }
+            Event::CardsRevealed { cards } => self.reveal_cards(cards),
+            Event::CardPlaced {
+                seat,
+                card,
+                row,
+                taken,
+                ..
+            } => {
+                if self.next_revealed().is_some_and(|sc| sc.card == *card) {
+                    self.next_reveal += 1;
+                }
+                if let Some(r) = self.rows.get_mut(usize::from(*row)) {
+                    if !taken.is_empty() {
+                        *r = CardSet::empty();
+                    }
+                    r.insert(*card);
+                }
+                if !taken.is_empty() {
+                    self.take_cards(layout, *seat, taken);
+                }
+            }
+            Event::DraftStarted { .. }
+            | Event::CardDrafted { .. }
+            | Event::RoundStarted { .. }
+            | Event::HandDealt { .. }
+            | Event::CardKept { .. } => self.apply_rare(event),
             // Shared progress, seats and the other family: not this board's business.
             Event::GameCreated { .. }
             | Event::MoveDeadlineSet { .. }
@@ -585,23 +625,24 @@ impl Turn<'_, '_, RowBoard> {
 
     fn reveal(&mut self) {
         let t = &*self.board;
-        // Ascending by card: note each card's seat, then walk the set of selected cards.
-        let mut owner = [0u8; 128];
-        let mut chosen = CardSet::empty();
-        for seat in t.seats() {
-            if let Some(card) = t.selected[usize::from(seat)] {
-                owner[usize::from(card.number())] = seat;
-                chosen.insert(card);
+        // Ascending by card: the selections on the stack, sorted there (at most ten, and
+        // no two alike), then copied into the event once.
+        let mut chosen = [SeatCard {
+            seat: 0,
+            card: Card(1),
+        }; MAX_SEATS];
+        let mut n = 0;
+        for (seat, selected) in t.seats().zip(t.selected) {
+            if let Some(card) = selected {
+                chosen[n] = SeatCard { seat, card };
+                n += 1;
             }
         }
-        let cards: Vec<SeatCard> = chosen
-            .iter()
-            .map(|card| SeatCard {
-                seat: owner[usize::from(card.number())],
-                card,
-            })
-            .collect();
-        self.emit(Event::CardsRevealed { cards });
+        let chosen = &mut chosen[..n];
+        chosen.sort_unstable_by_key(|sc| sc.card);
+        self.emit(Event::CardsRevealed {
+            cards: chosen.to_vec(),
+        });
     }
 
     /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand.
@@ -625,7 +666,7 @@ impl Turn<'_, '_, RowBoard> {
     /// Places revealed cards until a choice is needed or the turn is over; ends the round
     /// (and maybe the game) when the turn ends with an empty hand.
     fn resolve(&mut self, dealer: &mut dyn Dealer) {
-        let layout = *self.ctx.layout;
+        let layout = self.ctx.layout;
         loop {
             if let Some((seat, cards)) = self.board.pending_keep {
                 match cards.iter().next() {
@@ -637,7 +678,7 @@ impl Turn<'_, '_, RowBoard> {
             let Some(next) = self.board.next_revealed() else {
                 break;
             };
-            let Some((row, side)) = self.board.target(&layout, next.card) else {
+            let Some((row, side)) = self.board.target(layout, next.card) else {
                 return; // paused for take_row
             };
             let lying = self.board.rows[row];
@@ -657,7 +698,7 @@ impl Turn<'_, '_, RowBoard> {
             });
         }
         if self.board.round_over() {
-            let scores = self.board.round_scores(&layout);
+            let scores = self.board.round_scores(layout);
             self.emit(Event::RoundEnded {
                 round: self.progress.round,
                 scores,

@@ -63,6 +63,40 @@ impl TakeOrPassBoard {
         0..self.players
     }
 
+    /// Folds the events that start and end a game of the match (see `Family::apply`).
+    #[inline(never)]
+    fn apply_rare(&mut self, event: &Event) {
+        match event {
+            Event::NosGameStarted {
+                first_seat, chips, ..
+            } => {
+                self.taken = [CardSet::empty(); MAX_SEATS];
+                self.chips = [0; MAX_SEATS];
+                for c in &mut self.chips[..usize::from(self.players).min(MAX_SEATS)] {
+                    *c = *chips;
+                }
+                self.pot = 0;
+                self.to_act = *first_seat;
+                self.open = None;
+                self.drawn = 0;
+                self.pile = [None; NOS_PILE];
+                self.removed = CardSet::empty();
+            }
+            Event::DrawPileSet { pile, removed } => {
+                for (slot, card) in self.pile.iter_mut().zip(pile) {
+                    *slot = Some(*card);
+                }
+                self.removed = removed.iter().copied().collect();
+            }
+            Event::NosGameEnded(end) => {
+                for (kept, c) in self.chips_kept.iter_mut().zip(&end.chips) {
+                    *kept += u32::from(*c);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The score of each seat for the game just played.
     #[must_use]
     pub fn scores(&self) -> Vec<i32> {
@@ -106,29 +140,11 @@ impl TakeOrPassBoard {
 }
 
 impl Family for TakeOrPassBoard {
+    // Inlined, as `RowBoard`'s: at each `Turn::emit` the match folds to the event's arm;
+    // the events that come once a game are folded out of line in `apply_rare`.
+    #[inline(always)]
     fn apply(&mut self, _layout: &Layout, event: &Event) {
         match event {
-            Event::NosGameStarted {
-                first_seat, chips, ..
-            } => {
-                self.taken = [CardSet::empty(); MAX_SEATS];
-                self.chips = [0; MAX_SEATS];
-                for c in &mut self.chips[..usize::from(self.players).min(MAX_SEATS)] {
-                    *c = *chips;
-                }
-                self.pot = 0;
-                self.to_act = *first_seat;
-                self.open = None;
-                self.drawn = 0;
-                self.pile = [None; NOS_PILE];
-                self.removed = CardSet::empty();
-            }
-            Event::DrawPileSet { pile, removed } => {
-                for (slot, card) in self.pile.iter_mut().zip(pile) {
-                    *slot = Some(*card);
-                }
-                self.removed = removed.iter().copied().collect();
-            }
             Event::CardRevealed { card } => {
                 self.open = Some(*card);
                 self.drawn += 1;
@@ -150,10 +166,8 @@ impl Family for TakeOrPassBoard {
                 self.open = None;
                 self.to_act = *seat;
             }
-            Event::NosGameEnded(end) => {
-                for (kept, c) in self.chips_kept.iter_mut().zip(&end.chips) {
-                    *kept += u32::from(*c);
-                }
+            Event::NosGameStarted { .. } | Event::DrawPileSet { .. } | Event::NosGameEnded(_) => {
+                self.apply_rare(event);
             }
             // Shared progress, seats and the other family: not this board's business.
             Event::GameCreated { .. }

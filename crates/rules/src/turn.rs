@@ -65,16 +65,36 @@ pub(crate) struct Turn<'g, 't, B> {
     pub(crate) progress: &'t mut Progress,
     pub(crate) board: &'t mut B,
     pub(crate) events: &'t mut Vec<Event>,
+    /// Whether an event emitted so far changes more than the progress and the board
+    /// ([`Event::touches_meta`]), so that `Game::execute` must fold the events into the
+    /// rest of the game too (most turns emit none; the check folds away in `emit`).
+    pub(crate) meta: bool,
 }
 
 impl<B: Family> Turn<'_, '_, B> {
-    /// Applies an event to the progress and the board and records it.
+    /// Applies an event to the progress and the board and records it. (Always inlined: the
+    /// event's variant is then known, and the checks and the board's match fold away.)
+    #[inline(always)]
     pub(crate) fn emit(&mut self, event: Event) {
         if Progress::concerns(&event) {
             self.progress.apply(&event);
         }
         self.board.apply(self.ctx.layout, &event);
+        self.meta |= event.touches_meta();
         self.events.push(event);
+    }
+
+    /// [`Turn::run`], then whether an emitted event touches more than the progress and the
+    /// board (see `meta`).
+    #[inline(always)]
+    pub(crate) fn run_meta(
+        mut self,
+        actor: Actor<'_>,
+        command: &Command,
+        dealer: &mut dyn Dealer,
+    ) -> Result<bool, RuleError> {
+        self.run(actor, command, dealer)?;
+        Ok(self.meta)
     }
 
     pub(crate) fn run(
