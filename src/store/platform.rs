@@ -96,19 +96,22 @@ impl Tx<'_> {
     /// Database failure.
     pub fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError> {
         on!(self, |c| {
+            // Created first if missing, without an error when another transaction creates it
+            // at the same moment (a rebuild and a replica's projection both find it gone
+            // after the rebuild emptied the table: an update-then-insert made one of them
+            // fail on the primary key). PostgreSQL waits for that other insert to end.
+            diesel::insert_into(projections::table)
+                .values((
+                    projections::name.eq(name),
+                    projections::checkpoint.eq(start),
+                ))
+                .on_conflict_do_nothing()
+                .execute(c)?;
             // An update takes the row lock (PostgreSQL) until the transaction ends, so
             // replicas take turns; SQLite's write transactions are serialised anyway.
-            let updated = diesel::update(projections::table.find(name))
+            diesel::update(projections::table.find(name))
                 .set(projections::checkpoint.eq(projections::checkpoint))
                 .execute(c)?;
-            if updated == 0 {
-                diesel::insert_into(projections::table)
-                    .values((
-                        projections::name.eq(name),
-                        projections::checkpoint.eq(start),
-                    ))
-                    .execute(c)?;
-            }
             Ok(projections::table
                 .find(name)
                 .select(projections::checkpoint)
