@@ -406,7 +406,9 @@ impl Ratings {
         let target = self.store.read(|tx| tx.feed_lag())?.next;
         self.store.write(|tx| {
             tx.lock_projection(PROJECTION, "0")?;
-            tx.clear_platform().map_err(ServiceError::from)
+            tx.clear_platform()?;
+            tx.set_checkpoint(PROJECTION, "0")
+                .map_err(ServiceError::from)
         })?;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         let mut read = 0;

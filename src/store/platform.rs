@@ -97,9 +97,8 @@ impl Tx<'_> {
     pub fn lock_projection(&mut self, name: &str, start: &str) -> Result<String, StoreError> {
         on!(self, |c| {
             // Created first if missing, without an error when another transaction creates it
-            // at the same moment (a rebuild and a replica's projection both find it gone
-            // after the rebuild emptied the table: an update-then-insert made one of them
-            // fail on the primary key). PostgreSQL waits for that other insert to end.
+            // at the same moment (two replicas' first runs: an update-then-insert made one of
+            // them fail on the primary key). PostgreSQL waits for that other insert to end.
             diesel::insert_into(projections::table)
                 .values((
                     projections::name.eq(name),
@@ -132,7 +131,9 @@ impl Tx<'_> {
         })
     }
 
-    /// Forgets every result and rating (before a rebuild).
+    /// Forgets every result and rating (before a rebuild). The projections' rows stay (the
+    /// rebuild moves its checkpoint back): a deleted row is one that a projection waiting
+    /// for its lock no longer finds.
     ///
     /// # Errors
     /// Database failure.
@@ -140,7 +141,6 @@ impl Tx<'_> {
         on!(self, |c| {
             diesel::delete(player_results::table).execute(c)?;
             diesel::delete(ratings::table).execute(c)?;
-            diesel::delete(projections::table).execute(c)?;
             Ok(())
         })
     }
