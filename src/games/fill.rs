@@ -236,6 +236,7 @@ impl Service {
                 );
             }
         }
+        self.store.analyze()?;
         Ok(summary)
     }
 

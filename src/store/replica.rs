@@ -77,6 +77,8 @@ impl Replica {
             .min_idle(Some(0))
             .connection_timeout(timeout)
             .test_on_check_out(false)
+            // The primary's session settings (no JIT): the same statements run here.
+            .connection_customizer(Box::new(super::PgSession))
             .build(Manager::<PgConnection>::new(url))?;
         Ok(Self {
             pool,
