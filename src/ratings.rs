@@ -373,7 +373,11 @@ impl Ratings {
     pub fn catch_up(&self) -> Result<usize, ServiceError> {
         let mut read = 0;
         loop {
-            let n = self.store.write(|tx| {
+            // Every statement here finds its rows by key; on the key-lookup connections a
+            // stale estimate cannot turn them into scans. With the tables' statistics from
+            // before a rebuild emptied them (or none, autovacuum off), the result and rating
+            // lookups scanned the growing tables on every game (quadratic at 10⁵ games).
+            let n = self.store.write_by_keys(|tx| {
                 let checkpoint = tx.lock_projection(PROJECTION, "0")?;
                 let after = feed_cursor(tx, &checkpoint)?;
                 let page = tx.feed_page(after, PAGE)?;
