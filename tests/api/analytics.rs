@@ -272,18 +272,7 @@ fn an_old_payload_is_upcast_on_read_and_never_rewritten(backend: Backend) {
          VALUES ('old-{game}', '{game}', {}, 'card_placed', 0, 'public', '{data}', CURRENT_TIMESTAMP)",
         version + 1
     );
-    match backend {
-        Backend::Postgres => {
-            let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();
-            diesel::sql_query(insert).execute(&mut c).unwrap();
-        }
-        Backend::Sqlite => {
-            let mut c =
-                diesel::SqliteConnection::establish(server.db.url.trim_start_matches("sqlite://"))
-                    .unwrap();
-            diesel::sql_query(insert).execute(&mut c).unwrap();
-        }
-    }
+    sql(&server, &insert);
     let log = api.get(
         &format!("/v1/analytics/games/{game}/events"),
         Some(&ada.token),

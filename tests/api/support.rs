@@ -951,6 +951,11 @@ pub fn sql(server: &TestServer, statement: &str) {
         Backend::Sqlite => {
             let path = server.db.url.trim_start_matches("sqlite://");
             let mut c = diesel::SqliteConnection::establish(path).unwrap();
+            // The server may be writing (its projection, a delivery): wait for the lock as
+            // the server's own connections do, instead of failing with "database is locked".
+            diesel::sql_query("PRAGMA busy_timeout = 10000")
+                .execute(&mut c)
+                .unwrap();
             diesel::sql_query(statement).execute(&mut c).unwrap();
         }
         Backend::Postgres => {
