@@ -34,7 +34,7 @@ pub fn texts(server: &TestServer, statement: &str) -> Vec<String> {
     let rows: Vec<Text> = match server.backend {
         Backend::Sqlite => {
             let path = db_url.trim_start_matches("sqlite://");
-            let mut c = diesel::SqliteConnection::establish(path).unwrap();
+            let mut c = crate::support::sqlite(path);
             diesel::sql_query(statement).load(&mut c).unwrap()
         }
         Backend::Postgres => {

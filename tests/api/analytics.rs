@@ -310,12 +310,7 @@ fn an_old_payload_is_upcast_on_read_and_never_rewritten(backend: Backend) {
             .get_result(&mut diesel::PgConnection::establish(&server.db.url).unwrap())
             .unwrap(),
         Backend::Sqlite => diesel::sql_query(q)
-            .get_result(
-                &mut diesel::SqliteConnection::establish(
-                    server.db.url.trim_start_matches("sqlite://"),
-                )
-                .unwrap(),
-            )
+            .get_result(&mut crate::support::sqlite(&server.db.url))
             .unwrap(),
     };
     assert_eq!(raw.schema_version, 0);

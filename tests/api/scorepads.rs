@@ -857,9 +857,7 @@ fn sql(backend: Backend, url: &str, q: &str) -> Result<usize, diesel::result::Er
         Backend::Postgres => {
             diesel::sql_query(q).execute(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).execute(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).execute(&mut crate::support::sqlite(url)),
     }
 }
 
@@ -869,9 +867,7 @@ fn event_types(backend: Backend, url: &str) -> Vec<String> {
         Backend::Postgres => {
             diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).load(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
     }
     .unwrap();
     rows.into_iter().map(|r| r.event_type).collect()
@@ -921,9 +917,7 @@ fn count(backend: Backend, url: &str, q: &str) -> i64 {
         Backend::Postgres => {
             diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).load(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
     }
     .unwrap();
     rows[0].n

@@ -20,8 +20,7 @@ fn count_events(backend: Backend, url: &str) -> i64 {
             diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
         }
         Backend::Sqlite => {
-            let mut c =
-                diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap();
+            let mut c = crate::support::sqlite(url);
             diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
         }
     }
@@ -32,9 +31,7 @@ fn execute(backend: Backend, url: &str, sql: &str) -> Result<usize, diesel::resu
         Backend::Postgres => {
             diesel::sql_query(sql).execute(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(sql).execute(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(sql).execute(&mut crate::support::sqlite(url)),
     }
 }
 
@@ -78,12 +75,7 @@ fn stored_events_cannot_be_updated_or_deleted(backend: Backend) {
             }
             Backend::Sqlite => {
                 diesel::sql_query(q)
-                    .get_result::<Count>(
-                        &mut diesel::SqliteConnection::establish(
-                            url.trim_start_matches("sqlite://"),
-                        )
-                        .unwrap(),
-                    )
+                    .get_result::<Count>(&mut crate::support::sqlite(&url))
                     .unwrap()
                     .n
             }
@@ -118,7 +110,7 @@ fn schema_of(backend: Backend, url: &str) -> Vec<String> {
         }
         Backend::Sqlite => {
             let path = url.trim_start_matches("sqlite://");
-            let mut conn = diesel::SqliteConnection::establish(path).unwrap();
+            let mut conn = crate::support::sqlite(path);
             diesel::sql_query(
                 "SELECT type || ' ' || name || ' ' || coalesce(sql, '') AS line FROM sqlite_master",
             )
@@ -247,8 +239,7 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
         }
         Backend::Sqlite => {
             let db = TestDb::new(backend);
-            let mut c = diesel::SqliteConnection::establish(db.url.trim_start_matches("sqlite://"))
-                .unwrap();
+            let mut c = crate::support::sqlite(&db.url);
             assert_eq!(twice!(&mut c), [4, 43]);
         }
     }

@@ -945,18 +945,24 @@ pub fn run_command(server: &TestServer, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A connection of its own to a test's SQLite database (`sqlite://PATH` or a plain path).
+/// The server may be writing (its projection, a delivery): the connection waits for the lock
+/// as the server's own connections do, instead of failing with "database is locked".
+pub fn sqlite(url: &str) -> diesel::SqliteConnection {
+    let mut c = diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap();
+    diesel::sql_query("PRAGMA busy_timeout = 10000")
+        .execute(&mut c)
+        .unwrap();
+    c
+}
+
 /// Runs one SQL statement on the test's database directly.
 pub fn sql(server: &TestServer, statement: &str) {
     match server.backend {
         Backend::Sqlite => {
-            let path = server.db.url.trim_start_matches("sqlite://");
-            let mut c = diesel::SqliteConnection::establish(path).unwrap();
-            // The server may be writing (its projection, a delivery): wait for the lock as
-            // the server's own connections do, instead of failing with "database is locked".
-            diesel::sql_query("PRAGMA busy_timeout = 10000")
-                .execute(&mut c)
+            diesel::sql_query(statement)
+                .execute(&mut sqlite(&server.db.url))
                 .unwrap();
-            diesel::sql_query(statement).execute(&mut c).unwrap();
         }
         Backend::Postgres => {
             let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();

@@ -11,9 +11,7 @@ fn sql(backend: Backend, url: &str, q: &str) -> Result<usize, diesel::result::Er
         Backend::Postgres => {
             diesel::sql_query(q).execute(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).execute(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).execute(&mut crate::support::sqlite(url)),
     }
 }
 

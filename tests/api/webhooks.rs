@@ -329,9 +329,7 @@ pub(crate) fn outbox(
         Backend::Postgres => {
             diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).load(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
     }
     .unwrap();
     rows.into_iter()
@@ -356,10 +354,7 @@ fn wait_until_put_off(backend: Backend, url: &str, n: usize, after: chrono::Naiv
             Backend::Postgres => {
                 query.get_result(&mut diesel::PgConnection::establish(url).unwrap())
             }
-            Backend::Sqlite => query.get_result(
-                &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://"))
-                    .unwrap(),
-            ),
+            Backend::Sqlite => query.get_result(&mut crate::support::sqlite(url)),
         }
         .unwrap();
         if usize::try_from(row.n).unwrap() >= n {
@@ -1345,9 +1340,7 @@ fn low_time_rows(backend: Backend, url: &str) -> Vec<(String, String, String)> {
         Backend::Postgres => {
             diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
         }
-        Backend::Sqlite => diesel::sql_query(q).load(
-            &mut diesel::SqliteConnection::establish(url.trim_start_matches("sqlite://")).unwrap(),
-        ),
+        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
     }
     .unwrap();
     rows.into_iter()
