@@ -705,6 +705,37 @@ describe("the web client", () => {
     await reader.context.close();
   });
 
+  test("a variant chosen before the rulesets have answered is the game's variant", async () => {
+    // `GET /v1/rulesets` held back: the form is usable before it answers (only "Create game"
+    // waits for it). A variant chosen then gets its options when the answer comes; before,
+    // the defaults went out as overrides and the game was made without the variant.
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    let release;
+    const held = new Promise((r) => (release = r));
+    await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "ulla");
+    await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await p.locator("#c-players").fill("3");
+    await openMoreOptions(p);
+    await p.locator("#c-preset").selectOption("taktik");
+    assert.equal(await p.locator("#c-deck").inputValue(), "full", "the rulesets have not answered yet");
+    release();
+    await until(async () => (await p.locator("#c-deck").inputValue()) === "tactical", 10_000, "the variant's deck");
+    await p.locator("form.create button[type=submit]").click();
+    await p.waitForURL(/#\/games\//);
+    await p.locator(".game-lobby").waitFor();
+    const code = await p.locator("[data-invite-code]").textContent();
+    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    assert.equal(preview.preset, "taktik", JSON.stringify(preview));
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("an invite code typed alone seats a signed-in person", async () => {
     const host = await person(browser, { viewport: DESKTOP });
     const guest = await person(browser, { viewport: PHONE });

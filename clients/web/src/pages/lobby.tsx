@@ -503,6 +503,13 @@ function CreateGameForm() {
     const o = presetOpts(p);
     if (o) setOpts(o);
   };
+  // A variant chosen before `GET /v1/rulesets` answered could not set its options then:
+  // they are set when the answer comes (otherwise the defaults went out as overrides and the
+  // game was created without the variant).
+  useEffect(() => {
+    const o = presetOpts(preset);
+    if (o) setOpts(o);
+  }, [info]);
 
   const setOpt = <K extends keyof RowOpts>(k: K, v: RowOpts[K]) => {
     const next = { ...opts, [k]: v };
