@@ -718,7 +718,7 @@ describe("the web client", () => {
       await route.continue();
     });
     await p.goto(server.base + "/");
-    await signInAsGuest(p, "ulla");
+    await signInAsGuest(p, "wilma");
     await p.locator("#c-ruleset").selectOption("6-nimmt");
     await p.locator("#c-players").fill("3");
     await openMoreOptions(p);
