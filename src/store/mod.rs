@@ -620,9 +620,10 @@ impl Store {
     }
 
     /// [`Store::write`] for a transaction whose statements all find rows by key (the
-    /// command path): on PostgreSQL they run on connections that use generic plans
-    /// (`plan_cache_mode = force_generic_plan` for their session, [`PgKeysSession`]). PostgreSQL otherwise plans some prepared
-    /// statements anew on every call, when a plan for the actual values looks cheaper than
+    /// command path, the ratings projection): on PostgreSQL they run on connections that
+    /// use generic plans (`plan_cache_mode = force_generic_plan` for their session,
+    /// [`PgKeysSession`]). PostgreSQL otherwise plans some prepared statements anew on every
+    /// call, when a plan for the actual values looks cheaper than
     /// the generic one: `id = ANY($1)` and the game's row joined with its newer events were
     /// planned on every call (docs/scaling.md, second pass). Not for every transaction: a
     /// generic plan is right for key lookups only; for `deadline_at <= $1` it scanned every

@@ -33,8 +33,7 @@ pub fn texts(server: &TestServer, statement: &str) -> Vec<String> {
     let db_url = server.db.url.as_str();
     let rows: Vec<Text> = match server.backend {
         Backend::Sqlite => {
-            let path = db_url.trim_start_matches("sqlite://");
-            let mut c = crate::support::sqlite(path);
+            let mut c = crate::support::sqlite(db_url);
             diesel::sql_query(statement).load(&mut c).unwrap()
         }
         Backend::Postgres => {

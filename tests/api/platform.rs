@@ -259,7 +259,8 @@ fn ratings_rebuild_from_the_log_to_the_same_numbers(backend: Backend) {
         "a rebuild from the log gives exactly the same numbers"
     );
     // Rebuilds at once (operators on two replicas) beside the server's own projection: each
-    // empties the projections and creates its row again, and none may fail on that row's key.
+    // empties the results and moves the projection's checkpoint back, and none may fail on
+    // the projection's row (gone, or created twice).
     std::thread::scope(|s| {
         let runs: Vec<_> = (0..4)
             .map(|_| s.spawn(|| run_command(&server, &["rebuild-ratings"])))

@@ -109,8 +109,7 @@ fn schema_of(backend: Backend, url: &str) -> Vec<String> {
             .unwrap()
         }
         Backend::Sqlite => {
-            let path = url.trim_start_matches("sqlite://");
-            let mut conn = crate::support::sqlite(path);
+            let mut conn = crate::support::sqlite(url);
             diesel::sql_query(
                 "SELECT type || ' ' || name || ' ' || coalesce(sql, '') AS line FROM sqlite_master",
             )

@@ -498,18 +498,19 @@ function CreateGameForm() {
     setPreset(r === "6-nimmt" ? "standard" : "");
   };
 
-  const choosePreset = (p: Preset) => {
-    setPreset(p);
+  /** The variant's deck, deal and placement, once the rulesets have answered. */
+  const applyPreset = (p: Preset) => {
     const o = presetOpts(p);
     if (o) setOpts(o);
+  };
+  const choosePreset = (p: Preset) => {
+    setPreset(p);
+    applyPreset(p);
   };
   // A variant chosen before `GET /v1/rulesets` answered could not set its options then:
   // they are set when the answer comes (otherwise the defaults went out as overrides and the
   // game was created without the variant).
-  useEffect(() => {
-    const o = presetOpts(preset);
-    if (o) setOpts(o);
-  }, [info]);
+  useEffect(() => applyPreset(preset), [info]);
 
   const setOpt = <K extends keyof RowOpts>(k: K, v: RowOpts[K]) => {
     const next = { ...opts, [k]: v };
