@@ -5,6 +5,7 @@
 //! decks cost no allocation.
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 /// The highest card number of any row game (6 nimmt!'s 104).
 pub const MAX_CARD: u8 = 104;
@@ -126,6 +127,11 @@ impl ScoreTable {
     }
 }
 
+/// A list of cards inside an event (a hand, a row, the cards a placement took): up to 16
+/// are stored inline, so the events of a turn cost no allocation; longer lists (an open
+/// draft's deck) spill to the heap. Written as a JSON array like a `Vec`.
+pub type Cards = SmallVec<[Card; 16]>;
+
 /// A set of cards as a 128-bit set: bit `n` is card `n`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CardSet(u128);
@@ -186,13 +192,39 @@ impl CardSet {
     /// The lowest card.
     #[must_use]
     pub fn min(self) -> Option<Card> {
-        (self.0 != 0).then(|| Card(u8::try_from(self.0.trailing_zeros()).unwrap_or(0)))
+        // By halves, like `max`.
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the halves of the set, on purpose"
+        )]
+        let (high, low) = ((self.0 >> 64) as u64, self.0 as u64);
+        let bottom = if low != 0 {
+            low.trailing_zeros()
+        } else if high != 0 {
+            64 + high.trailing_zeros()
+        } else {
+            return None;
+        };
+        Some(Card(u8::try_from(bottom).unwrap_or(0)))
     }
 
     /// The highest card.
     #[must_use]
     pub fn max(self) -> Option<Card> {
-        (self.0 != 0).then(|| Card(u8::try_from(127 - self.0.leading_zeros()).unwrap_or(0)))
+        // By halves: the high one is empty unless the set holds a card above 63.
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the halves of the set, on purpose"
+        )]
+        let (high, low) = ((self.0 >> 64) as u64, self.0 as u64);
+        let top = if high != 0 {
+            127 - high.leading_zeros()
+        } else if low != 0 {
+            63 - low.leading_zeros()
+        } else {
+            return None;
+        };
+        Some(Card(u8::try_from(top).unwrap_or(0)))
     }
 
     /// The `k`-th lowest card (0-based).
@@ -260,6 +292,36 @@ impl CardSet {
         let mut out = Vec::with_capacity(self.len());
         out.extend(self.iter());
         out
+    }
+
+    /// The cards as an event's list, ascending (inline up to 16 cards).
+    #[must_use]
+    pub fn to_cards(self) -> Cards {
+        const INLINE: usize = 16;
+        let len = self.len();
+        if len > INLINE {
+            return self.iter().collect();
+        }
+        // Filled in one pass over the two 64-bit halves (cheaper than `u128` bit tricks),
+        // without the per-card capacity check of `collect`.
+        let mut buf = [Card(1); INLINE];
+        let mut n = 0;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "the low half of the set, on purpose"
+        )]
+        let halves = [(self.0 as u64, 0u8), ((self.0 >> 64) as u64, 64)];
+        for (mut bits, offset) in halves {
+            while bits != 0 {
+                let bit = u8::try_from(bits.trailing_zeros()).unwrap_or(0);
+                if let Some(slot) = buf.get_mut(n) {
+                    *slot = Card(bit + offset);
+                }
+                n += 1;
+                bits &= bits - 1;
+            }
+        }
+        Cards::from_buf_and_len(buf, len)
     }
 }
 
@@ -361,6 +423,24 @@ mod tests {
         assert_eq!(set.above(card(7)).to_vec(), vec![card(55), card(104)]);
         assert_eq!(set.below(card(55)).to_vec(), vec![card(1), card(7)]);
         assert_eq!(CardSet::empty().max(), None);
+    }
+
+    proptest::proptest! {
+        /// `min`, `max` and `to_cards` work on the set's two halves; they agree with the
+        /// ascending iteration for any set (both halves, either one, empty; lists longer
+        /// than the 16 kept inline).
+        #[test]
+        fn min_max_and_event_lists_agree_with_iteration(
+            numbers in proptest::collection::vec(1u8..=104, 0..40),
+        ) {
+            let set: CardSet = numbers.iter().copied().map(card).collect();
+            let ascending = set.to_vec();
+            proptest::prop_assert_eq!(set.min(), ascending.first().copied());
+            proptest::prop_assert_eq!(set.max(), ascending.last().copied());
+            let cards = set.to_cards();
+            proptest::prop_assert_eq!(cards.as_slice(), ascending.as_slice());
+            proptest::prop_assert_eq!(cards.spilled(), ascending.len() > 16);
+        }
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl Turn<'_, '_, RowBoard> {
                 .collect();
             self.emit(Event::RoundStarted { round, rows });
             for (seat, hand) in deal.hands.iter().enumerate() {
-                let cards = hand.iter().copied().collect::<CardSet>().to_vec();
+                let cards = hand.iter().copied().collect::<CardSet>().to_cards();
                 let seat = u8::try_from(seat).unwrap_or_default();
                 self.emit(Event::HandDealt { seat, cards });
             }
@@ -58,10 +58,10 @@ impl Turn<'_, '_, RowBoard> {
         let (hands, rows) = split_deal(cards, players, g.layout);
         self.emit(Event::RoundStarted {
             round,
-            rows: rows.to_vec(),
+            rows: rows.iter().copied().collect(),
         });
         for (seat, hand) in hands.enumerate() {
-            let cards = hand.iter().copied().collect::<CardSet>().to_vec();
+            let cards = hand.iter().copied().collect::<CardSet>().to_cards();
             let seat = u8::try_from(seat).unwrap_or_default();
             self.emit(Event::HandDealt { seat, cards });
         }

@@ -36,7 +36,7 @@ pub mod view;
 
 pub use asks::PersonAsk;
 pub use board::Board;
-pub use card::{Card, CardSet, ScoreTable};
+pub use card::{Card, CardSet, Cards, ScoreTable};
 pub use clocks::{
     AtZero, ClockKind, ClocksSnapshot, HandedCause, PauseView, SeatClock, TimeControl,
 };
@@ -45,7 +45,7 @@ pub use error::RuleError;
 pub use game::{Extras, Game, NewGame};
 pub use model::{
     Actor, Audience, Awaiting, BotStrategy, Command, Deal, Dealer, Event, GameCreation, NosGameEnd,
-    Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatDeadline, Side, Status,
+    Occupant, RULES_VERSION, Reservation, Seat, SeatCard, SeatCards, SeatDeadline, Side, Status,
     TournamentLink,
 };
 pub use options::{

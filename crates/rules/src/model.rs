@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::Card;
+use crate::card::{Card, Cards};
 use crate::options::{Options, Ruleset};
 
 /// The version of these rules that new games are pinned to.
@@ -137,6 +137,13 @@ pub struct SeatCard {
     /// The card that seat selected.
     pub card: Card,
 }
+
+/// The selections of a turn as `cards_revealed` lists them: one per seat, all inline, so
+/// a reveal costs no allocation. Written as a JSON array like a `Vec`.
+pub type SeatCards = smallvec::SmallVec<[SeatCard; crate::options::MAX_SEATS]>;
+
+// The inline lists must not make every event bigger: `CardKept`'s two lists set the size.
+const _: () = assert!(std::mem::size_of::<Event>() <= 56);
 
 /// Shuffles for the rules. The rules never draw randomness themselves.
 pub trait Dealer {
@@ -497,14 +504,16 @@ pub enum Event {
         /// Round, 1-based.
         round: u16,
         /// The rows' starting cards.
-        rows: Vec<Card>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<Card>))]
+        rows: Cards,
     },
     /// A seat's hand (that seat only).
     HandDealt {
         /// The seat (0-based) the hand was dealt to.
         seat: u8,
         /// The cards, ascending.
-        cards: Vec<Card>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<Card>))]
+        cards: Cards,
     },
     /// A seat selected or replaced its card (that seat only).
     CardSelected {
@@ -521,7 +530,8 @@ pub enum Event {
     /// Every selection of the turn, revealed at once.
     CardsRevealed {
         /// The selections, ascending by card.
-        cards: Vec<SeatCard>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<SeatCard>))]
+        cards: SeatCards,
     },
     /// A revealed card was placed; `taken` are the cards its player took.
     CardPlaced {
@@ -532,7 +542,8 @@ pub enum Event {
         /// The row it went to: 0-based index in `table.rows`.
         row: u8,
         /// Cards taken (empty when the card was simply added).
-        taken: Vec<Card>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<Card>))]
+        taken: Cards,
         /// The player chose the row (the card fitted no row).
         chosen: bool,
         /// The end of the row the card went to (`left` only with `placement: both_ends`).
@@ -600,9 +611,11 @@ pub enum Event {
         /// The card that went to the X row.
         card: Card,
         /// The X row that went onto the X stack (empty when the card was appended).
-        stacked: Vec<Card>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<Card>))]
+        stacked: Cards,
         /// The other taken cards, which went into the hand.
-        to_hand: Vec<Card>,
+        #[cfg_attr(feature = "openapi", schema(value_type = Vec<Card>))]
+        to_hand: Cards,
     },
     /// The round is over.
     RoundEnded {

@@ -12,9 +12,9 @@
 //! a rule that is not data (a new kind of move) is a [`Command`] decided in
 //! `Family::play` of `RowBoard` and an [`Event`] folded in its `Family::apply`.
 
-use crate::card::{Card, CardSet};
+use crate::card::{Card, CardSet, Cards};
 use crate::error::RuleError;
-use crate::model::{Actor, Awaiting, Command, Dealer, Event, SeatCard, Side};
+use crate::model::{Actor, Awaiting, Command, Dealer, Event, SeatCard, SeatCards, Side};
 use crate::options::{DealOption, Layout, MAX_ROWS, MAX_SEATS, MAX_X_SEATS, PlacementOption};
 use crate::turn::{Family, Turn};
 
@@ -548,7 +548,7 @@ impl Turn<'_, '_, RowBoard> {
         if r >= layout.rows {
             return Err(RuleError::NoSuchRow { row });
         }
-        let taken = self.board.rows[r].to_vec();
+        let taken = self.board.rows[r].to_cards();
         self.emit(Event::CardPlaced {
             seat,
             card: pending.card,
@@ -586,7 +586,7 @@ impl Turn<'_, '_, RowBoard> {
         }
         self.emit(Event::CardDrafted { seat, card });
         if self.board.pool.len() == layout.rows {
-            let rows = self.board.pool.to_vec();
+            let rows = self.board.pool.to_cards();
             self.emit(Event::RoundStarted {
                 round: self.progress.round,
                 rows,
@@ -641,7 +641,7 @@ impl Turn<'_, '_, RowBoard> {
         let chosen = &mut chosen[..n];
         chosen.sort_unstable_by_key(|sc| sc.card);
         self.emit(Event::CardsRevealed {
-            cards: chosen.to_vec(),
+            cards: SeatCards::from_slice(chosen),
         });
     }
 
@@ -649,9 +649,9 @@ impl Turn<'_, '_, RowBoard> {
     fn keep(&mut self, seat: u8, card: Card, cards: CardSet) {
         let x_row = self.board.x_rows[usize::from(seat)];
         let stacked = if x_row.max().is_none_or(|last| card > last) {
-            Vec::new()
+            Cards::new()
         } else {
-            x_row.to_vec()
+            x_row.to_cards()
         };
         let mut rest = cards;
         rest.remove(card);
@@ -659,7 +659,7 @@ impl Turn<'_, '_, RowBoard> {
             seat,
             card,
             stacked,
-            to_hand: rest.to_vec(),
+            to_hand: rest.to_cards(),
         });
     }
 
@@ -683,9 +683,9 @@ impl Turn<'_, '_, RowBoard> {
             };
             let lying = self.board.rows[row];
             let taken = if lying.len() >= layout.max_lying[row] {
-                lying.to_vec()
+                lying.to_cards()
             } else {
-                Vec::new()
+                Cards::new()
             };
             let row = u8::try_from(row).unwrap_or_default();
             self.emit(Event::CardPlaced {

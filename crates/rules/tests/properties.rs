@@ -595,7 +595,7 @@ impl Run {
                         target, None,
                         "a row is chosen only for a card that fits no row"
                     );
-                    assert_eq!(taken, lying, "the chosen row is taken whole");
+                    assert_eq!(taken.as_slice(), lying, "the chosen row is taken whole");
                     assert_eq!(*side, Side::Right);
                 } else {
                     assert_eq!(
@@ -604,7 +604,11 @@ impl Run {
                         "{card} goes to the nearest end ({rows:?})"
                     );
                     if lying.len() == self.layout.max_lying[r] {
-                        assert_eq!(taken, lying, "the card after the last that fits takes");
+                        assert_eq!(
+                            taken.as_slice(),
+                            lying,
+                            "the card after the last that fits takes"
+                        );
                     } else {
                         assert!(lying.len() < self.layout.max_lying[r], "row over its max");
                         assert!(taken.is_empty(), "a row with room is not taken");
@@ -632,15 +636,19 @@ impl Run {
                 let mut rest = cards;
                 rest.remove(*card);
                 assert_eq!(
-                    to_hand,
-                    &rest.to_vec(),
+                    to_hand.as_slice(),
+                    rest.to_vec(),
                     "the other taken cards go to the hand"
                 );
                 let x_row = x_row(t, usize::from(*seat));
                 if x_row.max().is_none_or(|last| *card > last) {
                     assert!(stacked.is_empty(), "a higher card is appended");
                 } else {
-                    assert_eq!(stacked, &x_row.to_vec(), "a lower card stacks the X row");
+                    assert_eq!(
+                        stacked.as_slice(),
+                        x_row.to_vec(),
+                        "a lower card stacks the X row"
+                    );
                 }
             }
             Event::DraftStarted {

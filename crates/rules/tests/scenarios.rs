@@ -292,8 +292,8 @@ fn cards_are_revealed_at_once_ascending_and_placed_in_one_call() {
         panic!("not a reveal: {:?}", last[2])
     };
     assert_eq!(
-        revealed,
-        &vec![
+        revealed.as_slice(),
+        [
             SeatCard {
                 seat: 1,
                 card: c(41)
@@ -584,7 +584,7 @@ fn a_selection_can_be_replaced_before_the_reveal() {
     let events = t.cmd(bot(1), &play(42));
     assert_eq!(count(&events, "selection_made"), 1);
     let revealed = events.iter().find_map(|e| match e {
-        Event::CardsRevealed { cards } => Some(cards.clone()),
+        Event::CardsRevealed { cards } => Some(cards.to_vec()),
         _ => None,
     });
     assert_eq!(
@@ -1532,7 +1532,7 @@ fn commands_and_events_serialise_as_documented() {
         seat: 1,
         card: c(5),
         row: 2,
-        taken: vec![c(30)],
+        taken: [c(30)].into_iter().collect(),
         chosen: true,
         side: Side::Right,
     };
@@ -1550,7 +1550,7 @@ fn commands_and_events_serialise_as_documented() {
         seat: 0,
         card: c(7),
         row: 1,
-        taken: vec![],
+        taken: Default::default(),
         chosen: false,
         side: Side::Left,
     };

@@ -256,7 +256,7 @@ fn the_open_draft_goes_in_seat_order_and_the_four_cards_left_start_the_rows() {
             },
             Event::RoundStarted {
                 round: 1,
-                rows: cards([1, 6, 12, 18])
+                rows: cards([1, 6, 12, 18]).into()
             }
         ]
     );

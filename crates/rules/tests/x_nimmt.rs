@@ -425,7 +425,7 @@ fn the_round_ends_after_the_turn_that_leaves_a_hand_empty() {
             .cloned(),
         Some(Event::RoundStarted {
             round: 2,
-            rows: cards([17, 18, 19])
+            rows: cards([17, 18, 19]).into()
         })
     );
     assert_eq!(t.game.round(), 2);
