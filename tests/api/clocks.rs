@@ -375,6 +375,12 @@ fn three_run_outs_hand_the_seat_to_a_bot_and_it_places_last(backend: Backend) {
         move_people(&api, playing, &id);
         if timeouts_of(&api, &people[0], &id, 2).is_empty() {
             server.advance_clock(31);
+            // The sweeper writes the run-out in the background. Moving the clock again
+            // before it has would run out the clocks of the seats that play as well (under
+            // load all three were handed to bots).
+            wait_until("seat 2's first run-out", Duration::from_secs(30), || {
+                !timeouts_of(&api, &people[0], &id, 2).is_empty()
+            });
         }
         std::thread::sleep(Duration::from_millis(100));
     }
