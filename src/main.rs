@@ -442,6 +442,12 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         }
         None => store,
     };
+    for (pool, jit) in store
+        .pg_jit()
+        .context("reading the PostgreSQL sessions' settings")?
+    {
+        tracing::info!(pool, jit, "PostgreSQL session");
+    }
     let tokens = std::sync::Arc::new(
         Tokens::new(&secret, config.token_ttl)
             .context("JWT secret")?

@@ -748,6 +748,36 @@ impl Store {
         }
     }
 
+    /// The `jit` setting of a connection of each PostgreSQL pool: the primary's, the key
+    /// lookups' and the replica's (when there is one); empty on SQLite. Each must say
+    /// `off` ([`PgSession`]); the server logs them when it starts.
+    ///
+    /// # Errors
+    /// No connection, or the setting cannot be read.
+    pub fn pg_jit(&self) -> Result<Vec<(&'static str, String)>, StoreError> {
+        #[derive(diesel::QueryableByName)]
+        struct Setting {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            jit: String,
+        }
+        fn jit(conn: &mut PgConnection) -> Result<String, StoreError> {
+            let row: Setting =
+                diesel::sql_query("SELECT current_setting('jit') AS jit").get_result(conn)?;
+            Ok(row.jit)
+        }
+        let Pools::Pg(primary) = &self.pools else {
+            return Ok(Vec::new());
+        };
+        let mut settings = vec![("primary", jit(&mut *primary.get()?)?)];
+        if let Some(keys) = &self.keys {
+            settings.push(("keys", jit(&mut *keys.get()?)?));
+        }
+        if let Some(replica) = &self.replica {
+            settings.push(("replica", jit(&mut *replica.pool().get()?)?));
+        }
+        Ok(settings)
+    }
+
     /// Whether the database answers a trivial query, waiting at most 800 ms for a
     /// connection (or the pool wait, when shorter).
     #[must_use]

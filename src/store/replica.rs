@@ -91,6 +91,11 @@ impl Replica {
         })
     }
 
+    /// The replica's pool.
+    pub(super) fn pool(&self) -> &Pool<Manager<PgConnection>> {
+        &self.pool
+    }
+
     /// Notes the primary's WAL position (read on `primary` after the write committed) as
     /// what `account`'s next reads must see.
     ///

@@ -245,3 +245,37 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
 }
 
 both!(prepared_statements_are_kept_per_connection);
+
+/// Every PostgreSQL pool's sessions run without JIT: at 3×10⁷ events a generic plan's
+/// estimate crossed `jit_above_cost` and PostgreSQL compiled a 1.5 ms feed page for 130 ms
+/// (docs/scaling.md, "A year of data"). PostgreSQL's own default is `on`, as a plain
+/// connection shows. The replica pool is pointed at the same database here.
+#[test]
+fn postgres_sessions_run_without_jit() {
+    use diesel::sql_types::Text;
+    #[derive(diesel::QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = Text)]
+        jit: String,
+    }
+    let db = TestDb::new(Backend::Postgres);
+    let mut plain = diesel::PgConnection::establish(&db.url).unwrap();
+    let default: Setting = diesel::sql_query("SELECT current_setting('jit') AS jit")
+        .get_result(&mut plain)
+        .unwrap();
+    assert_eq!(
+        default.jit, "on",
+        "the cluster's default, which the server turns off"
+    );
+    let store = stammtisch::store::Store::connect(&db.url)
+        .unwrap()
+        .with_replica(&db.url, std::time::Duration::from_secs(5))
+        .unwrap();
+    let jit = store.pg_jit().unwrap();
+    let off = |pool: &'static str| (pool, "off".to_owned());
+    assert_eq!(jit, [off("primary"), off("keys"), off("replica")]);
+    // SQLite has no such setting.
+    let sqlite = TestDb::new(Backend::Sqlite);
+    let store = stammtisch::store::Store::connect(&sqlite.url).unwrap();
+    assert_eq!(store.pg_jit().unwrap(), []);
+}
