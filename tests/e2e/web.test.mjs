@@ -736,6 +736,37 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("a deck chosen by hand before the rulesets have answered is kept", async () => {
+    // The other side of the test above: options set by hand while `GET /v1/rulesets` is held
+    // back are not replaced by the variant's when it answers; the choice turns custom.
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    let release;
+    const held = new Promise((r) => (release = r));
+    await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "xaver");
+    await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await p.locator("#c-players").fill("3");
+    await openMoreOptions(p);
+    assert.equal(await p.locator("#c-preset").inputValue(), "standard");
+    await p.locator("#c-deck").selectOption("tactical");
+    release();
+    await until(async () => (await p.locator("#c-preset").inputValue()) === "", 10_000, "the choice turning custom");
+    assert.equal(await p.locator("#c-deck").inputValue(), "tactical", "the deck set by hand");
+    await p.locator("form.create button[type=submit]").click();
+    await p.waitForURL(/#\/games\//);
+    await p.locator(".game-lobby").waitFor();
+    const code = await p.locator("[data-invite-code]").textContent();
+    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    assert.equal(preview.options.deck, "tactical", JSON.stringify(preview));
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("an invite code typed alone seats a signed-in person", async () => {
     const host = await person(browser, { viewport: DESKTOP });
     const guest = await person(browser, { viewport: PHONE });

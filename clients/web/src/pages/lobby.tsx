@@ -503,21 +503,29 @@ function CreateGameForm() {
     const o = presetOpts(p);
     if (o) setOpts(o);
   };
+  // Whether deck, deal or placement were set by hand since the variant was chosen.
+  const setByHand = useRef(false);
   const choosePreset = (p: Preset) => {
     setPreset(p);
+    setByHand.current = false;
     applyPreset(p);
+  };
+  /** A change away from the variant's values makes the choice custom. */
+  const customIfChanged = (next: RowOpts) => {
+    const p = presetOpts(preset);
+    if (p && (p.deck !== next.deck || p.deal !== next.deal || p.placement !== next.placement)) setPreset("");
   };
   // A variant chosen before `GET /v1/rulesets` answered could not set its options then:
   // they are set when the answer comes (otherwise the defaults went out as overrides and the
-  // game was created without the variant).
-  useEffect(() => applyPreset(preset), [info]);
+  // game was created without the variant). Options set by hand in the meantime are kept
+  // instead, and make the choice custom when they are not the variant's.
+  useEffect(() => (setByHand.current ? customIfChanged(opts) : applyPreset(preset)), [info]);
 
   const setOpt = <K extends keyof RowOpts>(k: K, v: RowOpts[K]) => {
     const next = { ...opts, [k]: v };
     setOpts(next);
-    // A change away from the preset's values makes the choice custom.
-    const p = presetOpts(preset);
-    if (p && (p.deck !== next.deck || p.deal !== next.deal || p.placement !== next.placement)) setPreset("");
+    setByHand.current = true;
+    customIfChanged(next);
   };
 
   const submit = (e: Event) => {
