@@ -3,7 +3,7 @@
 //! every token on every replica; deletion removes name and credentials, views show
 //! "deleted player", and the event log stays as it was, naming accounts by id only.
 
-use diesel::{Connection, QueryableByName, RunQueryDsl};
+use diesel::QueryableByName;
 use serde_json::{Value, json};
 
 use crate::both;
@@ -30,17 +30,7 @@ struct Text {
 
 /// The first column (text) of every row of a query on the server's database.
 pub fn texts(server: &TestServer, statement: &str) -> Vec<String> {
-    let db_url = server.db.url.as_str();
-    let rows: Vec<Text> = match server.backend {
-        Backend::Sqlite => {
-            let mut c = crate::support::sqlite(db_url);
-            diesel::sql_query(statement).load(&mut c).unwrap()
-        }
-        Backend::Postgres => {
-            let mut c = diesel::PgConnection::establish(db_url).unwrap();
-            diesel::sql_query(statement).load(&mut c).unwrap()
-        }
-    };
+    let rows: Vec<Text> = crate::support::raw_rows(server.backend, &server.db.url, statement);
     rows.into_iter().map(|r| r.v).collect()
 }
 

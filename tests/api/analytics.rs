@@ -305,15 +305,9 @@ fn an_old_payload_is_upcast_on_read_and_never_rewritten(backend: Backend) {
         schema_version: i32,
     }
     let q = format!("SELECT schema_version FROM events WHERE event_id = 'old-{game}'");
-    let raw: Raw = match backend {
-        Backend::Postgres => diesel::sql_query(q)
-            .get_result(&mut diesel::PgConnection::establish(&server.db.url).unwrap())
-            .unwrap(),
-        Backend::Sqlite => diesel::sql_query(q)
-            .get_result(&mut crate::support::sqlite(&server.db.url))
-            .unwrap(),
-    };
-    assert_eq!(raw.schema_version, 0);
+    let raw: Vec<Raw> = crate::support::raw_rows(backend, &server.db.url, &q);
+    assert_eq!(raw.len(), 1);
+    assert_eq!(raw[0].schema_version, 0);
 }
 
 /// Many writers at once (appends that commit in any order) and a reader following the feed

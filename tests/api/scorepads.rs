@@ -2,11 +2,10 @@
 
 use std::sync::{Arc, Barrier};
 
-use diesel::{Connection, RunQueryDsl};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, Reply, TestServer};
+use crate::support::{Api, Backend, Player, Reply, TestServer, raw_execute, raw_rows};
 
 const CALCULATOR: &str = "/v1/rulesets/nimm-oder-schieb/score";
 
@@ -852,24 +851,9 @@ struct EventType {
     event_type: String,
 }
 
-fn sql(backend: Backend, url: &str, q: &str) -> Result<usize, diesel::result::Error> {
-    match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).execute(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).execute(&mut crate::support::sqlite(url)),
-    }
-}
-
 fn event_types(backend: Backend, url: &str) -> Vec<String> {
     let q = "SELECT event_type FROM scorepad_events ORDER BY pad_id, seq";
-    let rows: Vec<EventType> = match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
-    }
-    .unwrap();
+    let rows: Vec<EventType> = raw_rows(backend, url, q);
     rows.into_iter().map(|r| r.event_type).collect()
 }
 
@@ -890,14 +874,14 @@ fn corrections_are_events_and_events_are_append_only(backend: Backend) {
         ["pad_created", "round_recorded", "round_taken_back"]
     );
     assert!(
-        sql(
+        raw_execute(
             backend,
             &url,
             "UPDATE scorepad_events SET event_type = 'forged'"
         )
         .is_err()
     );
-    assert!(sql(backend, &url, "DELETE FROM scorepad_events").is_err());
+    assert!(raw_execute(backend, &url, "DELETE FROM scorepad_events").is_err());
     assert_eq!(event_types(backend, &url).len(), 3);
     // The pad survives a restart: it is rebuilt from its events.
     let server = server.restart();
@@ -913,13 +897,7 @@ struct Count {
 }
 
 fn count(backend: Backend, url: &str, q: &str) -> i64 {
-    let rows: Vec<Count> = match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
-    }
-    .unwrap();
+    let rows: Vec<Count> = raw_rows(backend, url, q);
     rows[0].n
 }
 
@@ -1030,7 +1008,7 @@ fn a_deleted_accounts_pads_and_rounds_are_deleted_with_it(backend: Backend) {
     // Another account's pad stays, and stays append-only.
     assert_eq!(get(&api, &other, &theirs)["version"], 2);
     assert_eq!(count(backend, &url, &rounds(&theirs)), 2);
-    assert!(sql(backend, &url, "DELETE FROM scorepad_events").is_err());
+    assert!(raw_execute(backend, &url, "DELETE FROM scorepad_events").is_err());
     assert_eq!(count(backend, &url, &rounds(&theirs)), 2);
 }
 

@@ -5,34 +5,20 @@ use diesel::{Connection, RunQueryDsl};
 use serde_json::json;
 
 use crate::both;
-use crate::support::{Backend, TestDb, TestServer, seated_game};
+use crate::support::{Backend, TestDb, TestServer, raw_execute as execute, seated_game};
 
 fn count_events(backend: Backend, url: &str) -> i64 {
+    count(backend, url, "SELECT COUNT(*) AS n FROM events")
+}
+
+fn count(backend: Backend, url: &str, q: &str) -> i64 {
     #[derive(diesel::QueryableByName)]
     struct Count {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
         n: i64,
     }
-    let q = "SELECT COUNT(*) AS n FROM events";
-    match backend {
-        Backend::Postgres => {
-            let mut c = diesel::PgConnection::establish(url).unwrap();
-            diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
-        }
-        Backend::Sqlite => {
-            let mut c = crate::support::sqlite(url);
-            diesel::sql_query(q).get_result::<Count>(&mut c).unwrap().n
-        }
-    }
-}
-
-fn execute(backend: Backend, url: &str, sql: &str) -> Result<usize, diesel::result::Error> {
-    match backend {
-        Backend::Postgres => {
-            diesel::sql_query(sql).execute(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(sql).execute(&mut crate::support::sqlite(url)),
-    }
+    let rows: Vec<Count> = crate::support::raw_rows(backend, url, q);
+    rows[0].n
 }
 
 fn stored_events_cannot_be_updated_or_deleted(backend: Backend) {
@@ -59,28 +45,11 @@ fn stored_events_cannot_be_updated_or_deleted(backend: Backend) {
         );
     }
     assert_eq!(count_events(backend, &url), before);
-    let forged: i64 = {
-        let q = "SELECT COUNT(*) AS n FROM events WHERE event_type = 'forged'";
-        #[derive(diesel::QueryableByName)]
-        struct Count {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            n: i64,
-        }
-        match backend {
-            Backend::Postgres => {
-                diesel::sql_query(q)
-                    .get_result::<Count>(&mut diesel::PgConnection::establish(&url).unwrap())
-                    .unwrap()
-                    .n
-            }
-            Backend::Sqlite => {
-                diesel::sql_query(q)
-                    .get_result::<Count>(&mut crate::support::sqlite(&url))
-                    .unwrap()
-                    .n
-            }
-        }
-    };
+    let forged = count(
+        backend,
+        &url,
+        "SELECT COUNT(*) AS n FROM events WHERE event_type = 'forged'",
+    );
     assert_eq!(forged, 0);
 }
 

@@ -958,17 +958,34 @@ pub fn sqlite(url: &str) -> diesel::SqliteConnection {
 
 /// Runs one SQL statement on the test's database directly.
 pub fn sql(server: &TestServer, statement: &str) {
-    match server.backend {
-        Backend::Sqlite => {
-            diesel::sql_query(statement)
-                .execute(&mut sqlite(&server.db.url))
-                .unwrap();
-        }
+    raw_execute(server.backend, &server.db.url, statement).unwrap();
+}
+
+/// Runs one statement on a connection of its own to a test database of either backend
+/// (for what the API does not show: a stored row, an `UPDATE` the database refuses).
+pub fn raw_execute(backend: Backend, url: &str, statement: &str) -> diesel::QueryResult<usize> {
+    match backend {
         Backend::Postgres => {
-            let mut c = diesel::PgConnection::establish(&server.db.url).unwrap();
-            diesel::sql_query(statement).execute(&mut c).unwrap();
+            diesel::sql_query(statement).execute(&mut diesel::PgConnection::establish(url).unwrap())
         }
+        Backend::Sqlite => diesel::sql_query(statement).execute(&mut sqlite(url)),
     }
+}
+
+/// The rows of one query on a connection of its own to a test database of either backend.
+pub fn raw_rows<T>(backend: Backend, url: &str, query: &str) -> Vec<T>
+where
+    T: diesel::QueryableByName<diesel::pg::Pg>
+        + diesel::QueryableByName<diesel::sqlite::Sqlite>
+        + 'static,
+{
+    match backend {
+        Backend::Postgres => {
+            diesel::sql_query(query).load(&mut diesel::PgConnection::establish(url).unwrap())
+        }
+        Backend::Sqlite => diesel::sql_query(query).load(&mut sqlite(url)),
+    }
+    .unwrap()
 }
 
 /// A number of `/metrics` (a counter or gauge without labels).

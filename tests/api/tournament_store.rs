@@ -1,19 +1,8 @@
 //! Tournaments (issue 29). So far only their storage: the tables the server migrates on
 //! both backends keep the tournament event stream append-only and one event per seq.
 
-use diesel::{Connection, RunQueryDsl};
-
 use crate::both;
-use crate::support::{Backend, TestServer};
-
-fn sql(backend: Backend, url: &str, q: &str) -> Result<usize, diesel::result::Error> {
-    match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).execute(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).execute(&mut crate::support::sqlite(url)),
-    }
-}
+use crate::support::{Backend, TestServer, raw_execute as sql};
 
 fn tournament_events_are_append_only(backend: Backend) {
     let server = TestServer::start(backend);

@@ -325,13 +325,7 @@ pub(crate) fn outbox(
         last_error: Option<String>,
     }
     let q = "SELECT id, status, attempts, last_error FROM webhook_deliveries";
-    let rows: Vec<Row> = match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
-    }
-    .unwrap();
+    let rows: Vec<Row> = crate::support::raw_rows(backend, url, q);
     rows.into_iter()
         .map(|r| (r.id, (r.status, r.attempts, r.last_error)))
         .collect()
@@ -1336,13 +1330,7 @@ fn low_time_rows(backend: Backend, url: &str) -> Vec<(String, String, String)> {
     }
     let q = "SELECT id, status, game_id FROM webhook_deliveries \
              WHERE kind = 'time_running_low' ORDER BY created_at";
-    let rows: Vec<Row> = match backend {
-        Backend::Postgres => {
-            diesel::sql_query(q).load(&mut diesel::PgConnection::establish(url).unwrap())
-        }
-        Backend::Sqlite => diesel::sql_query(q).load(&mut crate::support::sqlite(url)),
-    }
-    .unwrap();
+    let rows: Vec<Row> = crate::support::raw_rows(backend, url, q);
     rows.into_iter()
         .map(|r| (r.id, r.status, r.game_id))
         .collect()
