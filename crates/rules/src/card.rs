@@ -186,18 +186,15 @@ impl CardSet {
     /// The cards in ascending order.
     #[must_use]
     pub fn iter(self) -> CardIter {
-        CardIter(self.0)
+        let (low, high) = self.halves();
+        CardIter { low, high }
     }
 
     /// The lowest card.
     #[must_use]
     pub fn min(self) -> Option<Card> {
         // By halves, like `max`.
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "the halves of the set, on purpose"
-        )]
-        let (high, low) = ((self.0 >> 64) as u64, self.0 as u64);
+        let (low, high) = self.halves();
         let bottom = if low != 0 {
             low.trailing_zeros()
         } else if high != 0 {
@@ -212,11 +209,7 @@ impl CardSet {
     #[must_use]
     pub fn max(self) -> Option<Card> {
         // By halves: the high one is empty unless the set holds a card above 63.
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "the halves of the set, on purpose"
-        )]
-        let (high, low) = ((self.0 >> 64) as u64, self.0 as u64);
+        let (low, high) = self.halves();
         let top = if high != 0 {
             127 - high.leading_zeros()
         } else if low != 0 {
@@ -230,13 +223,34 @@ impl CardSet {
     /// The `k`-th lowest card (0-based).
     #[must_use]
     pub fn nth(self, k: usize) -> Option<Card> {
+        let (low, high) = self.halves();
+        Self::nth_of(low, high, low.count_ones() as usize, k)
+    }
+
+    /// A card chosen by `below(len)` (a number in `0..len`), as `nth`; `None` for the empty
+    /// set. The halves are counted once for both the length and the choice (the baseline
+    /// x86-64 target has no `popcnt`, so a count is a dozen instructions).
+    pub fn choose(self, below: impl FnOnce(usize) -> usize) -> Option<Card> {
+        let (low, high) = self.halves();
+        let in_low = low.count_ones() as usize;
+        let len = in_low + high.count_ones() as usize;
+        if len == 0 {
+            return None;
+        }
+        Self::nth_of(low, high, in_low, below(len))
+    }
+
+    /// The set's low (cards 0–63) and high (64–127) halves.
+    fn halves(self) -> (u64, u64) {
         #[expect(
             clippy::cast_possible_truncation,
-            reason = "the low half of the set, on purpose"
+            reason = "the halves of the set, on purpose"
         )]
-        let low = self.0 as u64;
-        let high = u64::try_from(self.0 >> 64).unwrap_or(0);
-        let in_low = low.count_ones() as usize;
+        ((self.0 as u64), (self.0 >> 64) as u64)
+    }
+
+    /// The `k`-th card of the halves `low` (holding `in_low` cards) and `high`.
+    fn nth_of(low: u64, high: u64, in_low: usize, k: usize) -> Option<Card> {
         let (mut bits, offset, k) = if k < in_low {
             (low, 0, k)
         } else {
@@ -302,16 +316,12 @@ impl CardSet {
         if len > INLINE {
             return self.iter().collect();
         }
-        // Filled in one pass over the two 64-bit halves (cheaper than `u128` bit tricks),
-        // without the per-card capacity check of `collect`.
+        // Filled in one pass over the halves, without the per-card capacity check of
+        // `collect`.
         let mut buf = [Card(1); INLINE];
         let mut n = 0;
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "the low half of the set, on purpose"
-        )]
-        let halves = [(self.0 as u64, 0u8), ((self.0 >> 64) as u64, 64)];
-        for (mut bits, offset) in halves {
+        let (low, high) = self.halves();
+        for (mut bits, offset) in [(low, 0u8), (high, 64)] {
             while bits != 0 {
                 let bit = u8::try_from(bits.trailing_zeros()).unwrap_or(0);
                 if let Some(slot) = buf.get_mut(n) {
@@ -326,24 +336,35 @@ impl CardSet {
 }
 
 /// The cards of a [`CardSet`], ascending; knows its length, so collecting allocates once.
+/// (By 64-bit halves: the baseline x86-64 target has no `tzcnt`, so a `u128` bit scan is
+/// two scans and a select.)
 #[derive(Clone, Debug)]
-pub struct CardIter(u128);
+pub struct CardIter {
+    low: u64,
+    high: u64,
+}
 
 impl Iterator for CardIter {
     type Item = Card;
 
     fn next(&mut self) -> Option<Card> {
-        if self.0 == 0 {
+        let n = if self.low != 0 {
+            let n = self.low.trailing_zeros();
+            self.low &= self.low - 1;
+            n
+        } else if self.high != 0 {
+            let n = 64 + self.high.trailing_zeros();
+            self.high &= self.high - 1;
+            n
+        } else {
             return None;
-        }
-        let n = self.0.trailing_zeros();
-        self.0 &= self.0 - 1;
+        };
         // n is at most 104 because only card bits are ever set.
         u8::try_from(n).ok().map(Card)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.0.count_ones() as usize;
+        let n = (self.low.count_ones() + self.high.count_ones()) as usize;
         (n, Some(n))
     }
 }

@@ -53,11 +53,7 @@ impl Random for SplitMix {
 
 /// A uniformly random card of a set.
 pub(crate) fn pick(set: CardSet, rng: &mut dyn Random) -> Option<Card> {
-    if set.is_empty() {
-        None
-    } else {
-        set.nth(rng.below(set.len()))
-    }
+    set.choose(|len| rng.below(len))
 }
 
 /// The move a bot with `strategy` makes for `seat`, if the seat must act. Works for any
