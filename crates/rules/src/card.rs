@@ -447,20 +447,31 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `min`, `max` and `to_cards` work on the set's two halves; they agree with the
-        /// ascending iteration for any set (both halves, either one, empty; lists longer
-        /// than the 16 kept inline).
+        /// `min`, `max`, `to_cards`, `choose` and the iterator's length work on the set's
+        /// two halves; they agree with the ascending iteration for any set (both halves,
+        /// either one, empty; lists longer than the 16 kept inline).
         #[test]
         fn min_max_and_event_lists_agree_with_iteration(
             numbers in proptest::collection::vec(1u8..=104, 0..40),
+            pick in 0usize..1000,
         ) {
             let set: CardSet = numbers.iter().copied().map(card).collect();
             let ascending = set.to_vec();
+            proptest::prop_assert_eq!(set.iter().len(), set.len());
             proptest::prop_assert_eq!(set.min(), ascending.first().copied());
             proptest::prop_assert_eq!(set.max(), ascending.last().copied());
             let cards = set.to_cards();
             proptest::prop_assert_eq!(cards.as_slice(), ascending.as_slice());
             proptest::prop_assert_eq!(cards.spilled(), ascending.len() > 16);
+            // `choose` asks for a number below the set's length and takes that card.
+            let mut asked = None;
+            let chosen = set.choose(|len| {
+                asked = Some(len);
+                pick % len
+            });
+            let expected = (!ascending.is_empty()).then(|| ascending[pick % ascending.len()]);
+            proptest::prop_assert_eq!(chosen, expected);
+            proptest::prop_assert_eq!(asked, (!ascending.is_empty()).then_some(ascending.len()));
         }
     }
 
