@@ -442,11 +442,15 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         }
         None => store,
     };
-    for (pool, jit) in store
-        .pg_jit()
-        .context("reading the PostgreSQL sessions' settings")?
-    {
-        tracing::info!(pool, jit, "PostgreSQL session");
+    for (pool, jit) in store.pg_jit() {
+        match jit {
+            Ok(jit) => tracing::info!(pool, jit, "PostgreSQL session"),
+            Err(e) => tracing::warn!(
+                pool,
+                error = %stammtisch::telemetry::Chain(&e),
+                "cannot read the PostgreSQL session's settings"
+            ),
+        }
     }
     let tokens = std::sync::Arc::new(
         Tokens::new(&secret, config.token_ttl)

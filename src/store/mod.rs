@@ -750,11 +750,10 @@ impl Store {
 
     /// The `jit` setting of a connection of each PostgreSQL pool: the primary's, the key
     /// lookups' and the replica's (when there is one); empty on SQLite. Each must say
-    /// `off` ([`PgSession`]); the server logs them when it starts.
-    ///
-    /// # Errors
-    /// No connection, or the setting cannot be read.
-    pub fn pg_jit(&self) -> Result<Vec<(&'static str, String)>, StoreError> {
+    /// `off` ([`PgSession`]); the server logs them when it starts. Each pool's answer on
+    /// its own: a replica that cannot be reached is no reason not to start (its reads go
+    /// to the primary).
+    pub fn pg_jit(&self) -> Vec<(&'static str, Result<String, StoreError>)> {
         #[derive(diesel::QueryableByName)]
         struct Setting {
             #[diesel(sql_type = diesel::sql_types::Text)]
@@ -766,16 +765,26 @@ impl Store {
             Ok(row.jit)
         }
         let Pools::Pg(primary) = &self.pools else {
-            return Ok(Vec::new());
+            return Vec::new();
         };
-        let mut settings = vec![("primary", jit(&mut *primary.get()?)?)];
+        let mut settings = vec![(
+            "primary",
+            primary
+                .get()
+                .map_err(Into::into)
+                .and_then(|mut c| jit(&mut c)),
+        )];
         if let Some(keys) = &self.keys {
-            settings.push(("keys", jit(&mut *keys.get()?)?));
+            settings.push((
+                "keys",
+                keys.get().map_err(Into::into).and_then(|mut c| jit(&mut c)),
+            ));
         }
         if let Some(replica) = &self.replica {
-            settings.push(("replica", jit(&mut *replica.pool().get()?)?));
+            let conn = replica.pool().get().map_err(Into::into);
+            settings.push(("replica", conn.and_then(|mut c| jit(&mut c))));
         }
-        Ok(settings)
+        settings
     }
 
     /// Whether the database answers a trivial query, waiting at most 800 ms for a

@@ -145,3 +145,26 @@ fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     let board = api.get("/v1/rulesets/6-nimmt/leaderboard", Some(&bob.token));
     assert_eq!(board.status, 200, "{}", board.text);
 }
+
+/// A replica that cannot be reached at start does not keep the server from starting: its
+/// reads go to the primary (docs/configuration.md, `DATABASE_READ_URL`).
+#[test]
+fn a_server_starts_while_its_replica_cannot_be_reached() {
+    let db = TestDb::new(Backend::Postgres);
+    // Nothing listens on port 1.
+    let server = TestServer::start_with_env(
+        db,
+        Backend::Postgres,
+        &[
+            ("DATABASE_READ_URL", "postgres://postgres@127.0.0.1:1/none"),
+            ("DATABASE_POOL_TIMEOUT_MS", "500"),
+        ],
+    );
+    let api = server.client();
+    assert_eq!(api.get("/readyz", None).status, 200);
+    let host = api.guest("host");
+    let game = api.create_game(&host, &json!({ "ruleset": "6-nimmt", "players": 2 }));
+    assert_eq!(game["status"], "lobby");
+    let lobby = api.get("/v1/games?status=lobby", Some(&host.token));
+    assert_eq!(lobby.status, 200, "{}", lobby.text);
+}
