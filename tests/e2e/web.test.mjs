@@ -67,6 +67,36 @@ async function createGame(page, { ruleset, players, setup }) {
   return decodeURIComponent(page.url().split("#/games/")[1]);
 }
 
+/**
+ * A guest `name` at the new-game form (6 nimmt!, 3 players, "More options" open) whose
+ * `GET /v1/rulesets` is held back until `release()`: the form is usable before it answers.
+ */
+async function formWithRulesetsHeld(name) {
+  const me = await person(browser, { viewport: DESKTOP });
+  const p = me.page;
+  let release;
+  const held = new Promise((r) => (release = r));
+  await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await p.goto(server.base + "/");
+  await signInAsGuest(p, name);
+  await p.locator("#c-ruleset").selectOption("6-nimmt");
+  await p.locator("#c-players").fill("3");
+  await openMoreOptions(p);
+  return { me, p, release };
+}
+
+/** Creates the game the form shows; returns its invite preview (`GET /v1/invites/{code}`). */
+async function createAndPreview(p) {
+  await p.locator("form.create button[type=submit]").click();
+  await p.waitForURL(/#\/games\//);
+  await p.locator(".game-lobby").waitFor();
+  const code = await p.locator("[data-invite-code]").textContent();
+  return p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+}
+
 async function addBot(page, strategy) {
   const seats = await page.locator(".seats-list .seat-name:not(:has(em))").count();
   await page.locator("#bot-strategy").selectOption(strategy);
@@ -709,28 +739,12 @@ describe("the web client", () => {
     // `GET /v1/rulesets` held back: the form is usable before it answers (only "Create game"
     // waits for it). A variant chosen then gets its options when the answer comes; before,
     // the defaults went out as overrides and the game was made without the variant.
-    const me = await person(browser, { viewport: DESKTOP });
-    const p = me.page;
-    let release;
-    const held = new Promise((r) => (release = r));
-    await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
-      await held;
-      await route.continue();
-    });
-    await p.goto(server.base + "/");
-    await signInAsGuest(p, "wilma");
-    await p.locator("#c-ruleset").selectOption("6-nimmt");
-    await p.locator("#c-players").fill("3");
-    await openMoreOptions(p);
+    const { me, p, release } = await formWithRulesetsHeld("wilma");
     await p.locator("#c-preset").selectOption("taktik");
     assert.equal(await p.locator("#c-deck").inputValue(), "full", "the rulesets have not answered yet");
     release();
     await until(async () => (await p.locator("#c-deck").inputValue()) === "tactical", 10_000, "the variant's deck");
-    await p.locator("form.create button[type=submit]").click();
-    await p.waitForURL(/#\/games\//);
-    await p.locator(".game-lobby").waitFor();
-    const code = await p.locator("[data-invite-code]").textContent();
-    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    const preview = await createAndPreview(p);
     assert.equal(preview.preset, "taktik", JSON.stringify(preview));
     me.assertClean();
     await me.context.close();
@@ -739,29 +753,13 @@ describe("the web client", () => {
   test("a deck chosen by hand before the rulesets have answered is kept", async () => {
     // The other side of the test above: options set by hand while `GET /v1/rulesets` is held
     // back are not replaced by the variant's when it answers; the choice turns custom.
-    const me = await person(browser, { viewport: DESKTOP });
-    const p = me.page;
-    let release;
-    const held = new Promise((r) => (release = r));
-    await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
-      await held;
-      await route.continue();
-    });
-    await p.goto(server.base + "/");
-    await signInAsGuest(p, "xaver");
-    await p.locator("#c-ruleset").selectOption("6-nimmt");
-    await p.locator("#c-players").fill("3");
-    await openMoreOptions(p);
+    const { me, p, release } = await formWithRulesetsHeld("xaver");
     assert.equal(await p.locator("#c-preset").inputValue(), "standard");
     await p.locator("#c-deck").selectOption("tactical");
     release();
     await until(async () => (await p.locator("#c-preset").inputValue()) === "", 10_000, "the choice turning custom");
     assert.equal(await p.locator("#c-deck").inputValue(), "tactical", "the deck set by hand");
-    await p.locator("form.create button[type=submit]").click();
-    await p.waitForURL(/#\/games\//);
-    await p.locator(".game-lobby").waitFor();
-    const code = await p.locator("[data-invite-code]").textContent();
-    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    const preview = await createAndPreview(p);
     assert.equal(preview.options.deck, "tactical", JSON.stringify(preview));
     me.assertClean();
     await me.context.close();
