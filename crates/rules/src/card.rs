@@ -317,7 +317,8 @@ impl CardSet {
             return self.iter().collect();
         }
         // Filled in one pass over the halves, without the per-card capacity check of
-        // `collect`.
+        // `collect`. (Zipping `self.iter()` into the buffer instead cost 1.4 % more
+        // instructions in the X nimmt! benchmark, where `card_kept` makes two lists.)
         let mut buf = [Card(1); INLINE];
         let mut n = 0;
         let (low, high) = self.halves();
