@@ -9,7 +9,7 @@
 use super::*;
 
 /// What the rule is decided on, as of one read of a game.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Access {
     /// Public games are visible to every account.
     pub public: bool,

@@ -31,13 +31,17 @@
 //! pool.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures_util::task::AtomicWaker;
 use rules::Audience;
 use tokio::sync::{broadcast, watch};
+use tokio::time::Sleep;
 
 use super::{Access, ReadEvent, Service, ServiceError, StreamPage};
 use crate::accounts::{AccountError, Accounts};
@@ -181,20 +185,67 @@ struct Batch {
     upto: i32,
     view: Arc<Access>,
     frames: Vec<Arc<Frame>>,
+    /// What the batch sends each kind of viewer that stands at its start, by seat (index 0:
+    /// a viewer without a seat), made by the first such stream: a move wakes every stream
+    /// of the game at once, and they share one buffer instead of each joining its own.
+    shares: Box<[OnceLock<Share>]>,
+}
+
+/// The part of a batch one kind of viewer sees, joined ([`Batch::share`]).
+#[derive(Clone)]
+struct Share {
+    bytes: Bytes,
+    finished: bool,
 }
 
 impl Batch {
-    fn render(from: i32, page: StreamPage, render: Render) -> Result<Self, LiveError> {
+    /// The batch of `page`, read after `from`. Its view is `last` when that is the same,
+    /// so that streams can tell by the pointer that they know their place in it.
+    fn render(
+        from: i32,
+        page: StreamPage,
+        render: Render,
+        last: Option<&Arc<Access>>,
+    ) -> Result<Self, LiveError> {
+        let shares = (0..=page.view.seats.len())
+            .map(|_| OnceLock::new())
+            .collect();
+        let view = match last {
+            Some(last) if **last == page.view => last.clone(),
+            _ => Arc::new(page.view),
+        };
         Ok(Self {
             from,
             upto: page.upto,
-            view: Arc::new(page.view),
+            view,
             frames: page
                 .events
                 .iter()
                 .map(|row| Frame::render(row, render).map(Arc::new))
                 .collect::<Result<_, _>>()?,
+            shares,
         })
+    }
+
+    /// Every frame of the batch that the viewer in `seat` may see, in one buffer, and
+    /// whether one of them ends the game.
+    fn share(&self, seat: Option<u8>) -> Share {
+        let join = || {
+            let seen = || self.frames.iter().filter(|f| f.audience.admits(seat));
+            let mut bytes = bytes::BytesMut::with_capacity(seen().map(|f| f.bytes.len()).sum());
+            for frame in seen() {
+                bytes.extend_from_slice(&frame.bytes);
+            }
+            Share {
+                bytes: bytes.freeze(),
+                finished: seen().any(|f| f.finished),
+            }
+        };
+        let index = seat.map_or(0, |s| usize::from(s) + 1);
+        match self.shares.get(index) {
+            Some(cell) => cell.get_or_init(join).clone(),
+            None => join(),
+        }
     }
 }
 
@@ -229,10 +280,12 @@ enum Standing {
     Gone,
 }
 
-/// An account's streams on this replica: how many, and the check's last reading.
+/// An account's streams on this replica (each with its token's version), and the check's
+/// last reading.
 struct Session {
-    streams: usize,
-    standing: watch::Sender<Standing>,
+    streams: HashMap<u64, (i32, Arc<Revocation>)>,
+    next: u64,
+    standing: Standing,
 }
 
 type Sessions = Arc<Mutex<HashMap<String, Session>>>;
@@ -241,22 +294,16 @@ type Sessions = Arc<Mutex<HashMap<String, Session>>>;
 /// stream off its account's session when dropped.
 struct TokenWatch {
     account: String,
-    /// The version of the token (or ticket) that opened the stream.
-    version: i32,
-    standing: watch::Receiver<Standing>,
+    /// The stream's key in its account's session.
+    id: u64,
+    revocation: Arc<Revocation>,
     sessions: Sessions,
 }
 
 impl TokenWatch {
-    /// Whether the stream's token no longer counts: its account is gone, or the account's
-    /// version moved past the token's. Versions only grow, so a reading older than the
-    /// token (a check that began before the stream opened) says nothing.
+    /// Whether the stream's token no longer counts (see [`revokes`]).
     fn revoked(&self) -> bool {
-        match *self.standing.borrow() {
-            Standing::Unknown => false,
-            Standing::Version(v) => v > self.version,
-            Standing::Gone => true,
-        }
+        self.revocation.revoked.load(Ordering::Acquire)
     }
 }
 
@@ -264,11 +311,56 @@ impl Drop for TokenWatch {
     fn drop(&mut self) {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(session) = sessions.get_mut(&self.account) {
-            session.streams = session.streams.saturating_sub(1);
-            if session.streams == 0 {
+            session.streams.remove(&self.id);
+            if session.streams.is_empty() {
                 sessions.remove(&self.account);
             }
         }
+    }
+}
+
+/// The revocation check's word to one stream: set once its token is revoked, and the
+/// stream woken. One per stream, so that a stream woken by a move polls two atomics of its
+/// own here; waiting on a watch shared by the account's streams instead registered and
+/// dropped a waiter under the watch's lock at every wake-up of every stream (2.7 % of the
+/// server's CPU with 10,000 streams, docs/scaling.md).
+#[derive(Default)]
+struct Revocation {
+    revoked: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Revocation {
+    fn revoke(&self) {
+        self.revoked.store(true, Ordering::Release);
+        self.waker.wake();
+    }
+
+    /// Ready once revoked.
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.revoked.load(Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        self.waker.register(cx.waker());
+        // Revoked between the load and the registration: that wake-up went to the old
+        // waker.
+        if self.revoked.load(Ordering::Acquire) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+/// Whether a stream opened with token version `version` ends by the check's reading: the
+/// account is gone, or its version moved past the token's. Versions only grow, so a
+/// reading older than the token (a check that began before the stream opened) says
+/// nothing.
+fn revokes(standing: Standing, version: i32) -> bool {
+    match standing {
+        Standing::Unknown => false,
+        Standing::Version(v) => v > version,
+        Standing::Gone => true,
     }
 }
 
@@ -314,6 +406,11 @@ impl Hub {
             queue: VecDeque::new(),
             finished: false,
             last_sent: Instant::now(),
+            keep_alive: Box::pin(tokio::time::sleep_until(
+                keep_alive_due(Instant::now(), self.wiring.keep_alive).into(),
+            )),
+            rearm: false,
+            seen: None,
         }
     }
 
@@ -451,6 +548,7 @@ impl Hub {
             hints: self.wiring.service.notifier().subscribe(),
             shutdown: self.wiring.shutdown.clone(),
             cursor: None,
+            view: None,
         };
         tokio::task::spawn_local(reader.run());
         receiver
@@ -466,34 +564,46 @@ impl Hub {
     }
 }
 
-/// Adds a stream of `account` opened with token version `version` to the sessions.
+/// Adds a stream of `account` opened with token version `version` to the sessions; it
+/// is revoked at once when the check's last reading already revokes it.
 fn register(sessions: &Sessions, account: &str, version: i32) -> TokenWatch {
     let mut all = sessions.lock().unwrap_or_else(PoisonError::into_inner);
     let session = all.entry(account.to_owned()).or_insert_with(|| Session {
-        streams: 0,
-        standing: watch::channel(Standing::Unknown).0,
+        streams: HashMap::new(),
+        next: 0,
+        standing: Standing::Unknown,
     });
-    session.streams += 1;
+    let revocation = Arc::new(Revocation::default());
+    if revokes(session.standing, version) {
+        revocation.revoke();
+    }
+    let id = session.next;
+    session.next += 1;
+    session.streams.insert(id, (version, revocation.clone()));
     TokenWatch {
         account: account.to_owned(),
-        version,
-        standing: session.standing.subscribe(),
+        id,
+        revocation,
         sessions: sessions.clone(),
     }
 }
 
 /// Records what the check read: a version, or `None` for an account that is deleted or
-/// does not exist. Wakes an account's streams only when its reading changed.
+/// does not exist, and revokes (and wakes) the streams that reading ends.
 fn apply(sessions: &Sessions, versions: &HashMap<String, Option<i32>>) {
-    let sessions = sessions.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut sessions = sessions.lock().unwrap_or_else(PoisonError::into_inner);
     for (account, version) in versions {
-        if let Some(session) = sessions.get(account) {
+        if let Some(session) = sessions.get_mut(account) {
             let now = version.map_or(Standing::Gone, Standing::Version);
-            session.standing.send_if_modified(|standing| {
-                let changed = *standing != now;
-                *standing = now;
-                changed
-            });
+            if session.standing == now {
+                continue;
+            }
+            session.standing = now;
+            for (version, revocation) in session.streams.values() {
+                if revokes(now, *version) && !revocation.revoked.load(Ordering::Acquire) {
+                    revocation.revoke();
+                }
+            }
         }
     }
 }
@@ -508,6 +618,8 @@ struct Reader {
     shutdown: watch::Receiver<bool>,
     /// Up to where the game has been read; `None` before the first read.
     cursor: Option<i32>,
+    /// The view of the last batch sent.
+    view: Option<Arc<Access>>,
 }
 
 impl Reader {
@@ -541,9 +653,9 @@ impl Reader {
                 // committed between that read and this one would be in no batch, and the
                 // stream would wait for the next move. An empty batch from here makes such
                 // a stream (its cursor below `from`) catch up from the table.
-                let _ = self
-                    .sender
-                    .send(Arc::new(Batch::render(page.upto, page, render)?));
+                let batch = Batch::render(page.upto, page, render, self.view.as_ref())?;
+                self.view = Some(batch.view.clone());
+                let _ = self.sender.send(Arc::new(batch));
                 return Ok(());
             };
             if page.upto <= from {
@@ -551,9 +663,9 @@ impl Reader {
             }
             self.cursor = Some(page.upto);
             // No receiver: the last stream just left; `retire` ends the reader.
-            let _ = self
-                .sender
-                .send(Arc::new(Batch::render(from, page, render)?));
+            let batch = Batch::render(from, page, render, self.view.as_ref())?;
+            self.view = Some(batch.view.clone());
+            let _ = self.sender.send(Arc::new(batch));
             if !full {
                 return Ok(());
             }
@@ -659,6 +771,16 @@ pub struct Live {
     queue: VecDeque<Bytes>,
     finished: bool,
     last_sent: Instant,
+    /// Wakes the stream to see whether a keep-alive is due. Kept across waits and set again
+    /// only when it has fired (sends in between only move when the next keep-alive is
+    /// due), so a move's wake-up of thousands of streams neither starts nor cancels a
+    /// timer each.
+    keep_alive: Pin<Box<Sleep>>,
+    /// The keep-alive timer fired and is to be set again.
+    rearm: bool,
+    /// The view this stream last found itself in: whether it admits the viewer, and its
+    /// seat (a game's reader passes the same view on while it does not change).
+    seen: Option<(Arc<Access>, bool, Option<u8>)>,
 }
 
 impl Live {
@@ -717,21 +839,39 @@ impl Live {
         );
         let page = blocking(move || service.stream_page(&game, after, PAGE)).await?;
         self.catch_up = i64::try_from(page.events.len()).unwrap_or(i64::MAX) >= PAGE;
-        let batch = Batch::render(after, page, self.hub.wiring.render)?;
+        let batch = Batch::render(after, page, self.hub.wiring.render, None)?;
         self.take(&batch)
     }
 
     /// Queues the batch's events this viewer may see and has not had.
     fn take(&mut self, batch: &Batch) -> Result<(), LiveError> {
-        if !batch.view.admits(&self.account) {
+        let (admits, seat) = match &self.seen {
+            Some((view, admits, seat)) if Arc::ptr_eq(view, &batch.view) => (*admits, *seat),
+            _ => {
+                let view = &batch.view;
+                let (admits, seat) = (view.admits(&self.account), view.seat_of(&self.account));
+                self.seen = Some((view.clone(), admits, seat));
+                (admits, seat)
+            }
+        };
+        if !admits {
             return Err(ServiceError::GameNotFound.into());
         }
-        let seat = batch.view.seat_of(&self.account);
-        for frame in batch.frames.iter().filter(|f| f.seq > self.cursor) {
-            if frame.audience.admits(seat) {
-                self.queue.push_back(frame.bytes.clone());
-                if frame.finished {
-                    self.finished = true;
+        if self.cursor <= batch.from {
+            // All of it (every frame's seq is past `from`): as every other stream at its
+            // start sees it.
+            let share = batch.share(seat);
+            if !share.bytes.is_empty() {
+                self.queue.push_back(share.bytes);
+            }
+            self.finished |= share.finished;
+        } else {
+            for frame in batch.frames.iter().filter(|f| f.seq > self.cursor) {
+                if frame.audience.admits(seat) {
+                    self.queue.push_back(frame.bytes.clone());
+                    if frame.finished {
+                        self.finished = true;
+                    }
                 }
             }
         }
@@ -739,14 +879,22 @@ impl Live {
         Ok(())
     }
 
-    /// Waits for the shared feed, the keep-alive, or shutdown; false on shutdown.
+    /// Waits for the shared feed, the keep-alive's time, or the token's revocation; false
+    /// on shutdown.
+    ///
+    /// Shutdown comes through the feed: the game's reader ends on shutdown, which closes
+    /// the feed, and a stream that then subscribes again starts a reader that ends at
+    /// once. So a move's wake-up polls nothing shared beyond the feed itself.
     async fn wait(&mut self) -> bool {
-        let keep_alive = tokio::time::sleep_until(
-            keep_alive_due(self.last_sent, self.hub.wiring.keep_alive).into(),
-        );
-        tokio::pin!(keep_alive);
+        if std::mem::take(&mut self.rearm) {
+            let due = keep_alive_due(self.last_sent, self.hub.wiring.keep_alive);
+            self.keep_alive.as_mut().reset(due.into());
+        }
         loop {
             tokio::select! {
+                biased;
+                // `next` ends the stream.
+                () = std::future::poll_fn(|cx| self.token.revocation.poll(cx)) => return true,
                 batch = self.feed.recv() => match batch {
                     Ok(batch) => {
                         if batch.upto <= self.cursor {
@@ -776,22 +924,10 @@ impl Live {
                         return true;
                     }
                 },
-                () = &mut keep_alive => return true,
-                changed = self.shutdown.changed() => {
-                    if changed.is_err() || *self.shutdown.borrow() {
-                        return false;
-                    }
-                }
-                changed = self.token.standing.changed() => {
-                    // The session outlives its streams' watches; were it gone, nothing
-                    // could tell this stream of a revocation any more.
-                    if changed.is_err() {
-                        return false;
-                    }
-                    // `next` ends the stream.
-                    if self.token.revoked() {
-                        return true;
-                    }
+                // `next` sends a keep-alive if one is due by now.
+                () = self.keep_alive.as_mut() => {
+                    self.rearm = true;
+                    return true;
                 }
             }
         }

@@ -293,6 +293,41 @@ fn each_stream_of_a_game_gets_only_what_its_viewer_may_see(backend: Backend) {
     assert_ne!(frame_seq_types(&seen[0]), frame_seq_types(&seen[1]));
 }
 
+/// A stream opened before its viewer sits down: once seated, the viewer gets its own hand
+/// on the same stream (a stream keeps its place in the game's view only while the view
+/// stays the same), and the stream shows exactly its events endpoint.
+fn a_stream_opened_before_its_viewer_sits_down_shows_its_hand_once_seated(backend: Backend) {
+    let server = TestServer::start_with_env(TestDb::new(backend), backend, &SLOW_POLL);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = api.create_game(
+        &host,
+        &json!({ "ruleset": "6-nimmt", "players": 2, "public": true }),
+    );
+    let game = game["id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/games/{game}/stream");
+    let mut stream = EventStream::open(&api.base, &path, &guest.token, None, PROMPT);
+    let mut frames = read_up_to(&mut stream, &api.events(&guest, &game), 0);
+    api.join(&guest, &game);
+    api.ok(&host, &game, &json!({ "type": "start" }));
+    play_round(&api, &[&host, &guest], &game);
+    let all = api.events(&guest, &game);
+    let last = frames.last().map_or(0, |f| f.data["seq"].as_u64().unwrap());
+    frames.extend(read_up_to(&mut stream, &all, last));
+    assert_eq!(frame_seq_types(&frames), seq_types(&all));
+    let hands: Vec<u64> = frames
+        .iter()
+        .filter(|f| f.event.as_deref() == Some("hand_dealt"))
+        .map(|f| f.data["data"]["seat"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        hands,
+        [1],
+        "the stream showed its viewer's hand, and only that"
+    );
+}
+
 /// 200 streams on one game, some from the start and some from the current version, all
 /// through one shared reader: every stream gets every move once, in order, and later moves
 /// bring nothing twice.
@@ -395,6 +430,7 @@ both!(
     a_move_made_while_a_stream_opens_reaches_it,
     a_stream_delivers_moves_and_resumes_without_gaps_or_repeats,
     each_stream_of_a_game_gets_only_what_its_viewer_may_see,
+    a_stream_opened_before_its_viewer_sits_down_shows_its_hand_once_seated,
     many_streams_on_one_game_each_get_every_move_once_in_order,
     a_stream_ends_when_the_game_is_finished,
     keep_alive_comments_flow_while_nothing_happens,
