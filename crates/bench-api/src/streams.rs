@@ -440,7 +440,12 @@ fn mb(pid: u32) -> f64 {
 }
 
 /// A legal move of a seat that must act (read through the views, not timed).
-async fn next_move(api: &Api, players: &[Player; 2], game: &str) -> anyhow::Result<(usize, Value)> {
+/// A seat that may move, its move, and the game's version before it.
+async fn next_move(
+    api: &Api,
+    players: &[Player; 2],
+    game: &str,
+) -> anyhow::Result<(usize, Value, i64)> {
     for (seat, player) in players.iter().enumerate() {
         let view = api.view(player, game).await?;
         if view.status == "finished" {
@@ -449,7 +454,7 @@ async fn next_move(api: &Api, players: &[Player; 2], game: &str) -> anyhow::Resu
         if view.awaiting.iter().any(|a| a.seat == seat)
             && let Some(cmd) = view.legal.iter().find(|c| c["type"] != "resign")
         {
-            return Ok((seat, cmd.clone()));
+            return Ok((seat, cmd.clone(), i64::from(view.version)));
         }
     }
     bail!("nobody can move")
@@ -547,7 +552,7 @@ impl Source<'_> {
     }
 
     /// Chooses the next move (not timed); `send` then makes it.
-    async fn choose(&self) -> anyhow::Result<Option<(usize, Value)>> {
+    async fn choose(&self) -> anyhow::Result<Option<(usize, Value, i64)>> {
         match self {
             Self::Server {
                 api, players, game, ..
@@ -556,17 +561,24 @@ impl Source<'_> {
         }
     }
 
-    /// Makes the chosen move; the version every stream must then reach.
-    async fn send(&mut self, chosen: Option<(usize, Value)>) -> anyhow::Result<i64> {
+    /// Makes the chosen move; the first seq it writes. A stream has the move once it reads
+    /// that seq or a later one: the move's last event may be one a spectator never sees
+    /// (the hands of the next deal), so waiting for the version the move left would wait
+    /// for the next move, and count this one as missed.
+    async fn send(&mut self, chosen: Option<(usize, Value, i64)>) -> anyhow::Result<i64> {
         match (self, chosen) {
             (
                 Self::Server {
                     api, players, game, ..
                 },
-                Some((seat, cmd)),
+                Some((seat, cmd, before)),
             ) => {
                 let reply = api.command(&players[seat], game, &cmd).await?;
-                Ok(i64::from(reply.view(200)?.version))
+                let after = i64::from(reply.view(200)?.version);
+                if after <= before {
+                    bail!("the move at version {before} wrote nothing");
+                }
+                Ok(before + 1)
             }
             (
                 Self::Floor {
@@ -754,7 +766,7 @@ async fn measure_on(
         .then(|| procfs::percent_of_core(0.0, idle_pg.seconds(&backends), idle));
     let rss_idle_mb = mb(pid);
 
-    // Moves: from just before the POST until each open stream has read the new version.
+    // Moves: from just before the POST until each open stream has read an event of the move.
     let mut latencies = Vec::new();
     let mut posts = Vec::new();
     let (mut missed, mut bytes_read, mut stream_moves) = (0, 0usize, 0usize);
@@ -773,7 +785,7 @@ async fn measure_on(
             procfs::cpu_seconds("self").unwrap_or(0.0),
         );
         let t0 = Instant::now();
-        let version = source.send(chosen).await?;
+        let first = source.send(chosen).await?;
         posts.push(u32::try_from(t0.elapsed().as_micros()).unwrap_or(u32::MAX));
         let mut seen = vec![false; n];
         let mut waiting = alive.iter().filter(|a| **a).count();
@@ -789,7 +801,7 @@ async fn measure_on(
                     if alive[idx] && !seen[idx] {
                         bytes_read += bytes;
                     }
-                    if seq >= version && alive[idx] && !seen[idx] {
+                    if seq >= first && alive[idx] && !seen[idx] {
                         seen[idx] = true;
                         waiting -= 1;
                         stream_moves += 1;
