@@ -759,30 +759,23 @@ impl Store {
             #[diesel(sql_type = diesel::sql_types::Text)]
             jit: String,
         }
-        fn jit(conn: &mut PgConnection) -> Result<String, StoreError> {
-            let row: Setting =
-                diesel::sql_query("SELECT current_setting('jit') AS jit").get_result(conn)?;
+        fn jit<M>(pool: &Pool<M>) -> Result<String, StoreError>
+        where
+            M: diesel::r2d2::ManageConnection<Connection = PgConnection>,
+        {
+            let row: Setting = diesel::sql_query("SELECT current_setting('jit') AS jit")
+                .get_result(&mut *pool.get()?)?;
             Ok(row.jit)
         }
         let Pools::Pg(primary) = &self.pools else {
             return Vec::new();
         };
-        let mut settings = vec![(
-            "primary",
-            primary
-                .get()
-                .map_err(Into::into)
-                .and_then(|mut c| jit(&mut c)),
-        )];
+        let mut settings = vec![("primary", jit(primary))];
         if let Some(keys) = &self.keys {
-            settings.push((
-                "keys",
-                keys.get().map_err(Into::into).and_then(|mut c| jit(&mut c)),
-            ));
+            settings.push(("keys", jit(keys)));
         }
         if let Some(replica) = &self.replica {
-            let conn = replica.pool().get().map_err(Into::into);
-            settings.push(("replica", conn.and_then(|mut c| jit(&mut c))));
+            settings.push(("replica", jit(replica.pool())));
         }
         settings
     }
