@@ -227,24 +227,29 @@ impl Batch {
         })
     }
 
-    /// Every frame of the batch that the viewer in `seat` may see, in one buffer, and
-    /// whether one of them ends the game.
-    fn share(&self, seat: Option<u8>) -> Share {
+    /// What the viewer in `seat` gets of the batch after `cursor`: the frames it may see,
+    /// in one buffer, and whether one of them ends the game. A viewer at the batch's start
+    /// gets the copy shared by every viewer of its seat.
+    fn share(&self, seat: Option<u8>, cursor: i32) -> Share {
         let join = || {
-            let seen = || self.frames.iter().filter(|f| f.audience.admits(seat));
-            let mut bytes = bytes::BytesMut::with_capacity(seen().map(|f| f.bytes.len()).sum());
-            for frame in seen() {
+            let mut bytes = bytes::BytesMut::new();
+            let mut finished = false;
+            let seen = self.frames.iter().filter(|f| f.seq > cursor);
+            for frame in seen.filter(|f| f.audience.admits(seat)) {
                 bytes.extend_from_slice(&frame.bytes);
+                finished |= frame.finished;
             }
             Share {
                 bytes: bytes.freeze(),
-                finished: seen().any(|f| f.finished),
+                finished,
             }
         };
         let index = seat.map_or(0, |s| usize::from(s) + 1);
         match self.shares.get(index) {
-            Some(cell) => cell.get_or_init(join).clone(),
-            None => join(),
+            // Every frame's seq is past `from`: all of it, as every other viewer of the
+            // seat at its start sees it.
+            Some(cell) if cursor <= self.from => cell.get_or_init(join).clone(),
+            _ => join(),
         }
     }
 }
@@ -858,24 +863,11 @@ impl Live {
         if !admits {
             return Err(ServiceError::GameNotFound.into());
         }
-        if self.cursor <= batch.from {
-            // All of it (every frame's seq is past `from`): as every other stream at its
-            // start sees it.
-            let share = batch.share(seat);
-            if !share.bytes.is_empty() {
-                self.queue.push_back(share.bytes);
-            }
-            self.finished |= share.finished;
-        } else {
-            for frame in batch.frames.iter().filter(|f| f.seq > self.cursor) {
-                if frame.audience.admits(seat) {
-                    self.queue.push_back(frame.bytes.clone());
-                    if frame.finished {
-                        self.finished = true;
-                    }
-                }
-            }
+        let share = batch.share(seat, self.cursor);
+        if !share.bytes.is_empty() {
+            self.queue.push_back(share.bytes);
         }
+        self.finished |= share.finished;
         self.cursor = self.cursor.max(batch.upto);
         Ok(())
     }
@@ -972,6 +964,52 @@ mod tests {
         // A stream whose old token was checked just before the revocation joins late.
         let late = register(&sessions, "a", 4);
         assert!(late.revoked());
+    }
+
+    /// A batch of events 5 (public), 6 (seat 0's), 7 (public, ends the game) read after 4.
+    fn batch() -> Batch {
+        let frame = |seq: i32, audience, finished| {
+            Arc::new(Frame {
+                seq,
+                audience,
+                finished,
+                bytes: Bytes::from(format!("<{seq}>")),
+            })
+        };
+        Batch {
+            from: 4,
+            upto: 7,
+            view: Arc::new(Access {
+                public: true,
+                seats: vec![Some("a".into()), Some("b".into())],
+                kept: Vec::new(),
+            }),
+            frames: vec![
+                frame(5, Audience::Public, false),
+                frame(6, Audience::Seat(0), false),
+                frame(7, Audience::Public, true),
+            ],
+            shares: (0..3).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_viewer_gets_what_its_seat_may_see_after_where_it_stands() {
+        let batch = batch();
+        let share = |seat, cursor| {
+            let s = batch.share(seat, cursor);
+            (String::from_utf8_lossy(&s.bytes).into_owned(), s.finished)
+        };
+        assert_eq!(share(None, 4), ("<5><7>".to_owned(), true));
+        assert_eq!(share(Some(0), 4), ("<5><6><7>".to_owned(), true));
+        assert_eq!(share(Some(1), 4), ("<5><7>".to_owned(), true));
+        // Further on: only what comes after the viewer's place.
+        assert_eq!(share(Some(0), 5), ("<6><7>".to_owned(), true));
+        assert_eq!(share(None, 6), ("<7>".to_owned(), true));
+        assert_eq!(share(Some(0), 7), (String::new(), false));
+        // Viewers of one seat at the batch's start share one buffer.
+        let (one, two) = (batch.share(Some(0), 4), batch.share(Some(0), 4));
+        assert_eq!(one.bytes.as_ptr(), two.bytes.as_ptr());
     }
 
     #[test]
