@@ -218,7 +218,7 @@ impl Appends for diesel::pg::PgConnection {
         let awaiting: Vec<bool> = seats.iter().map(|s| s.awaiting).collect();
         let actions: Vec<Option<&str>> = seats.iter().map(|s| s.action.as_deref()).collect();
         let deadlines: Vec<Option<NaiveDateTime>> = seats.iter().map(|s| s.deadline_at).collect();
-        let made: Vec<AppendedGame> = super::prepared::prepared(
+        let made: Vec<AppendedGame> = crate::prepared!(
             "WITH input AS ( \
                  SELECT * FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[], \
                                       $5::bool[], $6::int4[]) WITH ORDINALITY \
@@ -351,7 +351,7 @@ fn events_after_pg(
     use diesel::sql_types::{Array, Integer, Text};
     let games: Vec<&str> = after.iter().map(|(g, _)| *g).collect();
     let versions: Vec<i32> = after.iter().map(|(_, v)| *v).collect();
-    Ok(super::prepared::prepared(
+    Ok(crate::prepared!(
         "SELECT e.position, e.event_id, e.game_id, e.seq, e.event_type, e.schema_version, \
                     e.audience, e.data, e.recorded_at, e.tx_id \
                FROM unnest($1::text[], $2::int4[]) AS q(game, after) \

@@ -252,7 +252,7 @@ impl ReadTogether for diesel::pg::PgConnection {
         let keys: Vec<&str> = query.count.iter().map(|(k, _, _)| k.as_str()).collect();
         let senders: Vec<&str> = query.count.iter().map(|(_, a, _)| *a).collect();
         let versions: Vec<Option<i32>> = query.count.iter().map(|(_, _, v)| *v).collect();
-        let row: BatchJson = super::prepared::prepared(
+        let row: BatchJson = crate::prepared!(
             "WITH acc AS ( \
                  SELECT id, name, NULL::text AS password_hash, guest, roles, created_at, \
                         token_version, deleted_at, registered_at \

@@ -62,7 +62,7 @@ impl Store {
             Pools::Pg(pool) => {
                 let mut conn = pool.get()?;
                 // Prepared: on every command (see `prepared`).
-                let row: Counts = super::prepared::prepared(
+                let row: Counts = crate::prepared!(
                     "WITH up AS ( \
                          INSERT INTO rate_counters (key, window_start, count) VALUES ($1, $2, $3) \
                          ON CONFLICT (key, window_start) \

@@ -3,14 +3,19 @@
 //! diesel's `sql_query` marks itself unsafe to cache, and so do some query-builder
 //! statements (every `UPDATE`, a multi-row `INSERT`): PostgreSQL then parses and plans them
 //! anew on every call, which on the command path cost more than the statements' own work
-//! (docs/scaling.md, second pass). [`prepared`] is `sql_query` without that mark: diesel
-//! caches the statement by its text, so each connection prepares it once. Use it only for
-//! text that does not vary with the data (else every variant is cached).
+//! (docs/scaling.md, second pass). [`prepared!`](crate::prepared) is `sql_query` without
+//! that mark: each connection prepares the statement once and keeps it.
 //!
 //! The text names its parameters `$1`, `$2`, … in order, each once (a statement that needs
 //! one twice selects it in a CTE); `.bind` supplies them in the same order. diesel writes
 //! the placeholders itself (`$n` on PostgreSQL, `?` on SQLite), so the text's are replaced.
-
+//!
+//! Each use of the macro is a type of its own (its *site*), which is the statement's key in
+//! diesel's statement cache, and finds its placeholders once, when it first runs. Keyed by
+//! its text instead, every execution built the text anew, hashed it and found every level's
+//! placeholder by scanning the text from its start: on the command path's two statements
+//! (20 parameters in 3 KB of text) that was 15–20 % of the server's CPU per command
+//! (docs/scaling.md, "The server's part of a lone command").
 use std::marker::PhantomData;
 
 use diesel::backend::Backend;
@@ -19,22 +24,54 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::HasSqlType;
 use diesel::{QueryResult, RunQueryDsl};
 
-/// SQL text with `$1`, `$2`, … placeholders, in order, each once.
-#[derive(Debug, Clone, Copy)]
-#[must_use]
-pub struct Prepared {
-    sql: &'static str,
+/// A statement that the connection keeps prepared: `prepared!("… $1 … $2 …")`, then one
+/// `.bind::<SqlType, _>(value)` per placeholder, in order. The text must be a constant
+/// (a literal or a `const`): it must not vary with the data, else every variant would be
+/// kept.
+#[macro_export]
+macro_rules! prepared {
+    ($sql:expr $(,)?) => {{
+        /// This use's key in diesel's statement cache.
+        struct Site;
+        const SQL: &str = $sql;
+        static MARKS: ::std::sync::OnceLock<::std::boxed::Box<[$crate::store::prepared::Mark]>> =
+            ::std::sync::OnceLock::new();
+        $crate::store::prepared::Prepared::<Site>::at(
+            SQL,
+            MARKS.get_or_init(|| $crate::store::prepared::marks(SQL)),
+        )
+    }};
 }
 
-/// `sql_query` whose prepared statement the connection keeps.
-pub fn prepared(sql: &'static str) -> Prepared {
-    debug_assert!(
-        placeholders(sql)
-            .enumerate()
-            .all(|(i, (_, _, n))| n == i + 1),
-        "placeholders must be $1, $2, … in order, each once: {sql}"
-    );
-    Prepared { sql }
+/// A placeholder in a statement's text: where it starts and ends, and its number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    start: usize,
+    end: usize,
+    number: usize,
+}
+
+/// SQL text with `$1`, `$2`, … placeholders, in order, each once; `S` is the site of the
+/// [`prepared!`](crate::prepared) that made it.
+#[must_use]
+pub struct Prepared<S> {
+    sql: &'static str,
+    marks: &'static [Mark],
+    site: PhantomData<fn() -> S>,
+}
+
+impl<S> Clone for Prepared<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for Prepared<S> {}
+
+impl<S> std::fmt::Debug for Prepared<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared").field("sql", &self.sql).finish()
+    }
 }
 
 /// A statement with its first `index` parameters bound.
@@ -45,10 +82,25 @@ pub struct Bound<Q, V, ST> {
     value: V,
     index: usize,
     sql: &'static str,
+    marks: &'static [Mark],
     sql_type: PhantomData<ST>,
 }
 
-impl Prepared {
+impl<S> Prepared<S> {
+    /// The statement `sql` with its placeholders `marks` (see [`prepared!`](crate::prepared),
+    /// which finds them once per site).
+    pub fn at(sql: &'static str, marks: &'static [Mark]) -> Self {
+        debug_assert!(
+            marks.iter().enumerate().all(|(i, m)| m.number == i + 1),
+            "placeholders must be $1, $2, … in order, each once: {sql}"
+        );
+        Self {
+            sql,
+            marks,
+            site: PhantomData,
+        }
+    }
+
     /// Binds `$1`.
     pub fn bind<ST, V>(self, value: V) -> Bound<Self, V, ST> {
         Bound {
@@ -56,6 +108,7 @@ impl Prepared {
             value,
             index: 1,
             sql: self.sql,
+            marks: self.marks,
             sql_type: PhantomData,
         }
     }
@@ -64,47 +117,51 @@ impl Prepared {
 impl<Q, V, ST> Bound<Q, V, ST> {
     /// Binds the next parameter.
     pub fn bind<ST2, V2>(self, value: V2) -> Bound<Self, V2, ST2> {
-        let (index, sql) = (self.index + 1, self.sql);
+        let (index, sql, marks) = (self.index + 1, self.sql, self.marks);
         Bound {
             query: self,
             value,
             index,
             sql,
+            marks,
             sql_type: PhantomData,
         }
     }
 }
 
-/// The placeholders of `sql`: (start, end, number). diesel builds the text on every
-/// execution (its statement cache is keyed by it), so this finds the `$` signs with
-/// `match_indices` (memchr) rather than looking at every byte.
-fn placeholders(sql: &str) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-    sql.match_indices('$').filter_map(move |(start, _)| {
-        let digits = sql[start + 1..]
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
-        let end = start + 1 + digits;
-        let number = sql.get(start + 1..end)?.parse().ok()?;
-        Some((start, end, number))
-    })
+/// The placeholders of `sql`, in the order they appear (found with `match_indices`, which
+/// uses memchr, rather than by looking at every byte).
+#[must_use]
+pub fn marks(sql: &str) -> Box<[Mark]> {
+    sql.match_indices('$')
+        .filter_map(|(start, _)| {
+            let digits = sql[start + 1..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            let end = start + 1 + digits;
+            let number = sql.get(start + 1..end)?.parse().ok()?;
+            Some(Mark { start, end, number })
+        })
+        .collect()
 }
 
-impl QueryId for Prepared {
-    type QueryId = ();
-    // No static id: diesel's statement cache then keys the statement by its text.
-    const HAS_STATIC_QUERY_ID: bool = false;
+impl<S: 'static> QueryId for Prepared<S> {
+    // The site: one statement text per type, so the statement cache needs neither the text
+    // nor its hash to find the statement.
+    type QueryId = S;
+    const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl<Q, V, ST> QueryId for Bound<Q, V, ST> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
+impl<Q: QueryId, V, ST: 'static> QueryId for Bound<Q, V, ST> {
+    type QueryId = (Q::QueryId, ST);
+    const HAS_STATIC_QUERY_ID: bool = Q::HAS_STATIC_QUERY_ID;
 }
 
-impl<DB: Backend> QueryFragment<DB> for Prepared {
+impl<S, DB: Backend> QueryFragment<DB> for Prepared<S> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         // With parameters, the bound levels write the text piece by piece.
-        if placeholders(self.sql).next().is_none() {
+        if self.marks.is_empty() {
             out.push_sql(self.sql);
         }
         Ok(())
@@ -117,37 +174,40 @@ where
     Q: QueryFragment<DB>,
     V: ToSql<ST, DB>,
 {
-    /// The text up to this level's placeholder, the parameter, and after the last one
-    /// the rest of the text.
+    /// The text from the placeholder before this level's to this level's, the parameter,
+    /// and after the last one the rest of the text.
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.query.walk_ast(out.reborrow())?;
-        let mut marks = placeholders(self.sql).skip(self.index.saturating_sub(2));
-        let from = if self.index == 1 {
-            0
-        } else {
-            marks.next().map_or(self.sql.len(), |(_, end, _)| end)
-        };
-        let Some((start, end, number)) = marks.next() else {
+        let Some(mark) = self.index.checked_sub(1).and_then(|i| self.marks.get(i)) else {
             return Err(diesel::result::Error::QueryBuilderError(
                 format!("more parameters bound than the text has: {}", self.sql).into(),
             ));
         };
         // A value bound to the wrong place would be a wrong statement, not an error.
-        if number != self.index {
+        if mark.number != self.index {
             return Err(diesel::result::Error::QueryBuilderError(
-                format!("${number} where ${} belongs: {}", self.index, self.sql).into(),
+                format!(
+                    "${} where ${} belongs: {}",
+                    mark.number, self.index, self.sql
+                )
+                .into(),
             ));
         }
-        out.push_sql(&self.sql[from..start]);
+        let from = self
+            .index
+            .checked_sub(2)
+            .and_then(|i| self.marks.get(i))
+            .map_or(0, |before| before.end);
+        out.push_sql(&self.sql[from..mark.start]);
         out.push_bind_param::<ST, V>(&self.value)?;
-        if marks.next().is_none() {
-            out.push_sql(&self.sql[end..]);
+        if self.index == self.marks.len() {
+            out.push_sql(&self.sql[mark.end..]);
         }
         Ok(())
     }
 }
 
-impl Query for Prepared {
+impl<S> Query for Prepared<S> {
     type SqlType = diesel::sql_types::Untyped;
 }
 
@@ -155,7 +215,7 @@ impl<Q, V, ST> Query for Bound<Q, V, ST> {
     type SqlType = diesel::sql_types::Untyped;
 }
 
-impl<Conn> RunQueryDsl<Conn> for Prepared {}
+impl<Conn, S> RunQueryDsl<Conn> for Prepared<S> {}
 
 impl<Conn, Q, V, ST> RunQueryDsl<Conn> for Bound<Q, V, ST> {}
 
@@ -169,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_text_is_rebuilt_with_the_backends_placeholders() {
-        let q = prepared("SELECT $1 AS a WHERE b = $2 AND c > 3")
+        let q = crate::prepared!("SELECT $1 AS a WHERE b = $2 AND c > 3")
             .bind::<Text, _>("x")
             .bind::<Integer, _>(7);
         assert_eq!(
@@ -184,12 +244,12 @@ mod tests {
 
     #[test]
     fn text_without_parameters_is_kept_and_a_trailing_placeholder_works() {
-        let q = prepared("SELECT 1");
+        let q = crate::prepared!("SELECT 1");
         assert_eq!(
             debug_query::<Pg, _>(&q).to_string(),
             "SELECT 1 -- binds: []"
         );
-        let q = prepared("SELECT $1").bind::<Integer, _>(1);
+        let q = crate::prepared!("SELECT $1").bind::<Integer, _>(1);
         assert_eq!(
             debug_query::<Sqlite, _>(&q).to_string(),
             "SELECT ? -- binds: [1]"
@@ -199,8 +259,13 @@ mod tests {
     #[test]
     fn placeholders_out_of_order_are_refused() {
         use std::fmt::Write;
-        let swapped = Prepared {
+        // Built by hand: the macro's debug check would refuse the text first.
+        struct Site;
+        let marks: &'static [Mark] = Box::leak(marks("SELECT $2, $1"));
+        let swapped = Prepared::<Site> {
             sql: "SELECT $2, $1",
+            marks,
+            site: PhantomData,
         }
         .bind::<Integer, _>(1)
         .bind::<Integer, _>(2);
@@ -214,13 +279,46 @@ mod tests {
     #[test]
     fn more_binds_than_placeholders_are_refused() {
         use std::fmt::Write;
-        let over = prepared("SELECT $1")
+        let over = crate::prepared!("SELECT $1")
             .bind::<Integer, _>(1)
             .bind::<Integer, _>(2);
         let mut sql = String::new();
         assert!(
             write!(sql, "{}", debug_query::<Pg, _>(&over)).is_err(),
             "{sql}"
+        );
+    }
+
+    #[test]
+    fn each_site_is_a_statement_of_its_own_and_finds_its_placeholders_once() {
+        use diesel::query_builder::QueryId;
+        let a = crate::prepared!("SELECT $1").bind::<Integer, _>(1);
+        let b = crate::prepared!("SELECT $1").bind::<Integer, _>(1);
+        fn id_of<T: QueryId>(_: &T) -> Option<std::any::TypeId> {
+            T::query_id()
+        }
+        let (ia, ib) = (id_of(&a), id_of(&b));
+        assert!(ia.is_some() && ib.is_some());
+        assert_ne!(ia, ib, "two sites are two statements, whatever their text");
+        assert_eq!(
+            &*marks("SELECT $1, x$2 || '$' || $10"),
+            [
+                Mark {
+                    start: 7,
+                    end: 9,
+                    number: 1
+                },
+                Mark {
+                    start: 12,
+                    end: 14,
+                    number: 2
+                },
+                Mark {
+                    start: 25,
+                    end: 28,
+                    number: 10
+                },
+            ]
         );
     }
 }

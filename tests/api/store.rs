@@ -154,7 +154,6 @@ both!(
 /// placeholders.
 fn prepared_statements_are_kept_per_connection(backend: Backend) {
     use diesel::sql_types::{BigInt, Integer, Text};
-    use stammtisch::store::prepared::prepared;
     #[derive(diesel::QueryableByName)]
     struct Sum {
         #[diesel(sql_type = Integer)]
@@ -165,12 +164,12 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
         #[diesel(sql_type = BigInt)]
         n: i64,
     }
-    let statement = "SELECT CAST($1 AS integer) + length(CAST($2 AS text)) AS n";
+    const STATEMENT: &str = "SELECT CAST($1 AS integer) + length(CAST($2 AS text)) AS n";
     // The same statement, run twice on one connection of either backend.
     macro_rules! twice {
         ($conn:expr) => {
             [1, 40].map(|x| {
-                prepared(statement)
+                stammtisch::prepared!(STATEMENT)
                     .bind::<Integer, _>(x)
                     .bind::<Text, _>("abc")
                     .get_result::<Sum>($conn)
@@ -193,7 +192,7 @@ fn prepared_statements_are_kept_per_connection(backend: Backend) {
                 .unwrap()
                 .n
             };
-            assert_eq!(held(&mut c, statement), 1, "kept once, used twice");
+            assert_eq!(held(&mut c, STATEMENT), 1, "kept once, used twice");
             let unkept = "SELECT CAST($1 AS integer) * 2 AS n";
             for x in [1, 2] {
                 let n = diesel::sql_query(unkept)
