@@ -765,6 +765,37 @@ describe("the web client", () => {
     await me.context.close();
   });
 
+  test("options set by hand are kept when another ruleset is chosen and then this one again", async () => {
+    // A deck set by hand on 6 nimmt! must survive a look at another ruleset: choosing
+    // 6 nimmt! again selects its standard variant, which must not put the variant's deck back
+    // over the one set by hand (the choice stays custom, and the game gets the deck).
+    const me = await person(browser, { viewport: DESKTOP });
+    const p = me.page;
+    await p.goto(server.base + "/");
+    await signInAsGuest(p, "yvonne");
+    await p.locator("#c-ruleset").selectOption("6-nimmt");
+    await p.locator("#c-players").fill("3");
+    await openMoreOptions(p);
+    await until(async () => (await p.locator("#c-preset").inputValue()) === "standard", 10_000, "the standard variant");
+    await p.locator("#c-deck").selectOption("tactical");
+    assert.equal(await p.locator("#c-preset").inputValue(), "", "a deck set by hand makes the choice custom");
+    for (const other of ["11-nimmt", "nimm-oder-schieb", "6-nimmt"]) {
+      await p.locator("#c-ruleset").selectOption(other);
+    }
+    await until(async () => (await p.locator("#c-deck").count()) === 1, 10_000, "the deck's field again");
+    assert.equal(await p.locator("#c-deck").inputValue(), "tactical", "the deck set by hand");
+    assert.equal(await p.locator("#c-preset").inputValue(), "", "the choice still custom");
+    await p.locator("form.create button[type=submit]").click();
+    await p.waitForURL(/#\/games\//);
+    await p.locator(".game-lobby").waitFor();
+    const code = await p.locator("[data-invite-code]").textContent();
+    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    assert.equal(preview.ruleset, "6-nimmt", JSON.stringify(preview));
+    assert.equal(preview.options.deck, "tactical", JSON.stringify(preview));
+    me.assertClean();
+    await me.context.close();
+  });
+
   test("an invite code typed alone seats a signed-in person", async () => {
     const host = await person(browser, { viewport: DESKTOP });
     const guest = await person(browser, { viewport: PHONE });
