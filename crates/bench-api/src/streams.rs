@@ -281,6 +281,9 @@ struct Outcome {
     p50_ms: f64,
     p99_ms: f64,
     max_ms: f64,
+    /// Each move's own p99 over the streams, sorted: whether the run's p99 is every move's
+    /// or a few slow moves' (with 20 moves, one move is 5 % of the stream-moves).
+    move_p99s_ms: Vec<f64>,
     post_p50_ms: f64,
     missed: usize,
     closed: usize,
@@ -375,6 +378,18 @@ fn print_line(o: &Outcome) {
         o.server_nofile,
         o.load_before
     );
+    if let (Some(low), Some(high)) = (o.move_p99s_ms.first(), o.move_p99s_ms.last()) {
+        let mid = o.move_p99s_ms[o.move_p99s_ms.len() / 2];
+        println!(
+            "{:<8} streams={:<6} run {}: each move's own p99: lowest {} ms, median {} ms, highest {} ms",
+            o.target.name(),
+            o.streams,
+            o.run,
+            fmt_ms(*low),
+            fmt_ms(mid),
+            fmt_ms(*high),
+        );
+    }
 }
 
 fn print_table(outcomes: &[Outcome]) {
@@ -768,6 +783,7 @@ async fn measure_on(
 
     // Moves: from just before the POST until each open stream has read an event of the move.
     let mut latencies = Vec::new();
+    let mut move_p99s_ms = Vec::new();
     let mut posts = Vec::new();
     let (mut missed, mut bytes_read, mut stream_moves) = (0, 0usize, 0usize);
     let (mut move_server_cpu_s, mut move_client_cpu_s, mut move_pg_cpu_s) = (0.0, 0.0, 0.0);
@@ -788,6 +804,7 @@ async fn measure_on(
         let first = source.send(chosen).await?;
         posts.push(u32::try_from(t0.elapsed().as_micros()).unwrap_or(u32::MAX));
         let mut seen = vec![false; n];
+        let this_move = latencies.len();
         let mut waiting = alive.iter().filter(|a| **a).count();
         let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(args.move_timeout);
         while waiting > 0 {
@@ -824,6 +841,9 @@ async fn measure_on(
             }
         }
         missed += waiting;
+        let mut mine = latencies[this_move..].to_vec();
+        mine.sort_unstable();
+        move_p99s_ms.push(percentile(&mine, 99.0));
         move_server_cpu_s += procfs::cpu_seconds_of(&[pid]) - server0;
         move_client_cpu_s += procfs::cpu_seconds("self").unwrap_or(0.0) - self0;
         move_pg_cpu_s += pg0.seconds(&backends);
@@ -858,6 +878,10 @@ async fn measure_on(
         p50_ms: percentile(&latencies, 50.0),
         p99_ms: percentile(&latencies, 99.0),
         max_ms: percentile(&latencies, 100.0),
+        move_p99s_ms: {
+            move_p99s_ms.sort_by(f64::total_cmp);
+            move_p99s_ms
+        },
         post_p50_ms: percentile(&posts, 50.0),
         missed,
         closed,
