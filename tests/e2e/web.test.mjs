@@ -772,7 +772,7 @@ describe("the web client", () => {
     const me = await person(browser, { viewport: DESKTOP });
     const p = me.page;
     await p.goto(server.base + "/");
-    await signInAsGuest(p, "yvonne");
+    await signInAsGuest(p, "yannick");
     await p.locator("#c-ruleset").selectOption("6-nimmt");
     await p.locator("#c-players").fill("3");
     await openMoreOptions(p);
