@@ -68,23 +68,34 @@ async function createGame(page, { ruleset, players, setup }) {
 }
 
 /**
- * A guest `name` at the new-game form (6 nimmt!, 3 players, "More options" open) whose
- * `GET /v1/rulesets` is held back until `release()`: the form is usable before it answers.
+ * A guest `name` at the new-game form (6 nimmt!, 3 players, "More options" open);
+ * `before(page)` runs before the page is loaded (to route its requests).
  */
-async function formWithRulesetsHeld(name) {
+async function newGameForm(name, before = async () => {}) {
   const me = await person(browser, { viewport: DESKTOP });
   const p = me.page;
-  let release;
-  const held = new Promise((r) => (release = r));
-  await p.route(/\/v1\/rulesets(\?|$)/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  await before(p);
   await p.goto(server.base + "/");
   await signInAsGuest(p, name);
   await p.locator("#c-ruleset").selectOption("6-nimmt");
   await p.locator("#c-players").fill("3");
   await openMoreOptions(p);
+  return { me, p };
+}
+
+/**
+ * The new-game form of `newGameForm`, whose `GET /v1/rulesets` is held back until
+ * `release()`: the form is usable before it answers.
+ */
+async function formWithRulesetsHeld(name) {
+  let release;
+  const held = new Promise((r) => (release = r));
+  const { me, p } = await newGameForm(name, (page) =>
+    page.route(/\/v1\/rulesets(\?|$)/, async (route) => {
+      await held;
+      await route.continue();
+    }),
+  );
   return { me, p, release };
 }
 
@@ -769,13 +780,7 @@ describe("the web client", () => {
     // A deck set by hand on 6 nimmt! must survive a look at another ruleset: choosing
     // 6 nimmt! again selects its standard variant, which must not put the variant's deck back
     // over the one set by hand (the choice stays custom, and the game gets the deck).
-    const me = await person(browser, { viewport: DESKTOP });
-    const p = me.page;
-    await p.goto(server.base + "/");
-    await signInAsGuest(p, "yannick");
-    await p.locator("#c-ruleset").selectOption("6-nimmt");
-    await p.locator("#c-players").fill("3");
-    await openMoreOptions(p);
+    const { me, p } = await newGameForm("yannick");
     await until(async () => (await p.locator("#c-preset").inputValue()) === "standard", 10_000, "the standard variant");
     await p.locator("#c-deck").selectOption("tactical");
     assert.equal(await p.locator("#c-preset").inputValue(), "", "a deck set by hand makes the choice custom");
@@ -785,11 +790,7 @@ describe("the web client", () => {
     await until(async () => (await p.locator("#c-deck").count()) === 1, 10_000, "the deck's field again");
     assert.equal(await p.locator("#c-deck").inputValue(), "tactical", "the deck set by hand");
     assert.equal(await p.locator("#c-preset").inputValue(), "", "the choice still custom");
-    await p.locator("form.create button[type=submit]").click();
-    await p.waitForURL(/#\/games\//);
-    await p.locator(".game-lobby").waitFor();
-    const code = await p.locator("[data-invite-code]").textContent();
-    const preview = await p.evaluate(async (c) => (await fetch(`/v1/invites/${c}`)).json(), code.trim());
+    const preview = await createAndPreview(p);
     assert.equal(preview.ruleset, "6-nimmt", JSON.stringify(preview));
     assert.equal(preview.options.deck, "tactical", JSON.stringify(preview));
     me.assertClean();
