@@ -690,7 +690,7 @@ impl Turn<'_, '_, RowBoard> {
                 return; // paused for take_row
             };
             let lying = self.board.rows[row];
-            let taken = if lying.len() >= layout.max_lying[row] {
+            let taken = if lying.holds_at_least(layout.max_lying[row]) {
                 lying.to_cards()
             } else {
                 Cards::new()
