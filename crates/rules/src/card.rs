@@ -189,6 +189,13 @@ impl CardSet {
         n == 0 || rest != 0
     }
 
+    /// The cards whose next lower number is not in the set: the lowest card of each run of
+    /// consecutive numbers.
+    #[must_use]
+    pub fn run_heads(self) -> Self {
+        Self(self.0 & !(self.0 << 1))
+    }
+
     /// Whether the set holds no card.
     #[must_use]
     pub fn is_empty(self) -> bool {

@@ -92,8 +92,16 @@ impl Turn<'_, '_, TakeOrPassBoard> {
             _ => {
                 let mut cards = deck.to_vec();
                 dealer.shuffle(game, &mut cards);
-                let mut removed = cards.split_off(NOS_PILE);
-                removed.sort_unstable();
+                // The cards past the pile, ascending: sorted as a set (comparing shuffled
+                // cards is a branch on random data).
+                let removed = cards
+                    .get(NOS_PILE..)
+                    .unwrap_or_default()
+                    .iter()
+                    .copied()
+                    .collect::<CardSet>()
+                    .to_vec();
+                cards.truncate(NOS_PILE);
                 (cards, removed)
             }
         };

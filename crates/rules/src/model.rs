@@ -69,7 +69,9 @@ impl Seat {
     /// Whether a bot chooses this seat's moves.
     #[must_use]
     pub fn bot_controlled(&self) -> bool {
-        self.resigned || matches!(self.occupant, Some(Occupant::Bot { .. }))
+        // Both read (`|`): which of the two holds changes from seat to seat at a table of
+        // bots and resigned people, a branch the bots' games mispredict.
+        self.resigned | matches!(self.occupant, Some(Occupant::Bot { .. }))
     }
 
     /// The account sitting here, if a person.

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::card::{Card, CardSet};
+use crate::card::CardSet;
 
 /// Lowest card value.
 pub const LOWEST: u8 = 3;
@@ -191,8 +191,8 @@ pub fn score(cards: &[NosCard], chips: u32) -> HandScore {
 #[must_use]
 pub fn card_points(cards: CardSet) -> i32 {
     cards
+        .run_heads()
         .iter()
-        .filter(|c| Card::new(c.number() - 1).is_none_or(|below| !cards.contains(below)))
         .map(|c| i32::from(c.number()))
         .sum()
 }
@@ -211,6 +211,20 @@ pub fn starting_chips(players: u8) -> u8 {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::card::Card;
+
+    proptest::proptest! {
+        /// The card points of any set of values (by the runs' lowest cards, as a bit mask)
+        /// are the points `score` finds by building the runs.
+        #[test]
+        fn card_points_agree_with_the_runs_of_score(
+            values in proptest::collection::btree_set(3u8..=35, 0..=24),
+        ) {
+            let set: CardSet = values.iter().map(|v| Card::new(*v).unwrap()).collect();
+            let hand: Vec<NosCard> = values.iter().map(|v| NosCard::new(*v).unwrap()).collect();
+            proptest::prop_assert_eq!(card_points(set), score(&hand, 0).card_points);
+        }
+    }
 
     fn cards(values: &[u8]) -> Vec<NosCard> {
         values.iter().map(|v| NosCard::new(*v).unwrap()).collect()

@@ -1095,3 +1095,36 @@ fn the_events_and_commands_round_trip_through_json() {
     assert_eq!((pass, take), (Command::Pass {}, Command::Take {}));
     assert!(serde_json::from_str::<Command>(r#"{"type": "take", "card": 3}"#).is_err());
 }
+
+/// Deals the deck highest card first, so the cards past the pile come out descending.
+struct Reversed;
+
+impl Dealer for Reversed {
+    fn shuffle(&mut self, _round: u16, cards: &mut [Card]) {
+        cards.reverse();
+    }
+}
+
+#[test]
+fn the_removed_cards_are_listed_ascending_whatever_order_the_shuffle_left_them_in() {
+    // Given a game dealt from the reversed deck: the pile is 35 down to 12, and 11 down to 3
+    // are left over in descending order
+    let t = started(nos(3, 1, ChipsOption::Hidden), None, Reversed, &["anna"]);
+    let (pile, removed) = t
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::DrawPileSet { pile, removed } => Some((pile.clone(), removed.clone())),
+            _ => None,
+        })
+        .expect("a draw pile is set");
+    // Then the pile keeps the shuffle's order and the removed cards are sorted
+    assert_eq!(
+        numbers(pile.iter().copied()),
+        (12..=35).rev().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        numbers(removed.iter().copied()),
+        (3..=11).collect::<Vec<_>>()
+    );
+}
