@@ -107,13 +107,11 @@ impl RowBoard {
             // Right ends only: the row whose last card is the highest below the card (the
             // rows' cards are distinct, so there is no tie). Key: last card, then row; 0
             // for a row that is empty or ends above the card.
-            let mut best = 0;
-            for (i, row) in (0u32..).zip(rows) {
-                let last = row.top();
-                let fits = last.wrapping_sub(1) < c - 1;
-                best = best.max(if fits { (last << 4) | i } else { 0 });
+            let mut ends = [0; MAX_ROWS];
+            for (end, row) in ends.iter_mut().zip(rows) {
+                *end = row.top();
             }
-            return (best != 0).then_some(((best & 0xf) as usize, Side::Right));
+            return right_end_below(&ends[..rows.len()], c).map(|r| (r, Side::Right));
         }
         // Both ends: key difference, then the side (right first), then the row; `u32::MAX`
         // for an end the card cannot go to.
@@ -139,6 +137,15 @@ impl RowBoard {
             Side::Left
         };
         (best != u32::MAX).then_some(((best & 0xf) as usize, side))
+    }
+
+    /// The rows' last cards (0 for an empty row), for [`right_end_below`].
+    fn row_ends(&self, layout: &Layout) -> [u32; MAX_ROWS] {
+        let mut ends = [0; MAX_ROWS];
+        for (end, row) in ends.iter_mut().zip(&self.rows[..layout.rows.min(MAX_ROWS)]) {
+            *end = row.top();
+        }
+        ends
     }
 
     /// The seat that must take a row now, with its card.
@@ -398,6 +405,19 @@ impl RowBoard {
         self.x_stacks = [CardSet::empty(); MAX_X_SEATS];
         self.pending_keep = None;
     }
+}
+
+/// Right ends only: the row whose last card (`ends`, 0 for an empty row) is the highest below
+/// card `c` (the rows' cards are distinct, so there is no tie). Without a branch on the
+/// cards: each row gives a key (its last card, then its index; 0 when it ends above the card
+/// or is empty) and the highest key wins.
+fn right_end_below(ends: &[u32], c: u32) -> Option<usize> {
+    let mut best = 0;
+    for (i, last) in (0u32..).zip(ends) {
+        let fits = last.wrapping_sub(1) < c.wrapping_sub(1);
+        best = best.max(if fits { (last << 4) | i } else { 0 });
+    }
+    (best != 0).then_some((best & 0xf) as usize)
 }
 
 impl Family for RowBoard {
@@ -675,6 +695,12 @@ impl Turn<'_, '_, RowBoard> {
     /// (and maybe the game) when the turn ends with an empty hand.
     fn resolve(&mut self, dealer: &mut dyn Dealer) {
         let layout = self.ctx.layout;
+        // The rows' ends, looked up once and kept as cards are placed (right ends only;
+        // with both ends `target` looks at the rows each time). Kept exact, though the cards
+        // of a turn are placed ascending, so that a row's old end would still rank it the
+        // same among the others and no test can tell the difference.
+        let right_only = layout.options.placement != PlacementOption::BothEnds;
+        let mut ends = self.board.row_ends(layout);
         loop {
             if let Some((seat, cards)) = self.board.pending_keep {
                 match cards.iter().next() {
@@ -686,9 +712,19 @@ impl Turn<'_, '_, RowBoard> {
             let Some(next) = self.board.next_revealed() else {
                 break;
             };
-            let Some((row, side)) = self.board.target(layout, next.card) else {
+            let target = if right_only {
+                let rows = layout.rows.min(MAX_ROWS);
+                right_end_below(&ends[..rows], u32::from(next.card.number()))
+                    .map(|r| (r, Side::Right))
+            } else {
+                self.board.target(layout, next.card)
+            };
+            let Some((row, side)) = target else {
                 return; // paused for take_row
             };
+            if let Some(end) = ends.get_mut(row) {
+                *end = u32::from(next.card.number());
+            }
             let lying = self.board.rows[row];
             let taken = if lying.holds_at_least(layout.max_lying[row]) {
                 lying.to_cards()
