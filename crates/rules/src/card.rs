@@ -357,23 +357,19 @@ impl CardSet {
         if len > INLINE {
             return self.iter().collect();
         }
-        // Filled in one pass over the halves, without the per-card capacity check of
-        // `collect`. (Zipping `self.iter()` into the buffer instead cost 1.4 % more
-        // instructions in the X nimmt! benchmark, where `card_kept` makes two lists.)
-        let mut buf = [Card(1); INLINE];
-        let mut n = 0;
-        let (low, high) = self.halves();
-        for (mut bits, offset) in [(low, 0u8), (high, 64)] {
-            while bits != 0 {
-                let bit = u8::try_from(bits.trailing_zeros()).unwrap_or(0);
-                if let Some(slot) = buf.get_mut(n) {
-                    *slot = Card(bit + offset);
-                }
-                n += 1;
-                bits &= bits - 1;
-            }
+        // The card numbers gathered into the bytes of one `u128`, lowest card first, and
+        // the list made of them at once: one round per card (a hand, a full row: the same
+        // count each time), the lowest card's bit found without a branch on which half
+        // holds it. (Written card by card into a buffer, the list was then copied out of
+        // those narrow stores with wide loads, which must wait for them; and the loop over
+        // each half ended where the cards happened to cross from one half to the other.)
+        let mut bytes = 0u128;
+        let mut rest = self.0;
+        for i in 0..len {
+            bytes |= u128::from(rest.trailing_zeros()) << (8 * i);
+            rest &= rest.wrapping_sub(1);
         }
-        Cards::from_buf_and_len(buf, len)
+        Cards::from_buf_and_len(bytes.to_le_bytes().map(Card), len)
     }
 }
 
