@@ -107,10 +107,7 @@ impl RowBoard {
             // Right ends only: the row whose last card is the highest below the card (the
             // rows' cards are distinct, so there is no tie). Key: last card, then row; 0
             // for a row that is empty or ends above the card.
-            let mut ends = [0; MAX_ROWS];
-            for (end, row) in ends.iter_mut().zip(rows) {
-                *end = row.top();
-            }
+            let ends = self.row_ends(layout);
             return right_end_below(&ends[..rows.len()], c).map(|r| (r, Side::Right));
         }
         // Both ends: key difference, then the side (right first), then the row; `u32::MAX`
