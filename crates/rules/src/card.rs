@@ -531,9 +531,10 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// `min`, `max`, `to_cards`, `choose` and the iterator's length work on the set's
-        /// two halves; they agree with the ascending iteration for any set (both halves,
-        /// either one, empty; lists longer than the 16 kept inline).
+        /// `min`, `max`, `choose` and the iterator's length work on the set's two halves,
+        /// `to_cards` gathers the numbers in one `u128`; they agree with the ascending
+        /// iteration for any set (both halves, either one, empty; lists longer than the 16
+        /// kept inline).
         #[test]
         fn min_max_and_event_lists_agree_with_iteration(
             numbers in proptest::collection::vec(1u8..=104, 0..40),

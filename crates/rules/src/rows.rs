@@ -102,20 +102,15 @@ impl RowBoard {
     #[must_use]
     pub fn target(&self, layout: &Layout, card: Card) -> Option<(usize, Side)> {
         let c = u32::from(card.number());
-        let rows = &self.rows[..layout.rows.min(MAX_ROWS)];
         if layout.options.placement != PlacementOption::BothEnds {
-            // Right ends only: the row whose last card is the highest below the card (the
-            // rows' cards are distinct, so there is no tie). Key: last card, then row; 0
-            // for a row that is empty or ends above the card.
-            let ends = self.row_ends(layout);
-            return right_end_below(&ends[..rows.len()], c).map(|r| (r, Side::Right));
+            return right_end_below(&self.row_ends(layout), c).map(|r| (r, Side::Right));
         }
         // Both ends: key difference, then the side (right first), then the row; `u32::MAX`
         // for an end the card cannot go to.
         let mut best = u32::MAX;
-        for (i, row) in (0u32..).zip(rows) {
+        for (i, row) in (0u32..).zip(&self.rows[..layout.rows.min(MAX_ROWS)]) {
             let last = row.top();
-            let right = if last.wrapping_sub(1) < c - 1 {
+            let right = if ends_below(last, c) {
                 ((c - last) << 5) | i
             } else {
                 u32::MAX
@@ -136,7 +131,8 @@ impl RowBoard {
         (best != u32::MAX).then_some(((best & 0xf) as usize, side))
     }
 
-    /// The rows' last cards (0 for an empty row), for [`right_end_below`].
+    /// The rows' last cards (0 for an empty row, and for the rows past the layout's), for
+    /// [`right_end_below`].
     fn row_ends(&self, layout: &Layout) -> [u32; MAX_ROWS] {
         let mut ends = [0; MAX_ROWS];
         for (end, row) in ends.iter_mut().zip(&self.rows[..layout.rows.min(MAX_ROWS)]) {
@@ -404,15 +400,23 @@ impl RowBoard {
     }
 }
 
+/// Whether a row whose last card is `last` (0: the row is empty) ends below card `c`.
+fn ends_below(last: u32, c: u32) -> bool {
+    last.wrapping_sub(1) < c.wrapping_sub(1)
+}
+
 /// Right ends only: the row whose last card (`ends`, 0 for an empty row) is the highest below
 /// card `c` (the rows' cards are distinct, so there is no tie). Without a branch on the
 /// cards: each row gives a key (its last card, then its index; 0 when it ends above the card
 /// or is empty) and the highest key wins.
-fn right_end_below(ends: &[u32], c: u32) -> Option<usize> {
+fn right_end_below(ends: &[u32; MAX_ROWS], c: u32) -> Option<usize> {
     let mut best = 0;
     for (i, last) in (0u32..).zip(ends) {
-        let fits = last.wrapping_sub(1) < c.wrapping_sub(1);
-        best = best.max(if fits { (last << 4) | i } else { 0 });
+        best = best.max(if ends_below(*last, c) {
+            (last << 4) | i
+        } else {
+            0
+        });
     }
     (best != 0).then_some((best & 0xf) as usize)
 }
@@ -696,8 +700,8 @@ impl Turn<'_, '_, RowBoard> {
         // with both ends `target` looks at the rows each time). Kept exact, though the cards
         // of a turn are placed ascending, so that a row's old end would still rank it the
         // same among the others and no test can tell the difference.
-        let right_only = layout.options.placement != PlacementOption::BothEnds;
-        let mut ends = self.board.row_ends(layout);
+        let mut ends = (layout.options.placement != PlacementOption::BothEnds)
+            .then(|| self.board.row_ends(layout));
         loop {
             if let Some((seat, cards)) = self.board.pending_keep {
                 match cards.iter().next() {
@@ -709,19 +713,17 @@ impl Turn<'_, '_, RowBoard> {
             let Some(next) = self.board.next_revealed() else {
                 break;
             };
-            let target = if right_only {
-                let rows = layout.rows.min(MAX_ROWS);
-                right_end_below(&ends[..rows], u32::from(next.card.number()))
-                    .map(|r| (r, Side::Right))
-            } else {
-                self.board.target(layout, next.card)
+            let c = u32::from(next.card.number());
+            let target = match &mut ends {
+                Some(ends) => right_end_below(ends, c).map(|r| {
+                    ends[r] = c;
+                    (r, Side::Right)
+                }),
+                None => self.board.target(layout, next.card),
             };
             let Some((row, side)) = target else {
                 return; // paused for take_row
             };
-            if let Some(end) = ends.get_mut(row) {
-                *end = u32::from(next.card.number());
-            }
             let lying = self.board.rows[row];
             let taken = if lying.holds_at_least(layout.max_lying[row]) {
                 lying.to_cards()
