@@ -88,7 +88,8 @@ pub struct Bound<Q, V, ST> {
 
 impl<S> Prepared<S> {
     /// The statement `sql` with its placeholders `marks` (see [`prepared!`](crate::prepared),
-    /// which finds them once per site).
+    /// which finds them once per site). Public for the macro only.
+    #[doc(hidden)]
     pub fn at(sql: &'static str, marks: &'static [Mark]) -> Self {
         debug_assert!(
             marks.iter().enumerate().all(|(i, m)| m.number == i + 1),
@@ -130,7 +131,8 @@ impl<Q, V, ST> Bound<Q, V, ST> {
 }
 
 /// The placeholders of `sql`, in the order they appear (found with `match_indices`, which
-/// uses memchr, rather than by looking at every byte).
+/// uses memchr, rather than by looking at every byte). Public for the macro only.
+#[doc(hidden)]
 #[must_use]
 pub fn marks(sql: &str) -> Box<[Mark]> {
     sql.match_indices('$')
@@ -198,10 +200,19 @@ where
             .checked_sub(2)
             .and_then(|i| self.marks.get(i))
             .map_or(0, |before| before.end);
-        out.push_sql(&self.sql[from..mark.start]);
+        // Marks that are not this text's (only `Prepared::at` by hand can make them) are
+        // refused, not sliced out of bounds.
+        let piece = |range: std::ops::Range<usize>| {
+            self.sql.get(range).ok_or_else(|| {
+                diesel::result::Error::QueryBuilderError(
+                    format!("placeholders that are not the text's: {}", self.sql).into(),
+                )
+            })
+        };
+        out.push_sql(piece(from..mark.start)?);
         out.push_bind_param::<ST, V>(&self.value)?;
         if self.index == self.marks.len() {
-            out.push_sql(&self.sql[mark.end..]);
+            out.push_sql(piece(mark.end..self.sql.len())?);
         }
         Ok(())
     }
@@ -272,6 +283,24 @@ mod tests {
         let mut sql = String::new();
         assert!(
             write!(sql, "{}", debug_query::<Pg, _>(&swapped)).is_err(),
+            "{sql}"
+        );
+    }
+
+    #[test]
+    fn marks_of_another_text_are_refused_not_sliced() {
+        use std::fmt::Write;
+        struct Site;
+        let longer: &'static [Mark] = Box::leak(marks("SELECT 1234567890, $1"));
+        let wrong = Prepared::<Site> {
+            sql: "SELECT $1",
+            marks: longer,
+            site: PhantomData,
+        }
+        .bind::<Integer, _>(1);
+        let mut sql = String::new();
+        assert!(
+            write!(sql, "{}", debug_query::<Pg, _>(&wrong)).is_err(),
             "{sql}"
         );
     }
