@@ -357,18 +357,21 @@ impl CardSet {
         if len > INLINE {
             return self.iter().collect();
         }
-        // The card numbers gathered into the bytes of one `u128`, lowest card first, and
-        // the list made of them at once: one round per card (a hand, a full row: the same
-        // count each time), the lowest card's bit found without a branch on which half
-        // holds it. (Written card by card into a buffer, the list was then copied out of
-        // those narrow stores with wide loads, which must wait for them; and the loop over
+        // The card numbers gathered into the bytes of one `u128` and the list made of them
+        // at once: one round per card (a hand, a full row: the same count each time), the
+        // lowest card's bit found without a branch on which half holds it. Each card enters
+        // at the top byte and the earlier ones move down a byte (a shift by a constant, not
+        // by a variable). (Written card by card into a buffer, the list was then copied out
+        // of those narrow stores with wide loads, which must wait for them; and a loop over
         // each half ended where the cards happened to cross from one half to the other.)
         let mut bytes = 0u128;
         let mut rest = self.0;
-        for i in 0..len {
-            bytes |= u128::from(rest.trailing_zeros()) << (8 * i);
+        for _ in 0..len {
+            bytes = (bytes >> 8) | (u128::from(rest.trailing_zeros()) << 120);
             rest &= rest.wrapping_sub(1);
         }
+        // The lowest card is at byte `16 - len` (a shift by 128 for no cards: none left).
+        let bytes = bytes.checked_shr(8 * (INLINE - len) as u32).unwrap_or(0);
         Cards::from_buf_and_len(bytes.to_le_bytes().map(Card), len)
     }
 }
@@ -528,6 +531,19 @@ mod tests {
         assert_eq!(set.above(card(7)).to_vec(), vec![card(55), card(104)]);
         assert_eq!(set.below(card(55)).to_vec(), vec![card(1), card(7)]);
         assert_eq!(CardSet::empty().max(), None);
+    }
+
+    /// `to_cards` at the edges of its inline list: none, one, 16 (the lowest card at byte
+    /// 0 after the last shift) and 17 (spilled), cards from both halves of the set.
+    #[test]
+    fn event_lists_at_the_inline_edges() {
+        for n in 0..=17u8 {
+            let numbers: Vec<u8> = (0..n).map(|i| 104 - i * 6).collect();
+            let set: CardSet = numbers.iter().copied().map(card).collect();
+            let cards = set.to_cards();
+            assert_eq!(cards.as_slice(), set.to_vec().as_slice(), "{n} cards");
+            assert_eq!(cards.len(), usize::from(n));
+        }
     }
 
     proptest::proptest! {
