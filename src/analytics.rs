@@ -5,7 +5,7 @@
 //!
 //! A game's name is its host's free text: analysts see it only for games that are public
 //! at the time of the read; for every other game the name in `game_created` is `null`
-//! ([`hide_private_names`]; the SQL views on PostgreSQL follow the same rule).
+//! (`hide_private_names`; the SQL views on PostgreSQL follow the same rule).
 
 pub use crate::games::ReadEvent;
 pub use crate::store::{FeedCursor, FeedLag};

@@ -7,7 +7,7 @@
 //! scores are folded from its public events ([`Analytics::public_log`]). On top of the
 //! feed's rule the export leaves out what points at a person: every `account` field
 //! (`seat_taken`, a rematch's reservations) and every game's name, since files outlive a
-//! game's visibility ([`redact`]).
+//! game's visibility (`redact`).
 //!
 //! The directory holds, Hive-partitioned by month (`month=YYYY-MM`):
 //! - `events/`: one row per event, by the month of its `at`;

@@ -622,7 +622,7 @@ impl Store {
     /// [`Store::write`] for a transaction whose statements all find rows by key (the
     /// command path, the ratings projection): on PostgreSQL they run on connections that
     /// use generic plans (`plan_cache_mode = force_generic_plan` for their session,
-    /// [`PgKeysSession`]). PostgreSQL otherwise plans some prepared statements anew on every
+    /// `PgKeysSession`). PostgreSQL otherwise plans some prepared statements anew on every
     /// call, when a plan for the actual values looks cheaper than
     /// the generic one: `id = ANY($1)` and the game's row joined with its newer events were
     /// planned on every call (docs/scaling.md, second pass). Not for every transaction: a
@@ -750,7 +750,7 @@ impl Store {
 
     /// The `jit` setting of a connection of each PostgreSQL pool: the primary's, the key
     /// lookups' and the replica's (when there is one); empty on SQLite. Each must say
-    /// `off` ([`PgSession`]); the server logs them when it starts. Each pool's answer on
+    /// `off` (`PgSession`); the server logs them when it starts. Each pool's answer on
     /// its own: a replica that cannot be reached is no reason not to start (its reads go
     /// to the primary).
     pub fn pg_jit(&self) -> Vec<(&'static str, Result<String, StoreError>)> {

@@ -1,11 +1,11 @@
 //! [`Tx`]: the handle every store operation runs on, one transaction (or, for reads, one
 //! connection) on either backend.
 //!
-//! Each operation is a plain method of [`Tx`], written once. Its body runs inside [`on!`],
+//! Each operation is a plain method of [`Tx`], written once. Its body runs inside `on!`,
 //! which expands it once per backend with `c` bound to the concrete connection, so diesel
 //! checks and compiles every query for PostgreSQL and for SQLite alike. Where the two
 //! backends need different SQL, the method calls a small per-backend trait (for example
-//! [`super::prepared`] or `Appends` in [`super::games`]), implemented for `PgConnection`
+//! [`super::prepared`] or `Appends` in `super::games`), implemented for `PgConnection`
 //! and `SqliteConnection` with the reason beside it.
 //!
 //! A transaction reads the time once, when it begins ([`Tx::now`]): the rows it writes

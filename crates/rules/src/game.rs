@@ -9,7 +9,7 @@
 //!
 //! This module owns the [`Game`] (setup, seats, seed, scores, deadlines) and the dispatch
 //! of a decision to the family's board; the `Turn` a decision runs in and the `Family`
-//! trait each board implements are in [`crate::turn`]. The rules of play live
+//! trait each board implements are in `crate::turn`. The rules of play live
 //! with the families ([`crate::rows`], [`crate::take_or_pass`]), seats in [`crate::lobby`],
 //! dealing in [`crate::deal`]. How to add a ruleset: see [`crate::board`].
 
