@@ -352,3 +352,36 @@ fn add_bot_accepts_the_expert_strategy_by_its_wire_name() {
     game.execute(Actor::Bot { seat }, &choice, &mut dealer)
         .unwrap();
 }
+
+#[test]
+fn bots_choose_hands_its_generator_on_to_the_expert_unchanged() {
+    // `bots::choose` is generic over the generator and hands it to the expert as `dyn
+    // Random` through a borrow: the expert must draw the same numbers as when it is called
+    // with the generator itself, so both choose the same card for the same seed.
+    let mut dealer = Shuffler(SplitMix(11));
+    let game = started(
+        Ruleset::SixNimmt,
+        Options {
+            end: stammtisch_rules::EndCondition::Rounds(1),
+            ..Ruleset::SixNimmt.default_options()
+        },
+        &mut dealer,
+    );
+    let seat = game.next_bot().unwrap();
+    let info = InfoSet::observe(&game, seat).unwrap();
+    for seed in 0..8 {
+        let mut through = SplitMix(seed);
+        let mut direct = SplitMix(seed);
+        let a = bots::choose(&game, seat, BotStrategy::Expert, &mut through);
+        let b = expert::choose(&info, &ExpertConfig::default(), &mut direct);
+        assert_eq!(a, b, "seed {seed}");
+        assert_eq!(through.0, direct.0, "seed {seed}: the same numbers drawn");
+    }
+    // And the borrow forwards each draw.
+    let mut plain = SplitMix(5);
+    let mut inner = SplitMix(5);
+    let mut borrowed = &mut inner;
+    for n in 1..40 {
+        assert_eq!(plain.below(n), Random::below(&mut borrowed, n));
+    }
+}

@@ -17,11 +17,11 @@ use super::{Random, pick};
 /// The move a `random` or `heuristic` bot makes for `seat`, if the seat must act
 /// (`expert` is treated as `heuristic` here).
 #[must_use]
-pub(crate) fn choose(
+pub(crate) fn choose<R: Random + ?Sized>(
     game: &Game,
     seat: u8,
     strategy: BotStrategy,
-    rng: &mut dyn Random,
+    rng: &mut R,
 ) -> Option<Command> {
     if game.status() != Status::Active || !game.is_awaited(seat) {
         return None;
