@@ -56,6 +56,15 @@ fn cases() -> Vec<(&'static str, Ruleset, Options)> {
     cases
 }
 
+/// [`started`] with the ruleset's default options, ending after one deal.
+fn started_for_one_deal(ruleset: Ruleset, dealer: &mut Shuffler) -> Game {
+    let options = Options {
+        end: stammtisch_rules::EndCondition::Rounds(1),
+        ..ruleset.default_options()
+    };
+    started(ruleset, options, dealer)
+}
+
 /// A started game of four bot-controlled seats (the host resigned).
 fn started(ruleset: Ruleset, options: Options, dealer: &mut Shuffler) -> Game {
     let events = Game::create(NewGame {
@@ -339,14 +348,7 @@ fn add_bot_accepts_the_expert_strategy_by_its_wire_name() {
     );
     // A game with an expert bot seated plays it through `bots::choose`.
     let mut dealer = Shuffler(SplitMix(4));
-    let mut game = started(
-        Ruleset::XNimmt,
-        Options {
-            end: stammtisch_rules::EndCondition::Rounds(1),
-            ..Ruleset::XNimmt.default_options()
-        },
-        &mut dealer,
-    );
+    let mut game = started_for_one_deal(Ruleset::XNimmt, &mut dealer);
     let seat = game.next_bot().unwrap();
     let choice = bots::choose(&game, seat, BotStrategy::Expert, &mut SplitMix(1)).unwrap();
     game.execute(Actor::Bot { seat }, &choice, &mut dealer)
@@ -359,14 +361,7 @@ fn bots_choose_hands_its_generator_on_to_the_expert_unchanged() {
     // Random` through a borrow: the expert must draw the same numbers as when it is called
     // with the generator itself, so both choose the same card for the same seed.
     let mut dealer = Shuffler(SplitMix(11));
-    let game = started(
-        Ruleset::SixNimmt,
-        Options {
-            end: stammtisch_rules::EndCondition::Rounds(1),
-            ..Ruleset::SixNimmt.default_options()
-        },
-        &mut dealer,
-    );
+    let game = started_for_one_deal(Ruleset::SixNimmt, &mut dealer);
     let seat = game.next_bot().unwrap();
     let info = InfoSet::observe(&game, seat).unwrap();
     for seed in 0..8 {
