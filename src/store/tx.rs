@@ -5,7 +5,7 @@
 //! which expands it once per backend with `c` bound to the concrete connection, so diesel
 //! checks and compiles every query for PostgreSQL and for SQLite alike. Where the two
 //! backends need different SQL, the method calls a small per-backend trait (for example
-//! [`super::prepared`] or `Appends` in `super::games`), implemented for `PgConnection`
+//! [`super::prepared`] or `Appends` in `appends.rs`), implemented for `PgConnection`
 //! and `SqliteConnection` with the reason beside it.
 //!
 //! A transaction reads the time once, when it begins ([`Tx::now`]): the rows it writes

@@ -81,6 +81,7 @@ pub fn choose<R: Random + ?Sized>(
         BotStrategy::Expert => expert::choose(
             &InfoSet::observe(game, seat)?,
             &ExpertConfig::default(),
+            // `R` may itself be unsized; a borrow of it is a sized `Random`.
             &mut &mut *rng,
         ),
     }
