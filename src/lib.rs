@@ -26,6 +26,7 @@ pub mod pads;
 pub mod push;
 pub mod ratings;
 pub mod store;
+pub mod sweeper;
 pub mod telemetry;
 pub mod tournaments;
 pub mod vacation;

@@ -304,17 +304,16 @@ fn vapid_keys(config: &Config, store: &Store) -> anyhow::Result<stammtisch::push
         .map_err(|e| anyhow::anyhow!("the stored VAPID key: {e}"))
 }
 
-/// Moves for seats whose deadline passed, every 250 ms, until shutdown. Every replica runs
-/// one; the store's compare-and-set makes each deadline fire once.
-/// The same thread forgets old rate-limit windows, expired stream leases and idempotency
-/// keys older than 24 hours every minute.
+/// Moves for seats whose deadline passed, every 250 ms, until shutdown
+/// ([`stammtisch::sweeper`]). Every replica runs one; the store's compare-and-set makes each
+/// deadline fire once. The same thread forgets old rate-limit windows, expired stream
+/// leases and idempotency keys older than 24 hours every minute.
 fn watch_deadlines(
+    sweeper: stammtisch::sweeper::Sweeper,
     service: Service,
-    tournaments: stammtisch::tournaments::Tournaments,
     limits: Limits,
     shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    let clock = service.clock().clone();
     let spawned = std::thread::Builder::new().name("deadlines".into()).spawn(move || {
         let mut pruned = std::time::Instant::now();
         while !*shutdown.borrow() {
@@ -327,32 +326,7 @@ fn watch_deadlines(
                     tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not forget expired idempotency keys");
                 }
             }
-            let now = clock.naive();
-            match service.store().read(|tx| tx.expired_games(now, 50)) {
-                Ok(games) => {
-                    for game in games {
-                        if let Err(e) = service.expire(&game) {
-                            tracing::warn!(game, error = %stammtisch::telemetry::Chain(&e), "could not move for an expired deadline");
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for expired deadlines"),
-            }
-            match service.due_reservations(now) {
-                Ok(games) => {
-                    for game in games {
-                        if let Err(e) = service.release_reservations(&game) {
-                            tracing::warn!(game, error = %stammtisch::telemetry::Chain(&e), "could not release a rematch's seats");
-                        }
-                    }
-                }
-                Err(e) => tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not look for rematch reservations"),
-            }
-            // Tournaments: start, seat the next round, record finished tables, end rounds
-            // whose deadline passed (`Tournament::due`).
-            if let Err(e) = tournaments.advance_due() {
-                tracing::warn!(error = %stammtisch::telemetry::Chain(&e), "could not advance the tournaments");
-            }
+            sweeper.pass();
             std::thread::sleep(Duration::from_millis(250));
         }
     });
@@ -500,9 +474,10 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         service.clone(),
         clock.clone(),
     );
+    let sweeper = stammtisch::sweeper::Sweeper::new(service.clone(), tournaments.clone());
     watch_deadlines(
+        sweeper.clone(),
         service.clone(),
-        tournaments.clone(),
         limits.clone(),
         shutdown_rx.clone(),
     );
@@ -550,6 +525,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         push,
         vacation,
         tournaments,
+        sweeper,
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();

@@ -73,6 +73,8 @@ pub struct AppState {
     pub vacation: crate::vacation::Vacation,
     /// Tournaments.
     pub tournaments: crate::tournaments::Tournaments,
+    /// One pass over what the clock made due (`POST /test/clock` runs one).
+    pub sweeper: crate::sweeper::Sweeper,
 }
 
 #[derive(OpenApi)]

@@ -1,6 +1,7 @@
 //! `POST /test/clock`: moves the server's test clock forward, so that the HTTP tests see
 //! deadlines, expiry, rematch windows, reminders and webhook retries come due without
-//! waiting for them.
+//! waiting for them, and runs one pass of the deadline sweeper ([`crate::sweeper`]) before
+//! it answers, so that what the move made due has been acted on when the answer arrives.
 //!
 //! The route is not part of the API and not in the OpenAPI document. A server runs with a
 //! test clock only when started with `STAMMTISCH_TEST_CLOCK=true` (and says so loudly in
@@ -20,11 +21,15 @@ pub struct Advance {
     pub advance_seconds: u64,
 }
 
-/// Moves the test clock forward and answers the server's new time.
+/// Moves the test clock forward, runs one pass of the deadline sweeper (after any pass the
+/// sweeper's own thread is in: passes take turns), and answers the server's new time and
+/// what the pass did. `advance_seconds: 0` runs a pass without moving the clock (after a
+/// restart, say).
 ///
-/// The background workers (deadlines, the outbox) look at the clock every few hundred
-/// milliseconds on real time, so what came due acts within a poll interval; the tests wait
-/// for its effect with a bounded poll.
+/// The deadline moves, clock run-outs, released reservations and tournament steps that
+/// came due are therefore written when the answer arrives. The outbox (webhooks, push,
+/// mail) is not swept here: its worker looks every poll interval on real time, and its
+/// deliveries go out over the network anyway, so tests wait for what the receiver gets.
 ///
 /// # Errors
 /// `404` unless the server runs with a test clock.
@@ -37,7 +42,12 @@ pub async fn advance(
         return Err(ApiError::NotFound("route"));
     };
     tracing::warn!(advance_seconds = body.advance_seconds, %now, "the test clock was moved forward");
+    let sweeper = state.sweeper.clone();
+    let swept = web::block(move || sweeper.pass())
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("the sweeper's pass")))?;
     Ok(HttpResponse::Ok().json(serde_json::json!({
         "now": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        "swept": swept,
     })))
 }

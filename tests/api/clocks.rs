@@ -54,19 +54,21 @@ fn projected(snapshot: &Value, seat: usize, at: i64) -> i64 {
     }
 }
 
-fn wait_for(api: &Api, p: &Player, game: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let start = Instant::now();
-    loop {
-        let view = api.view(p, game);
-        if done(&view) {
-            return view;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}: {view}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// The view after `advance_clock`, whose sweeper's pass has acted by the time it returns:
+/// `done` must hold at once.
+fn after_sweep(
+    api: &Api,
+    p: &Player,
+    game: &str,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let view = api.view(p, game);
+    assert!(
+        done(&view),
+        "{what} had not happened when the sweeper's pass returned: {view}"
+    );
+    view
 }
 
 fn live(initial: u32, increment: u32, max: Option<u32>) -> Value {
@@ -230,7 +232,7 @@ fn at_zero_the_server_moves_for_the_seat(backend: Backend) {
         &json!({"type": "play_card", "card": first_card(&view)}),
     );
     server.advance_clock(40);
-    wait_for(&api, &people[0], &id, "the clock move", |v| {
+    after_sweep(&api, &people[0], &id, "the clock move", |v| {
         v["round"] == 1 && cards(&v["you"]["hand"]).len() == 9 && v["seats"][1]["hand_size"] == 9
     });
     let ran_out = of_type(&api, &people[0], &id, "clock_ran_out");
@@ -289,16 +291,13 @@ fn x_nimmt_at_zero_the_server_selects_for_the_seat(backend: Backend) {
         !running(&before, 0) && !running(&before, 1) && running(&before, 2),
         "{before}"
     );
-    server.advance_clock(40);
-    let mut moved: Vec<Value> = Vec::new();
-    wait_until("the clock move", Duration::from_secs(30), || {
-        moved = api
-            .events(&people[2], &id)
-            .into_iter()
-            .filter(|e| e["data"]["cause"] == "clock")
-            .collect();
-        !moved.is_empty()
-    });
+    let swept = server.advance_clock(40);
+    assert_eq!(swept["deadline_moves"], 1, "{swept}");
+    let moved: Vec<Value> = api
+        .events(&people[2], &id)
+        .into_iter()
+        .filter(|e| e["data"]["cause"] == "clock")
+        .collect();
     assert!(
         moved
             .iter()
@@ -373,16 +372,17 @@ fn three_run_outs_hand_the_seat_to_a_bot_and_it_places_last(backend: Backend) {
         }
         assert!(start.elapsed() < Duration::from_secs(60), "{view}");
         move_people(&api, playing, &id);
-        if timeouts_of(&api, &people[0], &id, 2).is_empty() {
-            server.advance_clock(31);
-            // The sweeper writes the run-out in the background. Moving the clock again
-            // before it has would run out the clocks of the seats that play as well (under
-            // load all three were handed to bots).
-            wait_until("seat 2's first run-out", Duration::from_secs(30), || {
-                !timeouts_of(&api, &people[0], &id, 2).is_empty()
-            });
-        }
-        std::thread::sleep(Duration::from_millis(100));
+        // Seat 2's first run-out needs the clock past its 30 s; the sweeper's pass has
+        // written it when `advance_clock` returns, so the clock is not moved again (which
+        // would run out the playing seats' clocks too). After it, seat 2's bank is the
+        // increment, 0, so a pass without moving the clock runs it out whenever it is
+        // asked to act.
+        let first = timeouts_of(&api, &people[0], &id, 2).is_empty();
+        server.advance_clock(if first { 31 } else { 0 });
+        assert!(
+            !timeouts_of(&api, &people[0], &id, 2).is_empty(),
+            "seat 2's first run-out"
+        );
     }
     let outs = timeouts_of(&api, &people[0], &id, 2);
     let counts: Vec<&Value> = outs.iter().map(|e| &e["data"]["timeouts"]).collect();
@@ -437,7 +437,7 @@ fn nimm_oder_schieb_at_zero_the_server_acts_for_the_active_player(backend: Backe
         assert_eq!(running(&first, seat as usize), seat == active);
     }
     server.advance_clock(31);
-    wait_for(&api, &people[0], &id, "the clock move", |_| {
+    after_sweep(&api, &people[0], &id, "the clock move", |_| {
         !timeouts_of(&api, &people[0], &id, active).is_empty()
     });
     let acted: Vec<Value> = api
@@ -468,7 +468,7 @@ fn others_decide_flags_the_seat_and_the_others_may_hand_it_to_a_bot(backend: Bac
     // Ann keeps moving, Ben lets his clock run out.
     move_people(&api, &people[..1], &id);
     server.advance_clock(31);
-    let view = wait_for(&api, &people[0], &id, "ben flagged", flagged);
+    let view = after_sweep(&api, &people[0], &id, "ben flagged", flagged);
     assert_eq!(view["clocks"][1]["running"], false);
     assert_eq!(view["clocks"][1]["remaining_ms"], 0);
     assert!(
@@ -507,7 +507,7 @@ fn others_decide_flags_the_seat_and_the_others_may_hand_it_to_a_bot(backend: Bac
     // Out of time again: Ann hands his seat to a bot.
     move_people(&api, &people[..1], &id);
     server.advance_clock(31);
-    wait_for(&api, &people[0], &id, "ben flagged again", flagged);
+    after_sweep(&api, &people[0], &id, "ben flagged again", flagged);
     api.ok(&people[0], &id, &json!({"type": "hand_to_bot", "seat": 1}));
     let handed = of_type(&api, &people[0], &id, "seat_handed_to_bot");
     assert_eq!(handed[0]["data"], json!({"seat": 1, "cause": "others"}));
@@ -690,7 +690,7 @@ fn a_restart_keeps_the_remaining_times(backend: Backend) {
     assert_eq!(ms(&view["seats"][1]["deadline_at"]), flag);
     // The restarted server's own clock makes the flag fall.
     server.advance_clock(61);
-    wait_for(&api, &people[0], &id, "the run-out after restart", |_| {
+    after_sweep(&api, &people[0], &id, "the run-out after restart", |_| {
         timeouts_of(&api, &people[0], &id, 1).len() == 1
     });
 }
@@ -788,14 +788,17 @@ fn two_replicas_agree_on_the_clocks() {
     assert_view_matches_log(&api, &people[1], &id);
     assert_view_matches_log(&other, &people[1], &id);
     // Both replicas' clocks pass Ben's flag.
+    // Each answers once its own sweeper's pass has acted, so both passes have seen the
+    // flag fall when the second answers: one of them moved for Ben, the other found
+    // nothing left to do.
+    let mut moves = 0;
     for base in [&api, &other] {
         let r = base.post("/test/clock", None, &json!({"advance_seconds": 31}));
         assert_eq!(r.status, 200, "{}", r.text);
+        moves += r.body["swept"]["deadline_moves"].as_u64().unwrap();
     }
-    wait_for(&api, &people[0], &id, "the run-out", |_| {
-        !timeouts_of(&api, &people[0], &id, 1).is_empty()
-    });
-    std::thread::sleep(Duration::from_millis(500));
+    // (The first replica's own thread may have made the move before its answer's pass.)
+    assert!(moves <= 1, "both passes moved: {moves}");
     let outs = timeouts_of(&other, &people[0], &id, 1);
     assert_eq!(outs.len(), 1, "ran out once: {outs:?}");
     replicas_agree(&api, &other, &people[1], &id);

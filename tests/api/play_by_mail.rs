@@ -1,27 +1,26 @@
 //! Play by mail: the inbox, move deadlines (also across a restart and with two replicas),
 //! public games and spectators, resigning.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{Value, json};
 
 use crate::both;
 use crate::support::{Api, Backend, Player, TestServer, cards, play_turns, seated_game};
 
-/// Polls the view until `done` holds (the server acts on its own clock); fails after 30 s.
-fn wait_for(api: &Api, p: &Player, game: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let start = Instant::now();
-    loop {
-        let view = api.view(p, game);
-        if done(&view) {
-            return view;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}: {view}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// The view after `advance_clock`, whose sweeper's pass has acted by the time it returns:
+/// `done` must hold at once.
+fn after_sweep(
+    api: &Api,
+    p: &Player,
+    game: &str,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let view = api.view(p, game);
+    assert!(
+        done(&view),
+        "{what} had not happened when the sweeper's pass returned: {view}"
+    );
+    view
 }
 
 fn deadline_events(api: &Api, p: &Player, game: &str) -> Vec<Value> {
@@ -124,15 +123,16 @@ fn a_passed_deadline_moves_once_for_the_late_player(backend: Backend) {
         "a seat that acted has no deadline"
     );
     server.advance_clock(3);
-    let resolved = wait_for(&api, &late, &game, "the deadline move", |v| {
+    let resolved = after_sweep(&api, &late, &game, "the deadline move", |v| {
         v["seats"][1]["hand_size"] == 9
     });
     assert_eq!(
         resolved["seats"][0]["hand_size"], 9,
         "the turn was revealed and resolved"
     );
-    // Recorded as such, exactly once: the private selection and its public shadow.
-    std::thread::sleep(Duration::from_millis(600));
+    // Recorded as such, exactly once: the private selection and its public shadow. A
+    // second pass at the same time finds nothing more to do for that deadline.
+    server.sweep();
     let mine: Vec<Value> = deadline_selections(&api, &late, &game);
     let types: Vec<&str> = mine.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types, vec!["card_selected", "selection_made"], "{mine:?}");
@@ -179,8 +179,10 @@ fn a_missed_take_row_takes_the_cheapest_row(backend: Backend) {
         view["awaiting"],
         json!([{ "seat": 1, "action": "take_row" }])
     );
-    // Later turns expire as well (1 s deadlines), so the log, not a view, tells what happened.
-    wait_for(&api, &late, &game, "the deadline take_row", |v| {
+    // The clock passes the 1 s deadline. Later turns expire as well (on real time, after a
+    // second), so the log, not a view, tells what happened.
+    server.advance_clock(1);
+    after_sweep(&api, &late, &game, "the deadline take_row", |v| {
         v["table"]["revealed"] == json!([])
     });
     let placed: Vec<Value> = deadline_events(&api, &host, &game)
@@ -214,7 +216,7 @@ fn a_deadline_that_passes_while_the_server_is_down_is_honoured_after_restart(bac
     // in the store once its clock has passed it.
     server.advance_clock(3);
     let api2 = server.client();
-    let done = wait_for(&api2, &late, &game, "the overdue move after restart", |v| {
+    let done = after_sweep(&api2, &late, &game, "the overdue move after restart", |v| {
         v["seats"][1]["hand_size"] == 9
     });
     assert_eq!(done["seats"][0]["hand_size"], 9);
@@ -337,8 +339,9 @@ both!(
 #[test]
 fn deadlines_fire_exactly_once_with_two_replicas() {
     let server = TestServer::start(Backend::Postgres);
-    let _other = server.replica(&[]);
+    let replica = server.replica(&[]);
     let api = server.client();
+    let other = replica.client();
     let host = api.guest("host");
     let late = api.guest("late");
     let game = seated_game(
@@ -348,11 +351,26 @@ fn deadlines_fire_exactly_once_with_two_replicas() {
         0,
         &json!({ "move_deadline_seconds": 1 }),
     );
-    // Nobody plays: both seats expire on both replicas, turn after turn.
-    wait_for(&api, &host, &game, "three turns played by deadlines", |v| {
-        v["seats"][0]["hand_size"] == 7
-    });
-    std::thread::sleep(Duration::from_millis(500));
+    // Nobody plays: both replicas' clocks pass the deadlines at the same moment, turn after
+    // turn, and their sweepers' passes race for the same moves. (A turn whose lowest card
+    // must take a row has a second deadline, so three turns take three passes or more.)
+    let mut passes = 0;
+    while api.view(&host, &game)["seats"][0]["hand_size"]
+        .as_u64()
+        .unwrap()
+        > 7
+    {
+        passes += 1;
+        assert!(passes <= 12, "three turns not played in {passes} passes");
+        std::thread::scope(|s| {
+            for base in [&api, &other] {
+                s.spawn(move || {
+                    let r = base.post("/test/clock", None, &json!({ "advance_seconds": 1 }));
+                    assert_eq!(r.status, 200, "{}", r.text);
+                });
+            }
+        });
+    }
     let events = api.events(&host, &game);
     let shadows: Vec<&Value> = events
         .iter()

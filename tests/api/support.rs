@@ -281,14 +281,23 @@ impl TestServer {
         }
     }
 
-    /// Moves the server's test clock forward by `seconds` (`POST /test/clock`). Its
-    /// background workers look at the clock every few hundred milliseconds, so what came
-    /// due acts shortly after: wait for the effect with a bounded poll.
-    pub fn advance_clock(&self, seconds: u64) {
+    /// Moves the server's test clock forward by `seconds` (`POST /test/clock`), which
+    /// answers once its deadline sweeper has acted on what came due: deadline moves, clock
+    /// run-outs, released reservations and tournament steps are written when this returns.
+    /// (The outbox's deliveries are not: wait for what the receiver gets.) Returns what
+    /// the pass did (`deadline_moves`, `reservations_released`, `tournament_steps`).
+    pub fn advance_clock(&self, seconds: u64) -> Value {
         let reply = self
             .client()
             .post("/test/clock", None, &json!({ "advance_seconds": seconds }));
         assert_eq!(reply.status, 200, "moving the test clock: {}", reply.text);
+        reply.body["swept"].clone()
+    }
+
+    /// One pass of the deadline sweeper without moving the clock (after a restart, for
+    /// the deadlines that passed while the server was down).
+    pub fn sweep(&self) -> Value {
+        self.advance_clock(0)
     }
 
     /// The server's log so far (standard error).
