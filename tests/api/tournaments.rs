@@ -3,15 +3,12 @@
 //! tournament's stream; a round ended by its deadline; private tournaments; refusals.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::both;
-use crate::support::{
-    Api, Backend, Player, TestDb, TestServer, play_randomly, run_command, wait_until,
-};
+use crate::support::{Api, Backend, Player, TestDb, TestServer, play_randomly, run_command};
 
 fn live(initial: u32, increment: u32) -> Value {
     json!({"kind": "live", "initial_seconds": initial, "increment_seconds": increment})
@@ -78,29 +75,31 @@ fn tables(round: &Value) -> Vec<(String, Vec<Option<String>>)> {
         .collect()
 }
 
-/// Waits until round `round` has begun (its tables are seated) and returns it.
-fn wait_round(api: &Api, p: &Player, id: &str, round: usize) -> Value {
-    let mut found = Value::Null;
-    wait_until(
-        &format!("round {round} to start"),
-        Duration::from_secs(60),
-        || {
-            found = round_of(&tournament(api, p, id), round);
-            !found.is_null()
-        },
+/// Round `round` once a pass of the deadline sweeper has run (`TestServer::sweep`, which
+/// answers when the pass is over): it must have begun (its tables are seated).
+fn round_after_sweep(server: &TestServer, api: &Api, p: &Player, id: &str, round: usize) -> Value {
+    server.sweep();
+    let found = round_of(&tournament(api, p, id), round);
+    assert!(
+        !found.is_null(),
+        "round {round} had not started after a pass"
     );
     found
 }
 
-fn wait_round_finished(api: &Api, p: &Player, id: &str, round: usize) -> Value {
-    let mut found = Value::Null;
-    wait_until(
-        &format!("round {round} to finish"),
-        Duration::from_secs(60),
-        || {
-            found = round_of(&tournament(api, p, id), round);
-            found["status"] == "finished"
-        },
+/// Round `round` once a pass of the deadline sweeper has run: it must be finished.
+fn finished_after_sweep(
+    server: &TestServer,
+    api: &Api,
+    p: &Player,
+    id: &str,
+    round: usize,
+) -> Value {
+    server.sweep();
+    let found = round_of(&tournament(api, p, id), round);
+    assert_eq!(
+        found["status"], "finished",
+        "round {round} had not finished after a pass: {found}"
     );
     found
 }
@@ -179,7 +178,7 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
     let mut seen_while_running: Vec<String> = Vec::new();
     let mut rounds = Vec::new();
     for round in 1..=3usize {
-        let started = wait_round(&api, &people[0], &id, round);
+        let started = round_after_sweep(&server, &api, &people[0], &id, round);
         let plan = tables(&started);
         assert_eq!(plan.len(), 3, "three tables of four");
         assert!(
@@ -225,7 +224,7 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
         );
         let rest = json!({"tables": started["tables"].as_array().unwrap()[1..].to_vec()});
         play_round(&api, &by_id, &rest, 100 * round as u64);
-        let finished = wait_round_finished(&api, &people[0], &id, round);
+        let finished = finished_after_sweep(&server, &api, &people[0], &id, round);
         let seed = finished["seed"].as_str().unwrap().to_owned();
         assert_eq!(
             sha256_hex(&seed),
@@ -240,9 +239,11 @@ fn twelve_person_duplicate_tournament_compares_every_hand(backend: Backend) {
         }
         for (game, seats) in &plan {
             let p = &by_id[seats[0].as_ref().unwrap()];
-            wait_until("seed revealed in the game", Duration::from_secs(30), || {
-                api.view(p, game)["fairness"]["seed"] == seed.as_str()
-            });
+            assert_eq!(
+                api.view(p, game)["fairness"]["seed"],
+                seed.as_str(),
+                "seed revealed in the game"
+            );
         }
         rounds.push(plan);
     }
@@ -410,7 +411,7 @@ fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
     let mut pairs = BTreeSet::new();
     let mut expected: BTreeMap<String, f64> = people.iter().map(|p| (p.id.clone(), 0.0)).collect();
     for round in 1..=3usize {
-        let started = wait_round(&api, &people[0], &id, round);
+        let started = round_after_sweep(&server, &api, &people[0], &id, round);
         let plan = tables(&started);
         assert_eq!(plan.len(), 4);
         for (game, seats) in &plan {
@@ -433,7 +434,7 @@ fn eight_person_swiss_never_pairs_two_people_twice(backend: Backend) {
                     matchpoints(totals[seat], &[other]);
             }
         }
-        wait_round_finished(&api, &people[0], &id, round);
+        finished_after_sweep(&server, &api, &people[0], &id, round);
     }
     assert_eq!(pairs.len(), 12);
     let live_standings = standings(&api, &people[3], &id);
@@ -482,7 +483,7 @@ fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
         &json!({}),
     );
     assert_eq!(r.status, 200, "{}", r.text);
-    let started = wait_round(&api, &people[0], &id, 1);
+    let started = round_after_sweep(&server, &api, &people[0], &id, 1);
     let plan = tables(&started);
     // One table plays to its end; the other does not move at all.
     let (played, seats) = &plan[0];
@@ -496,7 +497,7 @@ fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
         "running"
     );
     server.advance_clock(601);
-    let finished = wait_round_finished(&api, &people[0], &id, 1);
+    let finished = finished_after_sweep(&server, &api, &people[0], &id, 1);
     let view = api.view(idle_player, idle);
     assert_eq!(view["status"], "finished", "the idle table was played out");
     let handed = events_of(&api, idle_player, idle, "seat_handed_to_bot");
@@ -511,7 +512,7 @@ fn a_table_out_of_time_ends_its_round_by_the_rules(backend: Backend) {
     assert!(ends.contains(&&json!("finished")));
     assert!(ends.contains(&&json!("round_deadline")));
     // The next round starts as usual.
-    let second = wait_round(&api, &people[0], &id, 2);
+    let second = round_after_sweep(&server, &api, &people[0], &id, 2);
     assert_eq!(tables(&second).len(), 2);
 }
 
@@ -663,10 +664,11 @@ fn refusals_change_nothing(backend: Backend) {
         "{}",
         late.text
     );
-    wait_until(
-        "a full tournament to start",
-        Duration::from_secs(30),
-        || tournament(&api, &host, &full)["status"] == "running",
+    server.sweep();
+    assert_eq!(
+        tournament(&api, &host, &full)["status"],
+        "running",
+        "a full tournament starts at the sweeper's next pass"
     );
 }
 
