@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, EventStream, Player, TestServer, cards, wait_until};
+use crate::support::{
+    Api, Backend, EventStream, Player, TestServer, after_sweep, cards, wait_until,
+};
 
 fn ms(instant: &Value) -> i64 {
     chrono::DateTime::parse_from_rfc3339(instant.as_str().unwrap())
@@ -52,23 +54,6 @@ fn projected(snapshot: &Value, seat: usize, at: i64) -> i64 {
     } else {
         bank
     }
-}
-
-/// The view after `advance_clock`, whose sweeper's pass has acted by the time it returns:
-/// `done` must hold at once.
-fn after_sweep(
-    api: &Api,
-    p: &Player,
-    game: &str,
-    what: &str,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let view = api.view(p, game);
-    assert!(
-        done(&view),
-        "{what} had not happened when the sweeper's pass returned: {view}"
-    );
-    view
 }
 
 fn live(initial: u32, increment: u32, max: Option<u32>) -> Value {

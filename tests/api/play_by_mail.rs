@@ -4,24 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::both;
-use crate::support::{Api, Backend, Player, TestServer, cards, play_turns, seated_game};
-
-/// The view after `advance_clock`, whose sweeper's pass has acted by the time it returns:
-/// `done` must hold at once.
-fn after_sweep(
-    api: &Api,
-    p: &Player,
-    game: &str,
-    what: &str,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let view = api.view(p, game);
-    assert!(
-        done(&view),
-        "{what} had not happened when the sweeper's pass returned: {view}"
-    );
-    view
-}
+use crate::support::{
+    Api, Backend, Player, TestServer, after_sweep, cards, play_turns, seated_game,
+};
 
 fn deadline_events(api: &Api, p: &Player, game: &str) -> Vec<Value> {
     api.events(p, game)

@@ -313,6 +313,24 @@ impl Drop for TestServer {
     }
 }
 
+/// `game` as `p` sees it after `TestServer::advance_clock` (or `sweep`), whose sweeper's
+/// pass has acted by the time it returns: `done` must hold at once, or the test fails
+/// naming `what`.
+pub fn after_sweep(
+    api: &Api,
+    p: &Player,
+    game: &str,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let view = api.view(p, game);
+    assert!(
+        done(&view),
+        "{what} had not happened when the sweeper's pass returned: {view}"
+    );
+    view
+}
+
 /// Polls `done` every 25 ms until it holds; fails the test, naming `what`, when it does not
 /// within `within`.
 pub fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
