@@ -327,8 +327,7 @@ impl RowBoard {
 
     /// The cards of a taken row: to the seat's taken pile, or (X nimmt!) to choose from.
     #[inline(never)]
-    fn take_cards(&mut self, layout: &Layout, seat: u8, taken: &[Card]) {
-        let taken: CardSet = taken.iter().copied().collect();
+    fn take_cards(&mut self, layout: &Layout, seat: u8, taken: CardSet) {
         if layout.x_rows {
             self.pending_keep = Some((seat, taken));
         } else if let Some(t) = self.taken.get_mut(usize::from(seat)) {
@@ -380,7 +379,17 @@ impl RowBoard {
                         self.x_rows[s] = CardSet::empty();
                     }
                     self.x_rows[s].insert(*card);
-                    self.hands[s] = self.hands[s].union(to_hand.iter().copied().collect());
+                    // The rest of the cards the seat took goes to its hand: the set the
+                    // board holds for the choice, not one built from the list again.
+                    let rest = match self.pending_keep {
+                        Some((keeper, mut cards)) if keeper == *seat => {
+                            cards.remove(*card);
+                            cards
+                        }
+                        _ => to_hand.iter().copied().collect(),
+                    };
+                    debug_assert_eq!(rest, to_hand.iter().copied().collect::<CardSet>());
+                    self.hands[s] = self.hands[s].union(rest);
                 }
                 self.pending_keep = None;
             }
@@ -445,14 +454,19 @@ impl Family for RowBoard {
                 if self.next_revealed().is_some_and(|sc| sc.card == *card) {
                     self.next_reveal += 1;
                 }
+                // The taken cards are the row's (the event lists them as the rules found
+                // the row), so the set is the row's own, not built from the list again.
+                let mut lying = CardSet::empty();
                 if let Some(r) = self.rows.get_mut(usize::from(*row)) {
                     if !taken.is_empty() {
+                        lying = *r;
                         *r = CardSet::empty();
                     }
                     r.insert(*card);
                 }
                 if !taken.is_empty() {
-                    self.take_cards(layout, *seat, taken);
+                    debug_assert_eq!(lying, taken.iter().copied().collect::<CardSet>());
+                    self.take_cards(layout, *seat, lying);
                 }
             }
             Event::DraftStarted { .. }
