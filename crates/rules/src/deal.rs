@@ -61,9 +61,15 @@ impl Turn<'_, '_, RowBoard> {
             rows: rows.iter().copied().collect(),
         });
         for (seat, hand) in hands.enumerate() {
-            let cards = hand.iter().copied().collect::<CardSet>().to_cards();
+            let set = hand.iter().copied().collect::<CardSet>();
+            let cards = set.to_cards();
             let seat = u8::try_from(seat).unwrap_or_default();
-            self.emit(Event::HandDealt { seat, cards });
+            // The board's hand is the set just made, not one built from the list again.
+            self.emit_folded(Event::HandDealt { seat, cards }, |board| {
+                if let Some(h) = board.hands.get_mut(usize::from(seat)) {
+                    *h = set;
+                }
+            });
         }
     }
 }
