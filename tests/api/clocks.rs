@@ -276,8 +276,8 @@ fn x_nimmt_at_zero_the_server_selects_for_the_seat(backend: Backend) {
         !running(&before, 0) && !running(&before, 1) && running(&before, 2),
         "{before}"
     );
-    let swept = server.advance_clock(40);
-    assert_eq!(swept["deadline_moves"], 1, "{swept}");
+    // (Not the pass's count: the sweeper's own thread may have made the move first.)
+    server.advance_clock(40);
     let moved: Vec<Value> = api
         .events(&people[2], &id)
         .into_iter()
