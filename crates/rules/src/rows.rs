@@ -311,6 +311,13 @@ impl RowBoard {
         })
     }
 
+    /// Folds `card_selected`: the seat's face-down selection.
+    fn fold_selected(&mut self, seat: u8, card: Card) {
+        if let Some(s) = self.selected.get_mut(usize::from(seat)) {
+            *s = Some(card);
+        }
+    }
+
     /// Folds `cards_revealed`: the selections leave the hands and wait to be placed.
     fn reveal_cards(&mut self, cards: &[SeatCard]) {
         self.revealed = [None; MAX_SEATS];
@@ -438,11 +445,7 @@ impl Family for RowBoard {
     #[inline(always)]
     fn apply(&mut self, layout: &Layout, event: &Event) {
         match event {
-            Event::CardSelected { seat, card } => {
-                if let Some(s) = self.selected.get_mut(usize::from(*seat)) {
-                    *s = Some(*card);
-                }
-            }
+            Event::CardSelected { seat, card } => self.fold_selected(*seat, *card),
             Event::CardsRevealed { cards } => self.reveal_cards(cards),
             Event::CardPlaced {
                 seat,
@@ -557,9 +560,12 @@ impl Turn<'_, '_, RowBoard> {
             });
         }
         let first = t.selected[usize::from(seat)].is_none();
-        self.emit(Event::CardSelected { seat, card });
+        self.emit_made(
+            || Event::CardSelected { seat, card },
+            |b| b.fold_selected(seat, card),
+        );
         if first {
-            self.emit(Event::SelectionMade { seat });
+            self.emit_made(|| Event::SelectionMade { seat }, |_| {});
         }
         let t = &self.board;
         let all_selected = t

@@ -139,40 +139,56 @@ impl TakeOrPassBoard {
     }
 }
 
+/// The folds of the events of a turn, each for `Family::apply` and for the `Turn::emit_made`
+/// that emits its event.
+impl TakeOrPassBoard {
+    /// Folds `card_revealed`.
+    #[inline(always)]
+    fn fold_revealed(&mut self, card: Card) {
+        self.open = Some(card);
+        self.drawn += 1;
+    }
+
+    /// Folds `passed`.
+    #[inline(always)]
+    fn fold_passed(&mut self, seat: u8) {
+        if let Some(c) = self.chips.get_mut(usize::from(seat)) {
+            *c = c.saturating_sub(1);
+        }
+        self.pot += 1;
+        // The next seat round the table, without a division (a `div` of a variable takes
+        // tens of cycles, and a pass is most of this game's moves).
+        let next = seat.wrapping_add(1);
+        self.to_act = if next < self.players {
+            next
+        } else {
+            next % self.players.max(1)
+        };
+    }
+
+    /// Folds `card_taken`.
+    #[inline(always)]
+    fn fold_taken(&mut self, seat: u8, card: Card, chips: u8) {
+        let s = usize::from(seat);
+        if s < MAX_SEATS {
+            self.taken[s].insert(card);
+            self.chips[s] += chips;
+        }
+        self.pot = 0;
+        self.open = None;
+        self.to_act = seat;
+    }
+}
+
 impl Family for TakeOrPassBoard {
     // Inlined, as `RowBoard`'s: at each `Turn::emit` the match folds to the event's arm;
     // the events that come once a game are folded out of line in `apply_rare`.
     #[inline(always)]
     fn apply(&mut self, _layout: &Layout, event: &Event) {
         match event {
-            Event::CardRevealed { card } => {
-                self.open = Some(*card);
-                self.drawn += 1;
-            }
-            Event::Passed { seat } => {
-                if let Some(c) = self.chips.get_mut(usize::from(*seat)) {
-                    *c = c.saturating_sub(1);
-                }
-                self.pot += 1;
-                // The next seat round the table, without a division (a `div` of a
-                // variable takes tens of cycles, and a pass is most of this game's moves).
-                let next = seat.wrapping_add(1);
-                self.to_act = if next < self.players {
-                    next
-                } else {
-                    next % self.players.max(1)
-                };
-            }
-            Event::CardTaken { seat, card, chips } => {
-                let s = usize::from(*seat);
-                if s < MAX_SEATS {
-                    self.taken[s].insert(*card);
-                    self.chips[s] += chips;
-                }
-                self.pot = 0;
-                self.open = None;
-                self.to_act = *seat;
-            }
+            Event::CardRevealed { card } => self.fold_revealed(*card),
+            Event::Passed { seat } => self.fold_passed(*seat),
+            Event::CardTaken { seat, card, chips } => self.fold_taken(*seat, *card, *chips),
             Event::NosGameStarted { .. } | Event::DrawPileSet { .. } | Event::NosGameEnded(_) => {
                 self.apply_rare(event);
             }
@@ -250,7 +266,7 @@ impl Turn<'_, '_, TakeOrPassBoard> {
         if self.board.chips[usize::from(seat)] == 0 {
             return Err(RuleError::NoChips);
         }
-        self.emit(Event::Passed { seat });
+        self.emit_made(|| Event::Passed { seat }, |b| b.fold_passed(seat));
         Ok(())
     }
 
@@ -265,7 +281,10 @@ impl Turn<'_, '_, TakeOrPassBoard> {
             return Err(RuleError::NotYourTurn { action: "take" });
         };
         let chips = self.board.pot;
-        self.emit(Event::CardTaken { seat, card, chips });
+        self.emit_made(
+            || Event::CardTaken { seat, card, chips },
+            |b| b.fold_taken(seat, card, chips),
+        );
         self.next_card(dealer);
         Ok(())
     }
@@ -274,7 +293,7 @@ impl Turn<'_, '_, TakeOrPassBoard> {
     pub(crate) fn next_card(&mut self, dealer: &mut dyn Dealer) {
         let t = &*self.board;
         if let Some(card) = t.pile.get(usize::from(t.drawn)).copied().flatten() {
-            self.emit(Event::CardRevealed { card });
+            self.emit_made(|| Event::CardRevealed { card }, |b| b.fold_revealed(card));
             return;
         }
         let scores = t.scores();

@@ -104,6 +104,25 @@ impl<B: Family> Turn<'_, '_, B> {
         self.events.push(event);
     }
 
+    /// [`Turn::emit_folded`] for an event that touches neither the progress nor the rest
+    /// of the game: `make` builds it in the buffer's new slot, not on the stack first.
+    /// (Copied off the stack at once, an event just written field by field makes the
+    /// copy's wide loads wait until the narrow stores are done: the processor cannot
+    /// forward several stores into one load. `Vec::extend` makes room before it calls
+    /// `make`, so the fields go straight to the slot.) Debug builds check the event and
+    /// that `fold` left the board as `Family::apply` would.
+    #[inline(always)]
+    pub(crate) fn emit_made(&mut self, make: impl FnOnce() -> Event, fold: impl FnOnce(&mut B)) {
+        let before = cfg!(debug_assertions).then_some(*self.board);
+        fold(self.board);
+        self.events.extend(std::iter::once_with(make));
+        if let (Some(mut board), Some(event)) = (before, self.events.last()) {
+            debug_assert!(!Progress::concerns(event) && !event.touches_meta());
+            board.apply(self.ctx.layout, event);
+            debug_assert!(board == *self.board);
+        }
+    }
+
     /// [`Turn::run`], then whether an emitted event touches more than the progress and the
     /// board (see `meta`).
     #[inline(always)]
