@@ -508,6 +508,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         check_every: config.stream_revocation_check,
         render: http::stream::render_event,
     });
+    let outbox = stammtisch::outbox::worker::OutboxSlot::default();
     let state = web::Data::new(AppState {
         service,
         accounts,
@@ -526,6 +527,7 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         vacation,
         tournaments,
         sweeper,
+        outbox: outbox.clone(),
     });
     let api = http::openapi();
     let cors_origins = config.cors_origins.clone();
@@ -562,9 +564,13 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
                 async move { HttpResponse::Ok().json(doc) }
             }),
         )
-        // Not in the OpenAPI document: answers 404 unless the server runs with a test
-        // clock (`STAMMTISCH_TEST_CLOCK`).
+        // Not in the OpenAPI document: these answer 404 unless the server runs with a
+        // test clock (`STAMMTISCH_TEST_CLOCK`).
         .route("/test/clock", web::post().to(http::test_clock::advance))
+        .route(
+            "/test/outbox",
+            web::post().to(http::test_clock::settle_outbox),
+        )
         .service(web::redirect("/docs", "/docs/"))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api.clone()))
         .default_service(web::to(http::client::asset_or_not_found))
@@ -584,7 +590,10 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     ) {
         mail.public_url = format!("http://{addr}");
     }
-    stammtisch::outbox::worker::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
+    let worker =
+        stammtisch::outbox::worker::spawn_worker(store_for_worker, worker, shutdown_rx_worker);
+    // Set once, before the server runs: `POST /test/outbox` always finds it.
+    let _ = outbox.set(worker);
     std::io::stdout().flush()?;
     tracing::info!(?backend, "stammtisch is serving");
     let server = server.disable_signals().run();

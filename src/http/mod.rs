@@ -75,6 +75,8 @@ pub struct AppState {
     pub tournaments: crate::tournaments::Tournaments,
     /// One pass over what the clock made due (`POST /test/clock` runs one).
     pub sweeper: crate::sweeper::Sweeper,
+    /// This replica's outbox worker, once it runs (`POST /test/outbox` settles it).
+    pub outbox: crate::outbox::worker::OutboxSlot,
 }
 
 #[derive(OpenApi)]

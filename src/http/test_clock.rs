@@ -3,9 +3,11 @@
 //! waiting for them, and runs one pass of the deadline sweeper ([`crate::sweeper`]) before
 //! it answers, so that what the move made due has been acted on when the answer arrives.
 //!
-//! The route is not part of the API and not in the OpenAPI document. A server runs with a
+//! `POST /test/outbox` settles the outbox's worker the same way (see [`settle_outbox`]).
+//!
+//! The routes are not part of the API and not in the OpenAPI document. A server runs with a
 //! test clock only when started with `STAMMTISCH_TEST_CLOCK=true` (and says so loudly in
-//! its log); on any other server the route answers `404`, like a path that does not exist.
+//! its log); on any other server they answer `404`, like a path that does not exist.
 
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
@@ -28,8 +30,8 @@ pub struct Advance {
 ///
 /// The deadline moves, clock run-outs, released reservations and tournament steps that
 /// came due are therefore written when the answer arrives. The outbox (webhooks, push,
-/// mail) is not swept here: its worker looks every poll interval on real time, and its
-/// deliveries go out over the network anyway, so tests wait for what the receiver gets.
+/// mail) is not settled here (its sends go over the network, and a receiver may hang on
+/// purpose): `POST /test/outbox` does that.
 ///
 /// # Errors
 /// `404` unless the server runs with a test clock.
@@ -50,4 +52,28 @@ pub async fn advance(
         "now": now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "swept": swept,
     })))
+}
+
+/// `POST /test/outbox`: claims every delivery due at the test clock's time (after any
+/// claim the worker's own threads are in) and answers once every send in flight has been
+/// answered and recorded, at most the worker's lease (twice the POST timeout) later:
+/// `{"claimed", "in_flight"}`. With `in_flight: 0`, a receiver has got everything due at
+/// the clock's time, and a delivery it has not got was not due. No body.
+///
+/// # Errors
+/// `404` unless the server runs with a test clock.
+pub async fn settle_outbox(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    if !state.service.clock().is_test() {
+        return Err(ApiError::NotFound("route"));
+    }
+    let Some(outbox) = state.outbox.get().cloned() else {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "the outbox worker has not started"
+        )));
+    };
+    let within = outbox.lease();
+    let settled = web::block(move || outbox.settle(within))
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("settling the outbox")))?;
+    Ok(HttpResponse::Ok().json(settled))
 }

@@ -11,8 +11,8 @@
 //!
 //! Blocking: runs on threads of its own.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use chrono::{NaiveDateTime, TimeDelta};
 
@@ -528,6 +528,10 @@ struct Lane {
     channel: &'static str,
     state: Mutex<LaneState>,
     changed: Condvar,
+    /// Held through a claim, from reading the due rows to starting the leased ones in the
+    /// gate, so that claims take turns: once [`Outbox::settle`]'s own claim is done, every
+    /// row another claim of this lane leased is in the gate's count of sends in flight.
+    claiming: Mutex<()>,
 }
 
 impl Lane {
@@ -539,6 +543,7 @@ impl Lane {
                 ended: 0,
             }),
             changed: Condvar::new(),
+            claiming: Mutex::new(()),
         })
     }
 
@@ -551,7 +556,7 @@ impl Lane {
     fn run(self: &Arc<Self>, worker: &Arc<Worker>, shutdown: &tokio::sync::watch::Receiver<bool>) {
         while !*shutdown.borrow() {
             let ended = self.lock().ended;
-            match self.dispatch(worker) {
+            match self.dispatch_in_turn(worker) {
                 Ok(progress) if progress > 0 => continue,
                 Ok(_) => {}
                 Err(e) => {
@@ -565,6 +570,30 @@ impl Lane {
                     .wait_timeout_while(state, worker.config.poll, |s| s.ended == ended);
             }
         }
+    }
+
+    /// [`Lane::dispatch`] after any other claim of this lane (see `claiming`).
+    fn dispatch_in_turn(self: &Arc<Self>, worker: &Arc<Worker>) -> Result<usize, StoreError> {
+        let _turn = self.claiming.lock().unwrap_or_else(PoisonError::into_inner);
+        self.dispatch(worker)
+    }
+
+    /// Waits until no send of this lane is in flight, or until `until`; returns how many
+    /// still are.
+    fn wait_idle(&self, until: Instant) -> usize {
+        let mut state = self.lock();
+        while state.gate.in_flight() > 0 {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            state = self
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state.gate.in_flight()
     }
 
     /// One claim: starts a sender per leased delivery; returns how many due rows it leased
@@ -654,6 +683,64 @@ impl Drop for Slot {
     }
 }
 
+/// The lanes of a replica's worker, to settle the outbox on demand (the test clock's
+/// `POST /test/outbox`: tests see at once what is sent at the clock's time, and that
+/// nothing else is, instead of waiting for the worker's poll).
+#[derive(Clone)]
+pub struct Outbox {
+    worker: Arc<Worker>,
+    lanes: Arc<[Arc<Lane>]>,
+}
+
+/// What [`Outbox::settle`] did.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Settled {
+    /// Due rows its own claims leased or settled (the worker's threads may have claimed
+    /// others meanwhile; their sends were waited for too).
+    pub claimed: usize,
+    /// Sends still in flight when it stopped waiting (0 unless a receiver hangs).
+    pub in_flight: usize,
+}
+
+impl Outbox {
+    /// The worker's lease (see [`WorkerConfig::lease`]): every send ends within it.
+    #[must_use]
+    pub fn lease(&self) -> Duration {
+        self.worker.config.lease()
+    }
+
+    /// Claims what is due now on every lane, after any claim the lane's own thread is in,
+    /// and waits (on real time, at most `within`) until no send is in flight, that is
+    /// until every send has been answered and its outcome recorded; again while that
+    /// made more due (a retry without backoff). When it returns with nothing in flight,
+    /// everything due at the clock's time has been sent, and nothing else.
+    #[must_use]
+    pub fn settle(&self, within: Duration) -> Settled {
+        let until = Instant::now() + within;
+        let mut claimed = 0;
+        loop {
+            let mut progress = 0;
+            for lane in self.lanes.iter() {
+                match lane.dispatch_in_turn(&self.worker) {
+                    Ok(n) => progress += n,
+                    Err(e) => {
+                        tracing::warn!(channel = lane.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
+                    }
+                }
+            }
+            claimed += progress;
+            let in_flight = self.lanes.iter().map(|l| l.wait_idle(until)).sum();
+            if progress == 0 || in_flight > 0 || Instant::now() >= until {
+                return Settled { claimed, in_flight };
+            }
+        }
+    }
+}
+
+/// Where a replica's [`Outbox`] is found once its worker runs (it starts after the server
+/// binds its address, which mail links may need).
+pub type OutboxSlot = Arc<OnceLock<Outbox>>;
+
 /// Sends due deliveries on threads of their own, until shutdown: one claimer thread per
 /// lane (webhooks, mail, push) looks at the outbox every 200 ms and whenever a send ends, and
 /// starts a thread per delivery it leases. Every replica runs one of each; leases (and
@@ -662,7 +749,7 @@ pub fn spawn_worker(
     store: Store,
     config: WorkerConfig,
     shutdown: tokio::sync::watch::Receiver<bool>,
-) {
+) -> Outbox {
     let mailer = config
         .mail
         .as_ref()
@@ -687,15 +774,20 @@ pub fn spawn_worker(
         config,
         mailer,
     });
-    for (name, lane) in lanes {
+    for (name, lane) in &lanes {
         let worker = Arc::clone(&worker);
+        let lane = Arc::clone(lane);
         let shutdown = shutdown.clone();
         let spawned = std::thread::Builder::new()
-            .name(name.into())
+            .name((*name).into())
             .spawn(move || lane.run(&worker, &shutdown));
         if let Err(e) = spawned {
             tracing::error!(lane = name, error = %crate::telemetry::Chain(&e), "cannot start a delivery worker");
         }
+    }
+    Outbox {
+        worker,
+        lanes: lanes.into_iter().map(|(_, lane)| lane).collect(),
     }
 }
 

@@ -681,13 +681,15 @@ fn the_test_clock_is_off_unless_asked_for() {
     let api = server.client();
     let r = api.post("/test/clock", None, &json!({ "advance_seconds": 3600 }));
     r.assert_problem(404, "not_found");
+    api.post("/test/outbox", None, &json!({}))
+        .assert_problem(404, "not_found");
     assert!(
         !server.log_text().contains("STAMMTISCH_TEST_CLOCK is on"),
         "a server without the setting warns of a test clock"
     );
     let doc = api.get("/openapi.json", None);
     assert_eq!(doc.status, 200);
-    assert!(!doc.text.contains("/test/clock"), "the route is documented");
+    assert!(!doc.text.contains("/test/"), "a test route is documented");
 
     let server = TestServer::start(Backend::Sqlite);
     assert!(
@@ -704,4 +706,6 @@ fn the_test_clock_is_off_unless_asked_for() {
         ahead > chrono::TimeDelta::minutes(59) && ahead < chrono::TimeDelta::minutes(61),
         "the clock is {ahead} ahead"
     );
+    let settled = server.settle_outbox();
+    assert_eq!(settled["claimed"], 0, "nothing was due: {settled}");
 }

@@ -814,7 +814,7 @@ fn a_throttled_or_failing_push_service_gets_the_push_again_later(backend: Backen
     let id = browser.read(&first.body)["id"].as_str().unwrap().to_owned();
     wait_for_recorded(&server, &id, 1, "429");
     server.advance_clock(60);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
     assert_eq!(service.requests().len(), 1, "not before Retry-After");
     server.advance_clock(60);
     service.wait_for("/push/slow", 2);
@@ -822,7 +822,7 @@ fn a_throttled_or_failing_push_service_gets_the_push_again_later(backend: Backen
     // 503 without Retry-After: the second backoff, two minutes.
     wait_for_recorded(&server, &id, 2, "503");
     server.advance_clock(60);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
     assert_eq!(service.requests().len(), 2, "not before the backoff");
     server.advance_clock(60);
     let requests = service.wait_for("/push/slow", 3);
@@ -909,7 +909,7 @@ fn several_waiting_games_come_as_one_notification(backend: Backend) {
     // Two more within the window: they wait, and come as one.
     let _second = lobby(&api, &anna, &bert, None);
     let third = lobby(&api, &anna, &bert, None);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
     assert_eq!(
         service.requests().len(),
         2,
@@ -998,7 +998,7 @@ fn a_deadline_push_comes_the_chosen_hours_before_the_deadline(backend: Backend) 
 
     // Three hours to move; told an hour before the end.
     server.advance_clock(2 * 3600 - 60);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
     assert!(service.requests().is_empty(), "not yet");
     server.advance_clock(60);
     let r = service.wait_for("/push/anna", 1)[0].clone();

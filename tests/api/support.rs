@@ -300,6 +300,20 @@ impl TestServer {
         self.advance_clock(0)
     }
 
+    /// Settles the outbox (`POST /test/outbox`): when it returns, every delivery due at
+    /// the test clock's time has reached its receiver and its outcome is recorded, so a
+    /// delivery a receiver has not got was not due. Fails the test if a send still hangs.
+    pub fn settle_outbox(&self) -> Value {
+        let reply = self.client().post("/test/outbox", None, &json!({}));
+        assert_eq!(reply.status, 200, "settling the outbox: {}", reply.text);
+        assert_eq!(
+            reply.body["in_flight"], 0,
+            "a delivery was still being sent: {}",
+            reply.text
+        );
+        reply.body
+    }
+
     /// The server's log so far (standard error).
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

@@ -379,25 +379,19 @@ pub(crate) fn wait_for_status(backend: Backend, url: &str, id: &str, status: &st
     }
 }
 
-/// Waits until the outbox holds nothing pending (each row delivered, dropped or failed),
-/// moves the server's clock an hour on, past every backoff and lease, and gives the
-/// delivery worker (which looks every 200 ms) a few looks: whatever it would still send
-/// has been sent by then.
+/// Settles the outbox (`TestServer::settle_outbox`) and checks that it holds nothing
+/// pending (each row delivered, dropped or failed), then moves the server's clock an hour
+/// on, past every backoff and lease, and settles it again: whatever the worker would still
+/// send has been sent by then.
 pub(crate) fn settle_and_skip_an_hour(server: &TestServer) {
-    let start = Instant::now();
-    loop {
-        let rows = outbox(server.backend, &server.db.url);
-        if rows.values().all(|r| r.0 != "pending") {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the outbox never settled: {rows:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    server.settle_outbox();
+    let rows = outbox(server.backend, &server.db.url);
+    assert!(
+        rows.values().all(|r| r.0 != "pending"),
+        "the outbox did not settle: {rows:?}"
+    );
     server.advance_clock(3600);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
 }
 
 /// Waits until the outbox records a failed attempt of `id` (so its retry is scheduled from
@@ -697,7 +691,7 @@ fn turns_and_the_end_are_notified_signed(backend: Backend) {
     assert_eq!(payload["seat"], 0);
     assert!(payload.get("actions").is_none());
 
-    std::thread::sleep(Duration::from_millis(600));
+    server.settle_outbox();
     let requests = receiver.requests();
     for r in &requests {
         assert_eq!(r.path, "/anna", "bert registered nothing");
@@ -1423,7 +1417,7 @@ fn time_running_low_comes_at_the_threshold_and_only_while_true(backend: Backend)
 
     // 50 minutes on: 70 minutes are left, more than the threshold.
     server.advance_clock(3000);
-    std::thread::sleep(Duration::from_millis(800));
+    server.settle_outbox();
     assert!(
         receiver
             .requests()
