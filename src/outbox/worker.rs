@@ -711,17 +711,24 @@ impl Outbox {
 
     /// Claims what is due now on every lane, after any claim the lane's own thread is in,
     /// and waits (on real time, at most `within`) until no send is in flight, that is
-    /// until every send has been answered and its outcome recorded; again while that
-    /// made more due (a retry without backoff). When it returns with nothing in flight,
-    /// everything due at the clock's time has been sent, and nothing else.
+    /// until every send has been answered and its outcome recorded; again until a round
+    /// that began with no send in flight claims nothing. (A claim leaves due rows where
+    /// the lane, an account or a URL has no room; and a failed send may be due again at
+    /// once.) When it returns with nothing in flight, everything due at the clock's time
+    /// has been sent, and nothing else.
     #[must_use]
     pub fn settle(&self, within: Duration) -> Settled {
         let until = Instant::now() + within;
         let mut claimed = 0;
         loop {
             let mut progress = 0;
+            let mut began_idle = true;
             for lane in self.lanes.iter() {
-                match lane.dispatch_in_turn(&self.worker) {
+                // In the lane's turn, sends only end: none starts between the look at the
+                // gate and the claim.
+                let _turn = lane.claiming.lock().unwrap_or_else(PoisonError::into_inner);
+                began_idle &= lane.lock().gate.in_flight() == 0;
+                match lane.dispatch(&self.worker) {
                     Ok(n) => progress += n,
                     Err(e) => {
                         tracing::warn!(channel = lane.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
@@ -730,7 +737,7 @@ impl Outbox {
             }
             claimed += progress;
             let in_flight = self.lanes.iter().map(|l| l.wait_idle(until)).sum();
-            if progress == 0 || in_flight > 0 || Instant::now() >= until {
+            if in_flight > 0 || Instant::now() >= until || (progress == 0 && began_idle) {
                 return Settled { claimed, in_flight };
             }
         }
