@@ -332,6 +332,35 @@ impl RowBoard {
         self.selected = [None; MAX_SEATS];
     }
 
+    /// Folds `card_placed` (`takes`: its `taken` is not empty); returns the cards taken.
+    /// They are the row's (the event lists them as the rules found the row), so the set
+    /// is the row's own, not built from the list again.
+    #[inline(always)]
+    fn fold_placed(
+        &mut self,
+        layout: &Layout,
+        seat: u8,
+        card: Card,
+        row: u8,
+        takes: bool,
+    ) -> CardSet {
+        if self.next_revealed().is_some_and(|sc| sc.card == card) {
+            self.next_reveal += 1;
+        }
+        let mut lying = CardSet::empty();
+        if let Some(r) = self.rows.get_mut(usize::from(row)) {
+            if takes {
+                lying = *r;
+                *r = CardSet::empty();
+            }
+            r.insert(card);
+        }
+        if takes {
+            self.take_cards(layout, seat, lying);
+        }
+        lying
+    }
+
     /// The cards of a taken row: to the seat's taken pile, or (X nimmt!) to choose from.
     #[inline(never)]
     fn take_cards(&mut self, layout: &Layout, seat: u8, taken: CardSet) {
@@ -454,23 +483,8 @@ impl Family for RowBoard {
                 taken,
                 ..
             } => {
-                if self.next_revealed().is_some_and(|sc| sc.card == *card) {
-                    self.next_reveal += 1;
-                }
-                // The taken cards are the row's (the event lists them as the rules found
-                // the row), so the set is the row's own, not built from the list again.
-                let mut lying = CardSet::empty();
-                if let Some(r) = self.rows.get_mut(usize::from(*row)) {
-                    if !taken.is_empty() {
-                        lying = *r;
-                        *r = CardSet::empty();
-                    }
-                    r.insert(*card);
-                }
-                if !taken.is_empty() {
-                    debug_assert_eq!(lying, taken.iter().copied().collect::<CardSet>());
-                    self.take_cards(layout, *seat, lying);
-                }
+                let lying = self.fold_placed(layout, *seat, *card, *row, !taken.is_empty());
+                debug_assert_eq!(lying, taken.iter().copied().collect::<CardSet>());
             }
             Event::DraftStarted { .. }
             | Event::CardDrafted { .. }
@@ -745,20 +759,35 @@ impl Turn<'_, '_, RowBoard> {
                 return; // paused for take_row
             };
             let lying = self.board.rows[row];
-            let taken = if lying.holds_at_least(layout.max_lying[row]) {
-                lying.to_cards()
-            } else {
-                Cards::new()
-            };
             let row = u8::try_from(row).unwrap_or_default();
-            self.emit(Event::CardPlaced {
-                seat: next.seat,
-                card: next.card,
-                row,
-                taken,
-                chosen: false,
-                side,
-            });
+            let SeatCard { seat, card } = next;
+            // Most placements take nothing: that event is plain values, built in place
+            // (`Turn::emit_made`). One that takes a row carries the row's list; built in
+            // place as well, it measured slower in X nimmt! (docs/scaling.md).
+            if lying.holds_at_least(layout.max_lying[usize::from(row)]) {
+                self.emit(Event::CardPlaced {
+                    seat,
+                    card,
+                    row,
+                    taken: lying.to_cards(),
+                    chosen: false,
+                    side,
+                });
+            } else {
+                self.emit_made(
+                    || Event::CardPlaced {
+                        seat,
+                        card,
+                        row,
+                        taken: Cards::new(),
+                        chosen: false,
+                        side,
+                    },
+                    |b| {
+                        b.fold_placed(layout, seat, card, row, false);
+                    },
+                );
+            }
         }
         if self.board.round_over() {
             let scores = self.board.round_scores(layout);
