@@ -65,11 +65,14 @@ impl Turn<'_, '_, RowBoard> {
             let cards = set.to_cards();
             let seat = u8::try_from(seat).unwrap_or_default();
             // The board's hand is the set just made, not one built from the list again.
-            self.emit_folded(Event::HandDealt { seat, cards }, |board| {
-                if let Some(h) = board.hands.get_mut(usize::from(seat)) {
-                    *h = set;
-                }
-            });
+            self.emit_made(
+                || Event::HandDealt { seat, cards },
+                |board| {
+                    if let Some(h) = board.hands.get_mut(usize::from(seat)) {
+                        *h = set;
+                    }
+                },
+            );
         }
     }
 }

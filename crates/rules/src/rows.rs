@@ -759,30 +759,25 @@ impl Turn<'_, '_, RowBoard> {
                 return; // paused for take_row
             };
             let lying = self.board.rows[row];
+            let takes = lying.holds_at_least(layout.max_lying[row]);
             let row = u8::try_from(row).unwrap_or_default();
             let SeatCard { seat, card } = next;
+            let placed = |taken| Event::CardPlaced {
+                seat,
+                card,
+                row,
+                taken,
+                chosen: false,
+                side,
+            };
             // Most placements take nothing: that event is plain values, built in place
             // (`Turn::emit_made`). One that takes a row carries the row's list; built in
             // place as well, it measured slower in X nimmt! (docs/scaling.md).
-            if lying.holds_at_least(layout.max_lying[usize::from(row)]) {
-                self.emit(Event::CardPlaced {
-                    seat,
-                    card,
-                    row,
-                    taken: lying.to_cards(),
-                    chosen: false,
-                    side,
-                });
+            if takes {
+                self.emit(placed(lying.to_cards()));
             } else {
                 self.emit_made(
-                    || Event::CardPlaced {
-                        seat,
-                        card,
-                        row,
-                        taken: Cards::new(),
-                        chosen: false,
-                        side,
-                    },
+                    || placed(Cards::new()),
                     |b| {
                         b.fold_placed(layout, seat, card, row, false);
                     },

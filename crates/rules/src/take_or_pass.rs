@@ -137,11 +137,10 @@ impl TakeOrPassBoard {
         moves.push(Command::Take {});
         moves
     }
-}
 
-/// The folds of the events of a turn, each for `Family::apply` and for the `Turn::emit_made`
-/// that emits its event.
-impl TakeOrPassBoard {
+    // The folds of the events of a turn, each for `Family::apply` and for the
+    // `Turn::emit_made` that emits its event.
+
     /// Folds `card_revealed`.
     #[inline(always)]
     fn fold_revealed(&mut self, card: Card) {

@@ -84,33 +84,16 @@ impl<B: Family> Turn<'_, '_, B> {
         self.events.push(event);
     }
 
-    /// [`Turn::emit`] for an event whose fold into the board the caller already holds in a
-    /// cheaper form: `fold` changes the board as `Family::apply` would (a dealt hand the
-    /// deal holds as a set, which the fold would otherwise build again from the event's
-    /// list). Debug builds check that the two boards are equal.
-    #[inline(always)]
-    pub(crate) fn emit_folded(&mut self, event: Event, fold: impl FnOnce(&mut B)) {
-        if Progress::concerns(&event) {
-            self.progress.apply(&event);
-        }
-        let expected = cfg!(debug_assertions).then(|| {
-            let mut board = *self.board;
-            board.apply(self.ctx.layout, &event);
-            board
-        });
-        fold(self.board);
-        debug_assert!(expected.is_none_or(|b| b == *self.board));
-        self.meta |= event.touches_meta();
-        self.events.push(event);
-    }
-
-    /// [`Turn::emit_folded`] for an event that touches neither the progress nor the rest
-    /// of the game: `make` builds it in the buffer's new slot, not on the stack first.
-    /// (Copied off the stack at once, an event just written field by field makes the
-    /// copy's wide loads wait until the narrow stores are done: the processor cannot
-    /// forward several stores into one load. `Vec::extend` makes room before it calls
-    /// `make`, so the fields go straight to the slot.) Debug builds check the event and
-    /// that `fold` left the board as `Family::apply` would.
+    /// [`Turn::emit`] for an event that touches neither the progress nor the rest of the
+    /// game, whose fold into the board the caller holds in a cheaper form: `fold` changes
+    /// the board as `Family::apply` would (from values the caller has at hand, such as a
+    /// dealt hand as the set the deal made, rather than from the event's lists), and
+    /// `make` builds the event in the buffer's new slot, not on the stack first. (Copied
+    /// off the stack at once, an event just written field by field makes the copy's wide
+    /// loads wait until the narrow stores are done: the processor cannot forward several
+    /// stores into one load. `Vec::extend` makes room before it calls `make`, so the
+    /// fields go straight to the slot.) Debug builds check the event and that `fold` left
+    /// the board as `Family::apply` would.
     #[inline(always)]
     pub(crate) fn emit_made(&mut self, make: impl FnOnce() -> Event, fold: impl FnOnce(&mut B)) {
         let before = cfg!(debug_assertions).then_some(*self.board);
