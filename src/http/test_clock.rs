@@ -71,8 +71,7 @@ pub async fn settle_outbox(state: web::Data<AppState>) -> Result<HttpResponse, A
             "the outbox worker has not started"
         )));
     };
-    let within = outbox.lease();
-    let settled = web::block(move || outbox.settle(within))
+    let settled = web::block(move || outbox.settle())
         .await
         .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("settling the outbox")))?;
     Ok(HttpResponse::Ok().json(settled))

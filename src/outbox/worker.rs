@@ -556,7 +556,11 @@ impl Lane {
     fn run(self: &Arc<Self>, worker: &Arc<Worker>, shutdown: &tokio::sync::watch::Receiver<bool>) {
         while !*shutdown.borrow() {
             let ended = self.lock().ended;
-            match self.dispatch_in_turn(worker) {
+            let claimed = {
+                let _turn = self.claim_turn();
+                self.dispatch(worker)
+            };
+            match claimed {
                 Ok(progress) if progress > 0 => continue,
                 Ok(_) => {}
                 Err(e) => {
@@ -572,10 +576,9 @@ impl Lane {
         }
     }
 
-    /// [`Lane::dispatch`] after any other claim of this lane (see `claiming`).
-    fn dispatch_in_turn(self: &Arc<Self>, worker: &Arc<Worker>) -> Result<usize, StoreError> {
-        let _turn = self.claiming.lock().unwrap_or_else(PoisonError::into_inner);
-        self.dispatch(worker)
+    /// This lane's turn to claim (see `claiming`), held while the guard lives.
+    fn claim_turn(&self) -> MutexGuard<'_, ()> {
+        self.claiming.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits until no send of this lane is in flight, or until `until`; returns how many
@@ -703,22 +706,17 @@ pub struct Settled {
 }
 
 impl Outbox {
-    /// The worker's lease (see [`WorkerConfig::lease`]): every send ends within it.
-    #[must_use]
-    pub fn lease(&self) -> Duration {
-        self.worker.config.lease()
-    }
-
     /// Claims what is due now on every lane, after any claim the lane's own thread is in,
-    /// and waits (on real time, at most `within`) until no send is in flight, that is
+    /// and waits (on real time, at most the worker's lease, within which every send
+    /// ends: [`WorkerConfig::lease`]) until no send is in flight, that is
     /// until every send has been answered and its outcome recorded; again until a round
     /// that began with no send in flight claims nothing. (A claim leaves due rows where
     /// the lane, an account or a URL has no room; and a failed send may be due again at
     /// once.) When it returns with nothing in flight, everything due at the clock's time
     /// has been sent, and nothing else.
     #[must_use]
-    pub fn settle(&self, within: Duration) -> Settled {
-        let until = Instant::now() + within;
+    pub fn settle(&self) -> Settled {
+        let until = Instant::now() + self.worker.config.lease();
         let mut claimed = 0;
         loop {
             let mut progress = 0;
@@ -726,7 +724,7 @@ impl Outbox {
             for lane in self.lanes.iter() {
                 // In the lane's turn, sends only end: none starts between the look at the
                 // gate and the claim.
-                let _turn = lane.claiming.lock().unwrap_or_else(PoisonError::into_inner);
+                let _turn = lane.claim_turn();
                 began_idle &= lane.lock().gate.in_flight() == 0;
                 match lane.dispatch(&self.worker) {
                     Ok(n) => progress += n,

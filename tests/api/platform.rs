@@ -462,7 +462,7 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     assert_ne!(
         api.view(&anna, &rematch)["seats"][1]["reserved"],
         true,
-        "the kept seat was released"
+        "the kept seat was still reserved after the window"
     );
     let events = api.events(&anna, &rematch);
     assert!(events.iter().any(|e| e["type"] == "reservations_released"));
