@@ -238,22 +238,32 @@ impl RowBoard {
             .collect()
     }
 
+    /// What `seat` must do now in an active game (`None`: nothing), worked out once for
+    /// [`RowBoard::is_awaited`], [`RowBoard::moves_for`] and a bot's choice, which each
+    /// asked the same questions again before.
+    #[must_use]
+    pub(crate) fn due(&self, layout: &Layout, round: u16, seat: u8) -> Option<Due> {
+        if let Some(s) = self.draft_seat(layout, round) {
+            return (s == seat).then_some(Due::Draft);
+        }
+        if let Some((s, cards)) = self.pending_keep {
+            return (s == seat).then_some(Due::Keep(cards));
+        }
+        if let Some(p) = self.pending_take(layout) {
+            return (p.seat == seat).then_some(Due::TakeRow);
+        }
+        let i = usize::from(seat);
+        let hand = self.hands.get(i).copied().unwrap_or_default();
+        (self.next_revealed().is_none()
+            && self.selected.get(i).copied().flatten().is_none()
+            && !hand.is_empty())
+        .then_some(Due::Play(hand))
+    }
+
     /// Whether `seat` must act now in an active game.
     #[must_use]
     pub fn is_awaited(&self, layout: &Layout, round: u16, seat: u8) -> bool {
-        if let Some(s) = self.draft_seat(layout, round) {
-            return s == seat;
-        }
-        if let Some((s, _)) = self.pending_keep {
-            return s == seat;
-        }
-        if let Some(p) = self.pending_take(layout) {
-            return p.seat == seat;
-        }
-        let i = usize::from(seat);
-        self.next_revealed().is_none()
-            && self.selected.get(i).copied().flatten().is_none()
-            && !self.hands.get(i).copied().unwrap_or_default().is_empty()
+        self.due(layout, round, seat).is_some()
     }
 
     /// The game moves `seat` may make now in an active game.
@@ -266,29 +276,23 @@ impl RowBoard {
             // A selection may be replaced until the last one of the turn arrives.
             return play();
         }
-        if !self.is_awaited(layout, round, seat) {
-            return Vec::new();
-        }
-        if self.drafting {
-            return self
+        match self.due(layout, round, seat) {
+            None => Vec::new(),
+            Some(Due::Draft) => self
                 .pool
                 .iter()
                 .map(|card| Command::DraftCard { card })
-                .collect();
-        }
-        if let Some((_, cards)) = self.pending_keep {
-            return cards
+                .collect(),
+            Some(Due::Keep(cards)) => cards
                 .iter()
                 .map(|card| Command::KeepCard { card })
-                .collect();
-        }
-        if self.pending_take(layout).is_some() {
-            return (0..layout.rows)
+                .collect(),
+            Some(Due::TakeRow) => (0..layout.rows)
                 .filter_map(|r| u8::try_from(r).ok())
                 .map(|row| Command::TakeRow { row })
-                .collect();
+                .collect(),
+            Some(Due::Play(_)) => play(),
         }
-        play()
     }
 
     /// The next seat that must act and for which `bot` holds.
@@ -443,6 +447,19 @@ impl RowBoard {
         self.x_stacks = [CardSet::empty(); MAX_X_SEATS];
         self.pending_keep = None;
     }
+}
+
+/// What a seat of a row game must do now ([`RowBoard::due`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// Take a card from the open draft.
+    Draft,
+    /// Choose which of these cards (just taken) goes to the X row.
+    Keep(CardSet),
+    /// Take a row: the seat's revealed card fits none.
+    TakeRow,
+    /// Select a card of this hand.
+    Play(CardSet),
 }
 
 /// Whether a row whose last card is `last` (0: the row is empty) ends below card `c`.

@@ -9,7 +9,7 @@ use crate::game::Game;
 use crate::model::{BotStrategy, Command, Side, Status};
 use crate::nos_cards::card_points;
 use crate::options::Layout;
-use crate::rows::RowBoard;
+use crate::rows::{Due, RowBoard};
 use crate::take_or_pass::TakeOrPassBoard;
 
 use super::{Random, pick};
@@ -23,12 +23,15 @@ pub(crate) fn choose<R: Random + ?Sized>(
     strategy: BotStrategy,
     rng: &mut R,
 ) -> Option<Command> {
-    if game.status() != Status::Active || !game.is_awaited(seat) {
+    if game.status() != Status::Active {
         return None;
     }
     let layout = &game.layout;
     let t = match &game.board {
         Board::TakeOrPass(t) => {
+            if t.to_act != seat {
+                return None;
+            }
             let chips = t.chips[usize::from(seat)];
             let take = chips == 0
                 || match strategy {
@@ -43,38 +46,44 @@ pub(crate) fn choose<R: Random + ?Sized>(
         }
         Board::Rows(t) => t,
     };
-    if t.drafting {
-        let card = match strategy {
-            BotStrategy::Random => pick(t.pool, rng)?,
-            BotStrategy::Heuristic | BotStrategy::Expert => t
-                .pool
-                .iter()
-                .min_by_key(|c| (layout.table.bullheads(*c), u8::MAX - c.number()))?,
-        };
-        return Some(Command::DraftCard { card });
-    }
-    if let Some((_, cards)) = t.pending_keep {
-        let card = match strategy {
-            BotStrategy::Random => pick(cards, rng)?,
-            BotStrategy::Heuristic | BotStrategy::Expert => keep_choice(t, layout, seat, cards)?,
-        };
-        return Some(Command::KeepCard { card });
-    }
-    if t.pending_take(layout).is_some() {
-        let row = match strategy {
-            BotStrategy::Random => rng.below(layout.rows),
-            BotStrategy::Heuristic | BotStrategy::Expert => t.cheapest_row(layout),
-        };
-        return Some(Command::TakeRow {
-            row: u8::try_from(row).unwrap_or(0),
-        });
-    }
-    let hand = t.hands[usize::from(seat)];
-    let card = match strategy {
-        BotStrategy::Random => pick(hand, rng)?,
-        BotStrategy::Heuristic | BotStrategy::Expert => safest_card(t, layout, hand)?,
-    };
-    Some(Command::PlayCard { card })
+    // What the seat must do, asked once (`RowBoard::due`), not whether it must act first.
+    Some(match t.due(layout, game.round(), seat)? {
+        Due::Draft => {
+            let card = match strategy {
+                BotStrategy::Random => pick(t.pool, rng)?,
+                BotStrategy::Heuristic | BotStrategy::Expert => t
+                    .pool
+                    .iter()
+                    .min_by_key(|c| (layout.table.bullheads(*c), u8::MAX - c.number()))?,
+            };
+            Command::DraftCard { card }
+        }
+        Due::Keep(cards) => {
+            let card = match strategy {
+                BotStrategy::Random => pick(cards, rng)?,
+                BotStrategy::Heuristic | BotStrategy::Expert => {
+                    keep_choice(t, layout, seat, cards)?
+                }
+            };
+            Command::KeepCard { card }
+        }
+        Due::TakeRow => {
+            let row = match strategy {
+                BotStrategy::Random => rng.below(layout.rows),
+                BotStrategy::Heuristic | BotStrategy::Expert => t.cheapest_row(layout),
+            };
+            Command::TakeRow {
+                row: u8::try_from(row).unwrap_or(0),
+            }
+        }
+        Due::Play(hand) => {
+            let card = match strategy {
+                BotStrategy::Random => pick(hand, rng)?,
+                BotStrategy::Heuristic | BotStrategy::Expert => safest_card(t, layout, hand)?,
+            };
+            Command::PlayCard { card }
+        }
+    })
 }
 
 /// nimm-oder-schieb: take when the card costs no more than the chips on it (a card next to
