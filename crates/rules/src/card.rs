@@ -349,6 +349,33 @@ impl CardSet {
         out
     }
 
+    /// Writes the cards, ascending, to the front of `out` and says how many there are (at
+    /// most `out`'s length). A set of consecutive cards, as every deck is, is written by
+    /// counting up from its lowest card instead of finding each card's bit (a tenth of the
+    /// instructions for a deck of 104).
+    pub fn write_ascending(self, out: &mut [Card]) -> usize {
+        let (Some(low), Some(high)) = (self.min(), self.max()) else {
+            return 0;
+        };
+        // Consecutive: the bits from the lowest card up are all ones, then all zeros.
+        let from_low = self.0 >> low.0;
+        if from_low & from_low.wrapping_add(1) == 0 {
+            let written = usize::from(high.0 - low.0 + 1).min(out.len());
+            for (i, slot) in out[..written].iter_mut().enumerate() {
+                #[expect(clippy::cast_possible_truncation, reason = "below 128 cards")]
+                let number = low.0.wrapping_add(i as u8);
+                *slot = Card(number);
+            }
+            return written;
+        }
+        let mut written = 0;
+        for (slot, card) in out.iter_mut().zip(self.iter()) {
+            *slot = card;
+            written += 1;
+        }
+        written
+    }
+
     /// The cards as an event's list, ascending (inline up to 16 cards).
     #[must_use]
     pub fn to_cards(self) -> Cards {
@@ -549,6 +576,26 @@ mod tests {
         }
     }
 
+    /// `write_ascending` on consecutive cards (a deck: counted up) and on a set with a gap
+    /// (each card's bit), into room enough and into too little.
+    #[test]
+    fn decks_are_written_ascending() {
+        let deck = CardSet::range(104);
+        let mut out = [card(1); 104];
+        assert_eq!(deck.write_ascending(&mut out), 104);
+        assert_eq!(out.to_vec(), deck.to_vec());
+        let mut gap = deck;
+        gap.remove(card(50));
+        let mut out = [card(1); 104];
+        assert_eq!(gap.write_ascending(&mut out), 103);
+        assert_eq!(out[..103].to_vec(), gap.to_vec());
+        let mut short = [card(1); 10];
+        assert_eq!(deck.write_ascending(&mut short), 10);
+        assert_eq!(gap.write_ascending(&mut short), 10);
+        assert_eq!(short.to_vec(), deck.to_vec()[..10].to_vec());
+        assert_eq!(CardSet::empty().write_ascending(&mut short), 0);
+    }
+
     proptest::proptest! {
         /// `min`, `max`, `choose` and the iterator's length work on the set's two halves,
         /// `to_cards` gathers the numbers in one `u128`; they agree with the ascending
@@ -566,6 +613,9 @@ mod tests {
             proptest::prop_assert_eq!(set.max(), ascending.last().copied());
             let cards = set.to_cards();
             proptest::prop_assert_eq!(cards.as_slice(), ascending.as_slice());
+            let mut out = [card(1); 128];
+            let written = set.write_ascending(&mut out);
+            proptest::prop_assert_eq!(&out[..written], ascending.as_slice());
             proptest::prop_assert_eq!(cards.spilled(), ascending.len() > 16);
             // `choose` asks for a number below the set's length and takes that card.
             let mut asked = None;

@@ -50,10 +50,8 @@ impl Turn<'_, '_, RowBoard> {
         // The deck on the stack: no allocation per deal for the shuffle.
         let deck = g.layout.deck(players);
         let mut buf = [Card(1); MAX_CARD as usize];
-        for (slot, card) in buf.iter_mut().zip(deck.iter()) {
-            *slot = card;
-        }
-        let cards = &mut buf[..deck.len()];
+        let dealt = deck.write_ascending(&mut buf);
+        let cards = &mut buf[..dealt];
         dealer.shuffle(round, cards);
         let (hands, rows) = split_deal(cards, players, g.layout);
         self.emit(Event::RoundStarted {
