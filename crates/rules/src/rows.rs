@@ -365,6 +365,40 @@ impl RowBoard {
         lying
     }
 
+    /// Folds `card_kept` (`stacks`: its `stacked` is not empty): `card` to the seat's X row
+    /// (the row to its stack first), the rest of the cards it took to its hand. The rest is
+    /// the set the board holds for the choice, not one built from the event's list again;
+    /// `to_hand` (that list as a set) is asked for only when the board holds no choice of
+    /// this seat's. Returns the rest that went to the hand (`None` past the X seats).
+    #[inline(always)]
+    fn fold_kept(
+        &mut self,
+        seat: u8,
+        card: Card,
+        stacks: bool,
+        to_hand: impl FnOnce() -> CardSet,
+    ) -> Option<CardSet> {
+        let s = usize::from(seat);
+        let pending = self.pending_keep.take();
+        if s >= MAX_X_SEATS {
+            return None;
+        }
+        if stacks {
+            self.x_stacks[s] = self.x_stacks[s].union(self.x_rows[s]);
+            self.x_rows[s] = CardSet::empty();
+        }
+        self.x_rows[s].insert(card);
+        let rest = match pending {
+            Some((keeper, mut cards)) if keeper == seat => {
+                cards.remove(card);
+                cards
+            }
+            _ => to_hand(),
+        };
+        self.hands[s] = self.hands[s].union(rest);
+        Some(rest)
+    }
+
     /// The cards of a taken row: to the seat's taken pile, or (X nimmt!) to choose from.
     #[inline(never)]
     fn take_cards(&mut self, layout: &Layout, seat: u8, taken: CardSet) {
@@ -412,26 +446,9 @@ impl RowBoard {
                 stacked,
                 to_hand,
             } => {
-                let s = usize::from(*seat);
-                if s < MAX_X_SEATS {
-                    if !stacked.is_empty() {
-                        self.x_stacks[s] = self.x_stacks[s].union(self.x_rows[s]);
-                        self.x_rows[s] = CardSet::empty();
-                    }
-                    self.x_rows[s].insert(*card);
-                    // The rest of the cards the seat took goes to its hand: the set the
-                    // board holds for the choice, not one built from the list again.
-                    let rest = match self.pending_keep {
-                        Some((keeper, mut cards)) if keeper == *seat => {
-                            cards.remove(*card);
-                            cards
-                        }
-                        _ => to_hand.iter().copied().collect(),
-                    };
-                    debug_assert_eq!(rest, to_hand.iter().copied().collect::<CardSet>());
-                    self.hands[s] = self.hands[s].union(rest);
-                }
-                self.pending_keep = None;
+                let list = || to_hand.iter().copied().collect::<CardSet>();
+                let rest = self.fold_kept(*seat, *card, !stacked.is_empty(), list);
+                debug_assert!(rest.is_none_or(|rest| rest == list()));
             }
             _ => {}
         }
@@ -725,22 +742,29 @@ impl Turn<'_, '_, RowBoard> {
         self.emit(Event::CardsRevealed { cards });
     }
 
-    /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand.
+    /// The taken cards of an x-nimmt seat: `card` to the X row, the rest to the hand. Built
+    /// in the events' buffer (`Turn::emit_made`): the lists are the board's sets, made into
+    /// lists once, where the event is stored.
     fn keep(&mut self, seat: u8, card: Card, cards: CardSet) {
         let x_row = self.board.x_rows[usize::from(seat)];
-        let stacked = if x_row.max().is_none_or(|last| card > last) {
-            Cards::new()
-        } else {
-            x_row.to_cards()
-        };
+        let stacks = x_row.max().is_some_and(|last| card < last);
         let mut rest = cards;
         rest.remove(card);
-        self.emit(Event::CardKept {
-            seat,
-            card,
-            stacked,
-            to_hand: rest.to_cards(),
-        });
+        self.emit_made(
+            || Event::CardKept {
+                seat,
+                card,
+                stacked: if stacks {
+                    x_row.to_cards()
+                } else {
+                    Cards::new()
+                },
+                to_hand: rest.to_cards(),
+            },
+            |b| {
+                b.fold_kept(seat, card, stacks, || rest);
+            },
+        );
     }
 
     /// Places revealed cards until a choice is needed or the turn is over; ends the round
