@@ -54,25 +54,54 @@ pub async fn advance(
     })))
 }
 
+/// `POST /test/outbox`'s query.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettleQuery {
+    /// `false`: one claim, without waiting for any send (`Outbox::claim_once`).
+    #[serde(default = "waits")]
+    pub wait: bool,
+}
+
+fn waits() -> bool {
+    true
+}
+
 /// `POST /test/outbox`: claims every delivery due at the test clock's time (after any
 /// claim the worker's own threads are in) and answers once every send in flight has been
 /// answered and recorded, at most the worker's lease (twice the POST timeout) later:
 /// `{"claimed", "in_flight"}`. With `in_flight: 0`, a receiver has got everything due at
 /// the clock's time, and a delivery it has not got was not due. No body.
 ///
+/// `?wait=false`: one claim on every lane, answered at once with what it claimed and the
+/// sends in flight after it. With `claimed: 0`, nothing due could start now; for tests
+/// whose receivers hang on purpose (a settle would wait for them).
+///
 /// # Errors
 /// `404` unless the server runs with a test clock.
-pub async fn settle_outbox(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+pub async fn settle_outbox(
+    state: web::Data<AppState>,
+    // Read after the clock's check: without a test clock even a bad query answers 404.
+    query: Result<web::Query<SettleQuery>, actix_web::Error>,
+) -> Result<HttpResponse, ApiError> {
     if !state.service.clock().is_test() {
         return Err(ApiError::NotFound("route"));
     }
+    let query = query.map_err(|e| ApiError::Validation(e.to_string()))?;
     let Some(outbox) = state.outbox.get().cloned() else {
         return Err(ApiError::Internal(anyhow::anyhow!(
             "the outbox worker has not started"
         )));
     };
-    let settled = web::block(move || outbox.settle())
-        .await
-        .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("settling the outbox")))?;
+    let wait = query.wait;
+    let settled = web::block(move || {
+        if wait {
+            outbox.settle()
+        } else {
+            outbox.claim_once()
+        }
+    })
+    .await
+    .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("settling the outbox")))?;
     Ok(HttpResponse::Ok().json(settled))
 }

@@ -719,26 +719,46 @@ impl Outbox {
         let until = Instant::now() + self.worker.config.lease();
         let mut claimed = 0;
         loop {
-            let mut progress = 0;
-            let mut began_idle = true;
-            for lane in self.lanes.iter() {
-                // In the lane's turn, sends only end: none starts between the look at the
-                // gate and the claim.
-                let _turn = lane.claim_turn();
-                began_idle &= lane.lock().gate.in_flight() == 0;
-                match lane.dispatch(&self.worker) {
-                    Ok(n) => progress += n,
-                    Err(e) => {
-                        tracing::warn!(channel = lane.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
-                    }
-                }
-            }
+            let (progress, began_idle) = self.claim_round();
             claimed += progress;
             let in_flight = self.lanes.iter().map(|l| l.wait_idle(until)).sum();
             if in_flight > 0 || Instant::now() >= until || (progress == 0 && began_idle) {
                 return Settled { claimed, in_flight };
             }
         }
+    }
+
+    /// One claim on every lane, as [`Outbox::settle`] makes, but without waiting for any
+    /// send: the due rows it leased or settled, and the sends in flight after it. With
+    /// `claimed: 0`, nothing due could start now: what is due waits for room (a lane's, an
+    /// account's, a URL's), which only a send that ends can make. (Where receivers hang on
+    /// purpose, `settle` would wait for them.)
+    #[must_use]
+    pub fn claim_once(&self) -> Settled {
+        let (claimed, _) = self.claim_round();
+        let in_flight = self.lanes.iter().map(|l| l.lock().gate.in_flight()).sum();
+        Settled { claimed, in_flight }
+    }
+
+    /// Claims what is due on every lane, each in the lane's turn (after any claim its own
+    /// thread is in): the due rows leased or settled, and whether no lane had a send in
+    /// flight when its turn began.
+    fn claim_round(&self) -> (usize, bool) {
+        let mut progress = 0;
+        let mut began_idle = true;
+        for lane in self.lanes.iter() {
+            // In the lane's turn, sends only end: none starts between the look at the gate
+            // and the claim.
+            let _turn = lane.claim_turn();
+            began_idle &= lane.lock().gate.in_flight() == 0;
+            match lane.dispatch(&self.worker) {
+                Ok(n) => progress += n,
+                Err(e) => {
+                    tracing::warn!(channel = lane.channel, error = %crate::telemetry::Chain(&e), "could not claim deliveries");
+                }
+            }
+        }
+        (progress, began_idle)
     }
 }
 

@@ -681,8 +681,14 @@ fn the_test_clock_is_off_unless_asked_for() {
     let api = server.client();
     let r = api.post("/test/clock", None, &json!({ "advance_seconds": 3600 }));
     r.assert_problem(404, "not_found");
-    api.post("/test/outbox", None, &json!({}))
-        .assert_problem(404, "not_found");
+    for path in [
+        "/test/outbox",
+        "/test/outbox?wait=false",
+        "/test/outbox?wait=perhaps",
+    ] {
+        api.post(path, None, &json!({}))
+            .assert_problem(404, "not_found");
+    }
     assert!(
         !server.log_text().contains("STAMMTISCH_TEST_CLOCK is on"),
         "a server without the setting warns of a test clock"
@@ -708,4 +714,13 @@ fn the_test_clock_is_off_unless_asked_for() {
     );
     let settled = server.settle_outbox();
     assert_eq!(settled["claimed"], 0, "nothing was due: {settled}");
+    assert_eq!(
+        server.claim_outbox_once(),
+        (0, 0),
+        "nothing was due or in flight"
+    );
+    server
+        .client()
+        .post("/test/outbox?wait=perhaps", None, &json!({}))
+        .assert_problem(422, "validation_failed");
 }

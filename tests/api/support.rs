@@ -314,6 +314,20 @@ impl TestServer {
         reply.body
     }
 
+    /// One claim of the outbox, without waiting for any send (`POST /test/outbox?wait=false`):
+    /// what it claimed and the sends in flight after it. `claimed: 0` says that nothing due
+    /// could start now (where receivers hang on purpose and a settle would wait for them).
+    pub fn claim_outbox_once(&self) -> (u64, u64) {
+        let reply = self
+            .client()
+            .post("/test/outbox?wait=false", None, &json!({}));
+        assert_eq!(reply.status, 200, "claiming the outbox: {}", reply.text);
+        (
+            reply.body["claimed"].as_u64().unwrap(),
+            reply.body["in_flight"].as_u64().unwrap(),
+        )
+    }
+
     /// The server's log so far (standard error).
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

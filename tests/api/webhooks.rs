@@ -331,6 +331,23 @@ pub(crate) fn outbox(
         .collect()
 }
 
+/// Waits (at most 30 s) until `n` deliveries are recorded as delivered (their sends ended).
+fn wait_delivered(backend: Backend, url: &str, n: usize) {
+    let start = Instant::now();
+    loop {
+        let rows = outbox(backend, url);
+        let delivered = rows.values().filter(|r| r.0 == "delivered").count();
+        if delivered >= n {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{delivered} deliveries recorded as delivered, expected {n}: {rows:?}"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 /// Waits (at most 20 s) until `n` pending deliveries are due no earlier than `after`: put
 /// off, not attempted.
 fn wait_until_put_off(backend: Backend, url: &str, n: usize, after: chrono::NaiveDateTime) {
@@ -1167,9 +1184,15 @@ fn a_hanging_receiver_holds_back_only_its_own_account(backend: Backend) {
         ended.iter().all(|e| *e > arrived),
         "anna's notification came only after hanging deliveries were given up"
     );
-    // Mallory's others wait for her slots; a due one would have been claimed before
-    // anna's (oldest due first) and sent alongside it.
-    std::thread::sleep(Duration::from_millis(500));
+    // Mallory's others wait for her slots. Once anna's delivery is recorded, the sends in
+    // flight are mallory's four hanging ones, and a claim now starts none of the rest.
+    wait_delivered(backend, &server.db.url, 1);
+    let (claimed, in_flight) = server.claim_outbox_once();
+    assert_eq!(
+        (claimed, in_flight),
+        (0, 4),
+        "a claim beside four hanging deliveries of one account started another"
+    );
     let sent: usize = hanging.iter().map(Hanging::arrived).sum();
     assert_eq!(
         sent, 4,
@@ -1207,7 +1230,15 @@ fn one_url_gets_a_bounded_number_of_deliveries_at_once(backend: Backend) {
         !r.is_empty()
     });
     assert!(slow.ended().is_empty(), "the hanging deliveries still hang");
-    std::thread::sleep(Duration::from_millis(500));
+    // Once anna's delivery is recorded, the sends in flight are the two hanging ones to
+    // the shared URL, and a claim now starts none of the rest.
+    wait_delivered(backend, &server.db.url, 1);
+    let (claimed, in_flight) = server.claim_outbox_once();
+    assert_eq!(
+        (claimed, in_flight),
+        (0, 2),
+        "a claim beside two hanging deliveries to one URL started another"
+    );
     assert_eq!(
         slow.arrived(),
         2,
