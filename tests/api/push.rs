@@ -206,26 +206,20 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>, script: &Script) {
     let _ = stream.flush();
 }
 
-/// Waits (at most 20 s) until delivery `id` has recorded its failed attempt number
-/// `attempts` with an error naming `status` (while an attempt is under way, the row shows
-/// its number with the error of the attempt before).
-fn wait_for_recorded(server: &TestServer, id: &str, attempts: i32, status: &str) {
-    let start = Instant::now();
-    loop {
-        let rows = outbox(server.backend, &server.db.url);
-        if rows.get(id).is_some_and(|r| {
+/// Settles the outbox, then asserts that delivery `id` has recorded its failed attempt
+/// number `attempts` with an error naming `status` and is pending again. After the settle
+/// every send due at the clock's time has ended and been recorded: nothing to wait for.
+fn assert_recorded(server: &TestServer, id: &str, attempts: i32, status: &str) {
+    server.settle_outbox();
+    let rows = outbox(server.backend, &server.db.url);
+    assert!(
+        rows.get(id).is_some_and(|r| {
             r.0 == "pending"
                 && r.1 == attempts
                 && r.2.as_deref().is_some_and(|e| e.contains(status))
-        }) {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "delivery {id} never recorded attempt {attempts} ({status}): {rows:?}"
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
+        }),
+        "delivery {id} did not record attempt {attempts} ({status}): {rows:?}"
+    );
 }
 
 /// The VAPID public key the server serves (base64url).
@@ -812,7 +806,7 @@ fn a_throttled_or_failing_push_service_gets_the_push_again_later(backend: Backen
     // 429 with Retry-After 120: not retried after the backoff's minute, but after two.
     let first = service.wait_for("/push/slow", 1)[0].clone();
     let id = browser.read(&first.body)["id"].as_str().unwrap().to_owned();
-    wait_for_recorded(&server, &id, 1, "429");
+    assert_recorded(&server, &id, 1, "429");
     server.advance_clock(60);
     server.settle_outbox();
     assert_eq!(service.requests().len(), 1, "not before Retry-After");
@@ -820,7 +814,7 @@ fn a_throttled_or_failing_push_service_gets_the_push_again_later(backend: Backen
     service.wait_for("/push/slow", 2);
 
     // 503 without Retry-After: the second backoff, two minutes.
-    wait_for_recorded(&server, &id, 2, "503");
+    assert_recorded(&server, &id, 2, "503");
     server.advance_clock(60);
     server.settle_outbox();
     assert_eq!(service.requests().len(), 2, "not before the backoff");
@@ -859,7 +853,7 @@ fn a_push_that_keeps_failing_is_given_up(backend: Backend) {
     let first = service.wait_for("/push/down", 1)[0].clone();
     let id = browser.read(&first.body)["id"].as_str().unwrap().to_owned();
     for attempt in 1..10 {
-        wait_for_recorded(
+        assert_recorded(
             &server,
             &id,
             attempt,
