@@ -571,6 +571,10 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
             "/test/outbox",
             web::post().to(http::test_clock::settle_outbox),
         )
+        .route(
+            "/test/ratings",
+            web::post().to(http::test_clock::catch_up_ratings),
+        )
         .service(web::redirect("/docs", "/docs/"))
         .service(SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", api.clone()))
         .default_service(web::to(http::client::asset_or_not_found))

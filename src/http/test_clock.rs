@@ -3,7 +3,8 @@
 //! waiting for them, and runs one pass of the deadline sweeper ([`crate::sweeper`]) before
 //! it answers, so that what the move made due has been acted on when the answer arrives.
 //!
-//! `POST /test/outbox` settles the outbox's worker the same way (see [`settle_outbox`]).
+//! `POST /test/outbox` settles the outbox's worker the same way (see [`settle_outbox`]),
+//! and `POST /test/ratings` brings the ratings projection up to date ([`catch_up_ratings`]).
 //!
 //! The routes are not part of the API and not in the OpenAPI document. A server runs with a
 //! test clock only when started with `STAMMTISCH_TEST_CLOCK=true` (and says so loudly in
@@ -104,4 +105,24 @@ pub async fn settle_outbox(
     .await
     .map_err(|e| ApiError::Internal(anyhow::Error::new(e).context("settling the outbox")))?;
     Ok(HttpResponse::Ok().json(settled))
+}
+
+/// `POST /test/ratings`: folds what the ratings projection has not read yet of the event
+/// log (`Ratings::catch_up`; passes take turns on the projection's checkpoint, so it runs
+/// after any pass the projection's own thread is in) and answers `{"read": n}`, the events
+/// it read. On PostgreSQL the feed it reads stops before the oldest transaction still
+/// running in the cluster (another test's, say), so a test looks again when its game is
+/// not folded yet. No body.
+///
+/// # Errors
+/// `404` unless the server runs with a test clock; a storage failure.
+pub async fn catch_up_ratings(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
+    if !state.service.clock().is_test() {
+        return Err(ApiError::NotFound("route"));
+    }
+    let ratings = state.ratings.clone();
+    let read = web::block(move || ratings.catch_up()).await.map_err(|e| {
+        ApiError::Internal(anyhow::Error::new(e).context("the ratings' catch-up"))
+    })??;
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "read": read })))
 }
