@@ -331,21 +331,27 @@ pub(crate) fn outbox(
         .collect()
 }
 
+/// A claim of the outbox now (`POST /test/outbox?wait=false`) starts nothing, and exactly
+/// `in_flight` sends are under way: the hanging ones `beside` names.
+fn assert_nothing_more_starts(server: &TestServer, in_flight: u64, beside: &str) {
+    assert_eq!(
+        server.claim_outbox_once(),
+        (0, in_flight),
+        "a claim beside {beside} started another"
+    );
+}
+
 /// Waits (at most 30 s) until `n` deliveries are recorded as delivered (their sends ended).
 fn wait_delivered(backend: Backend, url: &str, n: usize) {
-    let start = Instant::now();
-    loop {
+    let delivered = || {
         let rows = outbox(backend, url);
-        let delivered = rows.values().filter(|r| r.0 == "delivered").count();
-        if delivered >= n {
-            return;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "{delivered} deliveries recorded as delivered, expected {n}: {rows:?}"
-        );
-        std::thread::sleep(Duration::from_millis(25));
-    }
+        rows.values().filter(|r| r.0 == "delivered").count()
+    };
+    crate::support::wait_until(
+        &format!("{n} deliveries recorded as delivered"),
+        Duration::from_secs(30),
+        || delivered() >= n,
+    );
 }
 
 /// Waits (at most 20 s) until `n` pending deliveries are due no earlier than `after`: put
@@ -1187,12 +1193,7 @@ fn a_hanging_receiver_holds_back_only_its_own_account(backend: Backend) {
     // Mallory's others wait for her slots. Once anna's delivery is recorded, the sends in
     // flight are mallory's four hanging ones, and a claim now starts none of the rest.
     wait_delivered(backend, &server.db.url, 1);
-    let (claimed, in_flight) = server.claim_outbox_once();
-    assert_eq!(
-        (claimed, in_flight),
-        (0, 4),
-        "a claim beside four hanging deliveries of one account started another"
-    );
+    assert_nothing_more_starts(&server, 4, "four hanging deliveries of one account");
     let sent: usize = hanging.iter().map(Hanging::arrived).sum();
     assert_eq!(
         sent, 4,
@@ -1233,12 +1234,7 @@ fn one_url_gets_a_bounded_number_of_deliveries_at_once(backend: Backend) {
     // Once anna's delivery is recorded, the sends in flight are the two hanging ones to
     // the shared URL, and a claim now starts none of the rest.
     wait_delivered(backend, &server.db.url, 1);
-    let (claimed, in_flight) = server.claim_outbox_once();
-    assert_eq!(
-        (claimed, in_flight),
-        (0, 2),
-        "a claim beside two hanging deliveries to one URL started another"
-    );
+    assert_nothing_more_starts(&server, 2, "two hanging deliveries to one URL");
     assert_eq!(
         slow.arrived(),
         2,
