@@ -202,45 +202,23 @@ impl RowBoard {
         !self.drafting && self.pending_keep.is_none() && self.next_revealed().is_none()
     }
 
-    /// Who must act now in an active game, and how.
+    /// Who must act now in an active game, and how: each seat's [`RowBoard::due`], in seat
+    /// order.
     #[must_use]
     pub fn awaiting(&self, layout: &Layout, round: u16) -> Vec<Awaiting> {
-        if let Some(seat) = self.draft_seat(layout, round) {
-            return vec![Awaiting {
-                seat,
-                action: "draft_card",
-            }];
-        }
-        if let Some((seat, _)) = self.pending_keep {
-            return vec![Awaiting {
-                seat,
-                action: "keep_card",
-            }];
-        }
-        if let Some(p) = self.pending_take(layout) {
-            return vec![Awaiting {
-                seat: p.seat,
-                action: "take_row",
-            }];
-        }
-        if self.next_revealed().is_some() {
-            return Vec::new();
-        }
         self.seats()
-            .filter(|s| {
-                let i = usize::from(*s);
-                self.selected[i].is_none() && !self.hands[i].is_empty()
-            })
-            .map(|seat| Awaiting {
-                seat,
-                action: "play_card",
+            .filter_map(|seat| {
+                self.due(layout, round, seat).map(|due| Awaiting {
+                    seat,
+                    action: due.action(),
+                })
             })
             .collect()
     }
 
     /// What `seat` must do now in an active game (`None`: nothing), worked out once for
-    /// [`RowBoard::is_awaited`], [`RowBoard::moves_for`] and a bot's choice, which each
-    /// asked the same questions again before.
+    /// [`RowBoard::awaiting`], [`RowBoard::is_awaited`], [`RowBoard::moves_for`] and a
+    /// bot's choice, which each asked the same questions again before.
     #[must_use]
     pub(crate) fn due(&self, layout: &Layout, round: u16, seat: u8) -> Option<Due> {
         if let Some(s) = self.draft_seat(layout, round) {
@@ -477,6 +455,18 @@ pub(crate) enum Due {
     TakeRow,
     /// Select a card of this hand.
     Play(CardSet),
+}
+
+impl Due {
+    /// The command it asks for, as `awaiting` names it.
+    fn action(self) -> &'static str {
+        match self {
+            Self::Draft => "draft_card",
+            Self::Keep(_) => "keep_card",
+            Self::TakeRow => "take_row",
+            Self::Play(_) => "play_card",
+        }
+    }
 }
 
 /// Whether a row whose last card is `last` (0: the row is empty) ends below card `c`.
