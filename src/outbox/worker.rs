@@ -695,13 +695,15 @@ pub struct Outbox {
     lanes: Arc<[Arc<Lane>]>,
 }
 
-/// What [`Outbox::settle`] did.
+/// What [`Outbox::settle`] or [`Outbox::claim_once`] did.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Settled {
     /// Due rows its own claims leased or settled (the worker's threads may have claimed
-    /// others meanwhile; their sends were waited for too).
+    /// others meanwhile; `settle` waited for their sends too).
     pub claimed: usize,
-    /// Sends still in flight when it stopped waiting (0 unless a receiver hangs).
+    /// Sends in flight when it returned: for `settle`, those it stopped waiting for (0
+    /// unless a receiver hangs); for `claim_once`, every send under way right after its
+    /// claim.
     pub in_flight: usize,
 }
 

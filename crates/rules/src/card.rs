@@ -385,10 +385,10 @@ impl CardSet {
         // lowest card's bit found without a branch on which half holds it. Each card enters
         // at the top byte and the earlier ones move down a byte (a shift by a constant, not
         // by a variable). The rounds count the cards: without a `popcnt` instruction (the
-        // baseline x86-64 target) counting them first was a quarter of its instructions. (Written
-        // card by card into a buffer, the list was then copied out of those narrow stores
-        // with wide loads, which must wait for them; and a loop over each half ended where
-        // the cards happened to cross from one half to the other.)
+        // baseline x86-64 target) counting them first was a quarter of its instructions.
+        // (Written card by card into a buffer, the list was then copied out of those narrow
+        // stores with wide loads, which must wait for them; and a loop over each half ended
+        // where the cards happened to cross from one half to the other.)
         let mut bytes = 0u128;
         let mut rest = self.0;
         let mut len = 0;
