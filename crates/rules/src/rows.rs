@@ -202,8 +202,8 @@ impl RowBoard {
         !self.drafting && self.pending_keep.is_none() && self.next_revealed().is_none()
     }
 
-    /// Who must act now in an active game, and how: each seat's [`RowBoard::due`], in seat
-    /// order.
+    /// Who must act now in an active game, and how: what each seat must do (`due`), in
+    /// seat order.
     #[must_use]
     pub fn awaiting(&self, layout: &Layout, round: u16) -> Vec<Awaiting> {
         self.seats()
