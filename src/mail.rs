@@ -375,13 +375,15 @@ impl Mail {
                     .unwrap_or_default(),
             )
         })?;
-        let link = format!("{}/v1/mail/verify?token={token}", config.public_url);
+        // The web client's page, which asks before it confirms: a mail scanner that opens
+        // the link confirms nothing.
+        let link = format!("{}{}", config.public_url, confirmation_path(&token));
         let mail = Outgoing {
             to: address,
             subject: "Confirm your e-mail address for Stammtisch".into(),
             body: format!(
                 "Hello {name},\n\nplease confirm that reminders of your Stammtisch games may go \
-                 to this address by opening this link within 24 hours:\n\n{link}\n\nIf you did \
+                 to this address: open this link within 24 hours and press \"Confirm\":\n\n{link}\n\nIf you did \
                  not ask for this, ignore this mail; nothing will be sent to you.\n"
             ),
         };
@@ -412,6 +414,18 @@ impl Mail {
         Ok(())
     }
 
+    /// The web client's confirmation page for a token as a link carries it (hex, at most
+    /// 256 characters): under `PUBLIC_URL` when mail is on, else from the server's root.
+    /// `None` for anything else (nothing else can be a token this server sent). Looks
+    /// nothing up and changes nothing.
+    #[must_use]
+    pub fn confirmation_page(&self, token: &str) -> Option<String> {
+        let valid =
+            !token.is_empty() && token.len() <= 256 && token.bytes().all(|b| b.is_ascii_hexdigit());
+        let base = self.config.as_ref().map_or("", |c| c.public_url.as_str());
+        valid.then(|| format!("{base}{}", confirmation_path(token)))
+    }
+
     /// Uses a verification token (once): its address becomes the account's. Returns the
     /// verified address.
     ///
@@ -438,6 +452,11 @@ impl Mail {
             Ok(v.address)
         })
     }
+}
+
+/// The path of the web client's page that confirms an address (its hash route).
+fn confirmation_path(token: &str) -> String {
+    format!("/#/mail/verify/{token}")
 }
 
 fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {

@@ -130,24 +130,68 @@ pub async fn remove_mail_address(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// The verification link of a mail: makes its address the account's (once; the link
-/// expires after 24 hours). Needs no token: the link's own token identifies the account.
+/// The token of a verification link, sent by the page the link opens.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VerifyBody {
+    /// The token from the link.
+    #[schema(max_length = 256)]
+    pub token: String,
+}
+
+/// Confirms an address with the token of its verification link: the address becomes the
+/// account's (once; the link expires after 24 hours). Needs no bearer token: the link's
+/// own token identifies the account. The web client's page `#/mail/verify/<token>` (where
+/// the mailed link leads) sends it when the person presses "Confirm", so that a mail
+/// scanner that opens links confirms nothing.
 #[utoipa::path(
     operation_id = "verify_mail_address",
     tag = "mail",
     security(()),
-    params(VerifyQuery),
+    request_body = VerifyBody,
     responses(
         (status = 200, body = Verified),
-        (status = 404, description = "`not_found`: unknown, used or expired link", body = Problem)
+        (status = 404, description = "`not_found`: unknown, used or expired link", body = Problem),
+        (status = 422, description = "`validation_failed`", body = Problem)
+    )
+)]
+#[post("/v1/mail/verify")]
+pub async fn verify_mail_address(
+    state: web::Data<AppState>,
+    body: Body<VerifyBody>,
+) -> Result<HttpResponse, ApiError> {
+    let VerifyBody { token } = body.0;
+    let address = blocking(move || state.mail.verify(&token)).await?;
+    Ok(HttpResponse::Ok().json(Verified { address }))
+}
+
+/// The form of the link that mails sent before 2026-12-07 carry: sends the browser on to
+/// the web client's confirmation page (`303`, `Location: …/#/mail/verify/<token>`) and
+/// changes nothing, so that opening it (a person, or a mail scanner) confirms nothing by
+/// itself.
+#[utoipa::path(
+    operation_id = "open_mail_verification_link",
+    tag = "mail",
+    security(()),
+    params(VerifyQuery),
+    responses(
+        (status = 303, description = "to the confirmation page; `Location` names it"),
+        (status = 400, description = "`invalid_query`: no token", body = Problem),
+        (status = 404, description = "`not_found`: not a token a link can carry", body = Problem)
     )
 )]
 #[get("/v1/mail/verify")]
-pub async fn verify_mail_address(
+pub async fn open_mail_verification_link(
     state: web::Data<AppState>,
     query: web::Query<VerifyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let VerifyQuery { token } = query.into_inner();
-    let address = blocking(move || state.mail.verify(&token)).await?;
-    Ok(HttpResponse::Ok().json(Verified { address }))
+    let page = state
+        .mail
+        .confirmation_page(&token)
+        .ok_or(crate::mail::MailError::InvalidToken)?;
+    Ok(HttpResponse::SeeOther()
+        .insert_header((actix_web::http::header::LOCATION, page))
+        .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+        .finish())
 }

@@ -127,6 +127,7 @@ pub fn routes(cfg: &mut utoipa_actix_web::service_config::ServiceConfig<'_>) {
         .service(mail::add_mail_address)
         .service(mail::remove_mail_address)
         .service(mail::verify_mail_address)
+        .service(mail::open_mail_verification_link)
         .service(push::push_key)
         .service(push::get_push_settings)
         .service(push::set_push_choices)

@@ -237,7 +237,7 @@ fn send(api: &Api, method: &str, path: &str, token: &str, body: Option<&Value>) 
 fn link_token(sink: &Sink, address: &str, n: usize) -> String {
     let mails = sink.wait_for(address, n);
     let body = &mails[n - 1].body;
-    let prefix = format!("{PUBLIC}/v1/mail/verify?token=");
+    let prefix = format!("{PUBLIC}/#/mail/verify/");
     let start = body
         .find(&prefix)
         .unwrap_or_else(|| panic!("no link: {body}"))
@@ -260,8 +260,27 @@ fn verify(api: &Api, sink: &Sink, player: &Player, address: &str) {
     );
     assert_eq!(r.status, 202, "{}", r.text);
     let token = link_token(sink, address, before + 1);
-    let r = api.get(&format!("/v1/mail/verify?token={token}"), None);
+    let r = confirm(api, &token);
     assert_eq!(r.status, 200, "{}", r.text);
+}
+
+/// What the web client's confirmation page sends when its button is pressed.
+fn confirm(api: &Api, token: &str) -> Reply {
+    api.post("/v1/mail/verify", None, &json!({ "token": token }))
+}
+
+/// `GET /v1/mail/verify?token=…` (the link of mails sent before the confirmation page), not
+/// following the redirect: its status and `Location`.
+fn open_old_link(api: &Api, query: &str) -> Reply {
+    let http = reqwest::blocking::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    Reply::from_response(
+        http.get(api.url(&format!("/v1/mail/verify{query}")))
+            .send()
+            .unwrap(),
+    )
 }
 
 fn choose(api: &Api, player: &Player, choices: &Value) -> Value {
@@ -344,14 +363,34 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
     let stored = texts(&server, "SELECT token_hash AS v FROM mail_verifications");
     assert_eq!(stored, [hex::encode(Sha256::digest(token.as_bytes()))]);
 
-    api.get("/v1/mail/verify?token=00ff", None)
-        .assert_problem(404, "not_found");
-    let r = api.get(&format!("/v1/mail/verify?token={token}"), None);
+    // Opening the link confirms nothing: a mail scanner that fetches it gets the web
+    // client's page (the route is a fragment: the server sees only `/`), and the link of
+    // mails sent before the page only redirects there.
+    let page = api.http.get(format!("{}/", api.base)).send().unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    let r = open_old_link(&api, &format!("?token={token}"));
+    assert_eq!(r.status, 303, "{}", r.text);
+    assert_eq!(
+        r.header("location").as_deref(),
+        Some(format!("{PUBLIC}/#/mail/verify/{token}").as_str())
+    );
+    assert_eq!(r.header("cache-control").as_deref(), Some("no-store"));
+    for bad in ["?token=", "?token=not-hex%0d%0aX:1", "?token=zz"] {
+        open_old_link(&api, bad).assert_problem(404, "not_found");
+    }
+    open_old_link(&api, "").assert_problem(400, "invalid_query");
+    let r = api.get("/v1/me/mail", Some(&anna.token));
+    assert_eq!(r.body["address"], Value::Null);
+    assert_eq!(r.body["pending_address"], "anna@example.org");
+
+    confirm(&api, "00ff").assert_problem(404, "not_found");
+    api.post("/v1/mail/verify", None, &json!({ "token": token, "x": 1 }))
+        .assert_problem(422, "validation_failed");
+    let r = confirm(&api, &token);
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["address"], "anna@example.org");
     // Single use.
-    api.get(&format!("/v1/mail/verify?token={token}"), None)
-        .assert_problem(404, "not_found");
+    confirm(&api, &token).assert_problem(404, "not_found");
     let r = api.get("/v1/me/mail", Some(&anna.token));
     assert_eq!(r.body["address"], "anna@example.org");
     assert_eq!(r.body["pending_address"], Value::Null);
@@ -371,8 +410,7 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
         &server,
         "UPDATE mail_verifications SET expires_at = '2000-01-01 00:00:00'",
     );
-    api.get(&format!("/v1/mail/verify?token={late}"), None)
-        .assert_problem(404, "not_found");
+    confirm(&api, &late).assert_problem(404, "not_found");
     assert_eq!(
         api.get("/v1/me/mail", Some(&anna.token)).body["address"],
         "anna@example.org"

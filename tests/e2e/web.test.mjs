@@ -1319,6 +1319,9 @@ describe("the web client", () => {
     // The malformed address below is refused by the server on purpose.
     me.allow(/status of 422/);
     me.allow(/HTTP 422: POST .*\/v1\/me\/mail\/address$/);
+    // The used link's second confirmation is refused on purpose.
+    me.allow(/status of 404/);
+    me.allow(/HTTP 404: POST .*\/v1\/mail\/verify$/);
     try {
       const p = me.page;
       await p.goto(own.base + "/");
@@ -1334,13 +1337,33 @@ describe("the web client", () => {
       await p.locator("#mail-address").press("Enter");
       await p.locator(".mail-address .done", { hasText: "tilda@example.org" }).waitFor();
       await p.locator(".mail-address .hint", { hasText: "24 Stunden" }).waitFor();
-      // The mailed link confirms the address.
+      // The mailed link leads to a page that asks before it confirms.
       const mail = await until(() => sink.to("tilda@example.org")[0], 30_000, "the verification mail");
-      const link = /http:\/\/\S+\/v1\/mail\/verify\?token=[0-9a-f]+/.exec(mail.body)?.[0];
+      const link = /http:\/\/\S+\/#\/mail\/verify\/[0-9a-f]+/.exec(mail.body)?.[0];
       assert.ok(link, `a link in the mail: ${mail.body}`);
-      const verified = await fetch(link);
-      assert.equal(verified.status, 200);
+      // A mail scanner that opens the link gets the page and confirms nothing.
+      const scanned = await fetch(link);
+      assert.equal(scanned.status, 200);
       await p.reload();
+      await p.locator(".mail-address .hint", { hasText: "24 Stunden" }).waitFor();
+      assert.equal(await p.locator("[data-mail-address='tilda@example.org']").count(), 0);
+      // The person opens it and confirms, by keyboard.
+      await p.goto(link);
+      await p.locator("h1", { hasText: "E-Mail-Adresse bestätigen" }).waitFor();
+      await shoot(p, "74-verify-mail");
+      await assertLabelled(p);
+      await assertAccessible(p, "the confirmation page");
+      await p.locator(".verify-mail button").focus();
+      await p.keyboard.press("Enter");
+      await p.locator("[data-mail-verified='tilda@example.org']").waitFor();
+      await shoot(p, "74-verify-mail-done");
+      await assertAccessible(p, "the confirmed page");
+      // Used once: pressing again on a fresh load says so in words.
+      await p.reload();
+      await p.locator(".verify-mail button").click();
+      await p.locator("[data-mail-link-gone]").waitFor();
+      await assertAccessible(p, "the used link's page");
+      await p.locator(".verify-mail a", { hasText: "Zu deinem Konto" }).click();
       await p.locator("[data-mail-address='tilda@example.org']").waitFor();
       // The choices: no turn mails, a deadline reminder at 6 hours, the daily digest.
       await p.locator("#mail-turn").uncheck();

@@ -392,12 +392,21 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The verification link of a mail: makes its address the account's (once; the link
-         *     expires after 24 hours). Needs no token: the link's own token identifies the account.
+         * The form of the link that mails sent before 2026-12-07 carry: sends the browser on to
+         *     the web client's confirmation page (`303`, `Location: …/#/mail/verify/<token>`) and
+         *     changes nothing, so that opening it (a person, or a mail scanner) confirms nothing by
+         *     itself.
          */
-        get: operations["verify_mail_address"];
+        get: operations["open_mail_verification_link"];
         put?: never;
-        post?: never;
+        /**
+         * Confirms an address with the token of its verification link: the address becomes the
+         *     account's (once; the link expires after 24 hours). Needs no bearer token: the link's
+         *     own token identifies the account. The web client's page `#/mail/verify/<token>` (where
+         *     the mailed link leads) sends it when the person presses "Confirm", so that a mail
+         *     scanner that opens links confirms nothing.
+         */
+        post: operations["verify_mail_address"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6353,6 +6362,11 @@ export interface components {
             /** @description The address reminders go to now. */
             address: string;
         };
+        /** @description The token of a verification link, sent by the page the link opens. */
+        VerifyBody: {
+            /** @description The token from the link. */
+            token: string;
+        };
         /**
          * VisibilitySetArchivedEvent
          * @description The game became public (listed, open to spectators) or private (players and the
@@ -8270,7 +8284,7 @@ export interface operations {
             };
         };
     };
-    verify_mail_address: {
+    open_mail_verification_link: {
         parameters: {
             query: {
                 /** @description The token from the link. */
@@ -8282,6 +8296,73 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description to the confirmation page; `Location` names it */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_query`: no token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: not a token a link can carry */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: a query value out of range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: the database does not answer; retry after `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description any other problem, as `application/problem+json` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verify_mail_address: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyBody"];
+            };
+        };
+        responses: {
             /** @description OK: `Verified` */
             200: {
                 headers: {
@@ -8291,7 +8372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Verified"];
                 };
             };
-            /** @description `invalid_query`: the query string does not parse */
+            /** @description `malformed_json`, `malformed_body`: the body is not the JSON it should be */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8309,7 +8390,34 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed`: a query value out of range */
+            /** @description `request_timeout`: the body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: send `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed` */
             422: {
                 headers: {
                     [name: string]: unknown;

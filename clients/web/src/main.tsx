@@ -1,5 +1,6 @@
 // The app shell: header with navigation (and the account page), language switch and account; the page of the
-// current hash route; sign-in first when nobody is signed in (the rules pages excepted: anyone may read them).
+// current hash route; sign-in first when nobody is signed in (the rules pages excepted: anyone may read them;
+// and the mailed link's confirmation page: its token says whose address it is).
 import { render } from "preact";
 import { useEffect } from "preact/hooks";
 import { session, signOut } from "./api";
@@ -12,6 +13,7 @@ import { Lobby } from "./pages/lobby";
 import { PadPage, PadsPage } from "./pages/pads";
 import { LeaderboardPage, PlayerPage } from "./pages/players";
 import { RulesPage } from "./pages/rules";
+import { VerifyMailPage } from "./pages/verifymail";
 import { SignIn } from "./pages/signin";
 import { NewTournamentPage, TournamentPage, TournamentsPage } from "./pages/tournaments";
 import { href, route, type Route } from "./router";
@@ -49,6 +51,8 @@ function Page(props: { r: Route }) {
       return <TournamentPage key={`${r.id}?${r.code ?? ""}`} id={r.id} code={r.code} />;
     case "rules":
       return <RulesPage ruleset={r.ruleset} preset={r.preset} />;
+    case "verify-mail":
+      return <VerifyMailPage token={r.token} />;
     default:
       return (
         <div>
@@ -167,7 +171,7 @@ function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        {s || r.page === "rules" ? <Page r={r} /> : <SignIn />}
+        {s || r.page === "rules" || r.page === "verify-mail" ? <Page r={r} /> : <SignIn />}
       </main>
     </>
   );

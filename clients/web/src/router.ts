@@ -2,7 +2,8 @@
 // `#/join/<game>/<code>`, `#/join/<game>` (a rematch: the seat is kept, no code needed),
 // `#/invite/<code>` (the code alone), `#/pads`, `#/pads/<id>`, `#/calculator`, `#/leaderboard/<ruleset>`, `#/players/<id>`, `#/account`,
 // `#/rules`, `#/rules/<ruleset>`, `#/rules/6-nimmt/<preset>`, `#/tournaments`,
-// `#/tournaments/new`, `#/tournaments/<id>` (`?code=<invite code>` for a private one).
+// `#/tournaments/new`, `#/tournaments/<id>` (`?code=<invite code>` for a private one),
+// `#/mail/verify/<token>` (where a mailed verification link leads).
 import { Store } from "./store";
 
 export type Route =
@@ -20,6 +21,7 @@ export type Route =
   | { page: "tournaments" }
   | { page: "tournament-new" }
   | { page: "tournament"; id: string; code: string | null }
+  | { page: "verify-mail"; token: string }
   | { page: "missing" };
 
 export function parse(hash: string): Route {
@@ -43,6 +45,7 @@ export function parse(hash: string): Route {
   if (a === "tournaments" && b && parts.length === 2) {
     return { page: "tournament", id: b, code: new URLSearchParams(query).get("code") };
   }
+  if (a === "mail" && b === "verify" && c && parts.length === 3) return { page: "verify-mail", token: c };
   return { page: "missing" };
 }
 
