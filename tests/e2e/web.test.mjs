@@ -1365,6 +1365,22 @@ describe("the web client", () => {
       await assertAccessible(p, "the used link's page");
       await p.locator(".verify-mail a", { hasText: "Zu deinem Konto" }).click();
       await p.locator("[data-mail-address='tilda@example.org']").waitFor();
+      // Signed out (the link opened in another browser): the page, not the sign-in; in English.
+      const stranger = await person(browser, { viewport: DESKTOP });
+      stranger.allow(/status of 404/);
+      stranger.allow(/HTTP 404: POST .*\/v1\/mail\/verify$/);
+      try {
+        await stranger.page.goto(link);
+        await stranger.page.locator("h1", { hasText: "Confirm your e-mail address" }).waitFor();
+        await stranger.page.locator(".verify-mail button", { hasText: "Confirm" }).click();
+        await stranger.page.locator("[data-mail-link-gone]").waitFor();
+        await stranger.page.locator(".verify-mail a", { hasText: "To Stammtisch" }).waitFor();
+        await shoot(stranger.page, "74-verify-mail-used-signed-out");
+        await assertAccessible(stranger.page, "the used link's page, signed out");
+        stranger.assertClean();
+      } finally {
+        await stranger.context.close();
+      }
       // The choices: no turn mails, a deadline reminder at 6 hours, the daily digest.
       await p.locator("#mail-turn").uncheck();
       await p.locator("#mail-hours").fill("6");
