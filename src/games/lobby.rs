@@ -103,9 +103,10 @@ pub(crate) fn new_invite_code() -> String {
 
 impl Service {
     /// After an account's deletion: a bot takes over its seats in running games (`resign`,
-    /// so no game waits for a player who is gone) and it leaves the lobbies it sits in (a
-    /// lobby it hosts keeps it). Returns how many games it left; a game that refuses is
-    /// logged and skipped.
+    /// so no game waits for a player who is gone) and it leaves the lobbies it sits in. A
+    /// lobby it hosts, which its host cannot leave and nobody else can start, is closed to
+    /// everyone else instead ([`Service::close_hosted_lobby`]). Returns how many games it
+    /// left or closed; a game that refuses is logged and skipped.
     ///
     /// # Errors
     /// Storage failure while listing the games.
@@ -130,6 +131,17 @@ impl Service {
             };
             before = Some(last.game.id.clone());
             for summary in &page {
+                if summary.game.status == "lobby" && summary.game.host_account == account {
+                    match self.close_hosted_lobby(&summary.game.id, account) {
+                        Ok(()) => handed += 1,
+                        Err(e) => tracing::info!(
+                            game = summary.game.id,
+                            error = %crate::telemetry::Chain(&e),
+                            "a deleted account's lobby stays open"
+                        ),
+                    }
+                    continue;
+                }
                 let command = match summary.game.status.as_str() {
                     "active" => Command::Resign {},
                     "lobby" => Command::Leave {},
@@ -156,6 +168,41 @@ impl Service {
                 }
             }
         }
+    }
+
+    /// Closes a lobby whose host's account was deleted, so that nobody waits in it or
+    /// joins it: private (out of the public list and quick play) without an invite code,
+    /// the seats a rematch kept released, and every other seat freed (`remove_seat`, as the
+    /// host, so each person sees why). The deleted host's seat and the game stay: the log
+    /// is never rewritten.
+    ///
+    /// # Errors
+    /// Storage failure, or a command the game refuses.
+    fn close_hosted_lobby(&self, game_id: &str, account: &str) -> Result<(), ServiceError> {
+        self.set_public(game_id, account, false)?;
+        self.store.write(|tx| tx.clear_invite_code(game_id))?;
+        self.release_reservations(game_id)?;
+        let game = self
+            .store
+            .write(|tx| self.load(tx, game_id).map(|(_, g)| g))?;
+        let others = game.seats.iter().enumerate().filter_map(|(seat, s)| {
+            let seat = u8::try_from(seat).ok()?;
+            (s.occupant.is_some() && seat != game.host_seat).then_some(seat)
+        });
+        for seat in others {
+            self.execute(&CommandRequest {
+                game: game_id,
+                account,
+                name: crate::store::DELETED_NAME,
+                command: Command::RemoveSeat { seat },
+                if_match: None,
+                idempotency_key: None,
+                invite_code: None,
+                token_version: None,
+                announced: None,
+            })?;
+        }
+        Ok(())
     }
 
     /// Creates a game; the creator takes seat 0.

@@ -408,6 +408,20 @@ impl Tx<'_> {
         })
     }
 
+    /// Takes a game's invite code away: nobody joins with it any more (a lobby whose host's
+    /// account was deleted).
+    ///
+    /// # Errors
+    /// Storage failure.
+    pub fn clear_invite_code(&mut self, game: &str) -> Result<(), StoreError> {
+        on!(self, |c| {
+            diesel::update(games::table.find(game))
+                .set(games::invite_code.eq(None::<String>))
+                .execute(c)?;
+            Ok(())
+        })
+    }
+
     /// Games whose reserved seats are due to be released at `now`.
     ///
     /// # Errors

@@ -310,6 +310,112 @@ fn deletion_removes_name_and_credentials_and_keeps_the_log(backend: Backend) {
     assert_eq!(view["seats"][1]["name"], "deleted player");
 }
 
+/// A lobby whose host deletes their account cannot be started by anyone else: it is closed
+/// to everyone else (private, no invite code, the others' seats freed), so nobody waits in it
+/// or joins it.
+fn a_lobby_whose_host_is_deleted_is_closed_to_everyone_else(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let del = api.account("delia");
+    let otto = api.guest("otto");
+    let pia = api.guest("pia");
+    let listed = |game: &str| -> bool {
+        let r = api.get("/v1/games?status=lobby", Some(&pia.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["id"] == game)
+    };
+    // A public lobby with a person and a bot, and a private one with a person.
+    let open = api.create_game(
+        &del,
+        &json!({ "ruleset": "6-nimmt", "players": 4, "public": true }),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.join(&otto, &open);
+    api.ok(
+        &del,
+        &open,
+        &json!({ "type": "add_bot", "strategy": "random" }),
+    );
+    let private = api.create_game(&del, &json!({ "ruleset": "x-nimmt", "players": 3 }));
+    let private_id = private["id"].as_str().unwrap().to_owned();
+    let code = private["invite_code"].as_str().unwrap().to_owned();
+    api.join(&otto, &private_id);
+    assert!(listed(&open));
+    let stored_types = |game: &str| {
+        texts(
+            &server,
+            &format!("SELECT event_type AS v FROM events WHERE game_id = '{game}' ORDER BY seq"),
+        )
+    };
+    let before = stored_types(&open).len();
+
+    let r = send(
+        &api,
+        "DELETE",
+        "/v1/me",
+        Some(&del.token),
+        Some(&json!({ "password": "password-of-delia" })),
+    );
+    assert_eq!(r.status, 204, "{}", r.text);
+
+    // The public lobby: out of the list and private (so Otto, no longer seated, cannot see
+    // it either); in the log, the host made it private and freed Otto's and the bot's seats.
+    assert!(!listed(&open));
+    api.get(&format!("/v1/games/{open}"), Some(&otto.token))
+        .assert_problem(404, "not_found");
+    let types = stored_types(&open);
+    assert_eq!(
+        types[before..],
+        ["visibility_set", "seat_removed", "seat_removed"]
+    );
+    let seats = texts(
+        &server,
+        &format!(
+            "SELECT CAST(data AS TEXT) AS v FROM events WHERE game_id = '{open}' \
+             AND event_type = 'seat_removed' ORDER BY seq"
+        ),
+    );
+    let removed: Vec<Value> = seats
+        .iter()
+        .map(|d| serde_json::from_str::<Value>(d).unwrap()["seat"].clone())
+        .collect();
+    assert_eq!(removed, [json!(1), json!(2)], "{seats:?}");
+    // Otto's own list no longer has either lobby.
+    let mine = api.get("/v1/games?mine=true", Some(&otto.token));
+    assert_eq!(mine.status, 200, "{}", mine.text);
+    assert!(
+        mine.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["id"] != open.as_str() && g["id"] != private_id.as_str()),
+        "{}",
+        mine.text
+    );
+    // Nobody joins either lobby any more: the public one is private now, the private one's
+    // code is gone.
+    api.command(&pia, &open, &json!({ "type": "join" }))
+        .assert_problem(404, "not_found");
+    api.post(
+        &format!("/v1/invites/{code}/join"),
+        Some(&pia.token),
+        &json!({}),
+    )
+    .assert_problem(404, "not_found");
+    api.command(
+        &pia,
+        &private_id,
+        &json!({ "type": "join", "invite_code": code }),
+    )
+    .assert_problem(404, "not_found");
+}
+
 /// A whole game of each ruleset: no stored or served event carries a person's name (the
 /// log names accounts by id), though every seat's view shows the current names.
 fn no_event_carries_a_name(backend: Backend) {
@@ -344,5 +450,6 @@ both!(
     guest_registers_keeping_games_and_seats,
     password_change_and_logout_everywhere,
     deletion_removes_name_and_credentials_and_keeps_the_log,
+    a_lobby_whose_host_is_deleted_is_closed_to_everyone_else,
     no_event_carries_a_name,
 );

@@ -428,8 +428,10 @@ export interface paths {
          * Deletes the caller's account: name, password, roles, e-mail address, reminders and
          *     webhooks are removed and every token stops working. Games keep the seat, shown as
          *     `deleted player`: in running games a bot plays it from then on (`seat_resigned`), and it
-         *     leaves the lobbies it sits in (not one it hosts). The event log, which names accounts by
-         *     id only, stays intact.
+         *     leaves the lobbies it sits in. A lobby it hosts (which nobody else could start) is closed
+         *     to everyone else: made private without an invite code, the seats a rematch kept released
+         *     and the other seats freed (`seat_removed`). The event log, which names accounts by id
+         *     only, stays intact.
          */
         delete: operations["delete_me"];
         options?: never;
