@@ -383,8 +383,9 @@ impl Mail {
             subject: "Confirm your e-mail address for Stammtisch".into(),
             body: format!(
                 "Hello {name},\n\nplease confirm that reminders of your Stammtisch games may go \
-                 to this address: open this link within 24 hours and press \"Confirm\":\n\n{link}\n\nIf you did \
-                 not ask for this, ignore this mail; nothing will be sent to you.\n"
+                 to this address: open this link within 24 hours and press \"Confirm\":\n\n\
+                 {link}\n\nIf you did not ask for this, ignore this mail; nothing will be sent \
+                 to you.\n"
             ),
         };
         mailer.send(&mail).map_err(|e| {

@@ -105,7 +105,7 @@ impl Service {
     /// After an account's deletion: a bot takes over its seats in running games (`resign`,
     /// so no game waits for a player who is gone) and it leaves the lobbies it sits in. A
     /// lobby it hosts, which its host cannot leave and nobody else can start, is closed to
-    /// everyone else instead ([`Service::close_hosted_lobby`]). Returns how many games it
+    /// everyone else instead (`close_hosted_lobby`). Returns how many games it
     /// left or closed; a game that refuses is logged and skipped.
     ///
     /// # Errors
