@@ -51,12 +51,41 @@ pub struct WorkerConfig {
     pub clock: crate::clock::Clock,
 }
 
+/// The replies a mail's SMTP conversation waits for, each of which lettre's timeout bounds
+/// on its own (it is a limit per step, not for the whole conversation): the connection, the
+/// greeting, `EHLO`, `STARTTLS` and `EHLO` again, `AUTH` (up to three exchanges), `MAIL
+/// FROM`, `RCPT TO`, `DATA`, the message's end and `QUIT`.
+const SMTP_STEPS: u32 = 13;
+
 impl WorkerConfig {
-    /// How long a claimed delivery stays invisible to other workers: twice the POST
-    /// timeout, so a lease never ends while its POST can still be under way.
+    /// How long a claimed webhook or push delivery stays invisible to other workers: twice
+    /// the POST timeout, so a lease never ends while its POST can still be under way.
     #[must_use]
     pub fn lease(&self) -> Duration {
         self.timeout.saturating_mul(2)
+    }
+
+    /// The lease of a claimed delivery of `channel`: [`WorkerConfig::lease`], but for a
+    /// mail the timeout once per step of the SMTP conversation, each of which may take up
+    /// to the whole timeout, so that a slow mail server cannot outlast the lease and have
+    /// the mail claimed and sent a second time.
+    #[must_use]
+    pub fn lease_of(&self, channel: &str) -> Duration {
+        if channel == CHANNEL_MAIL {
+            self.timeout.saturating_mul(SMTP_STEPS)
+        } else {
+            self.lease()
+        }
+    }
+
+    /// The longest lease of the lanes that run (the mails' only with mail on).
+    #[must_use]
+    pub fn longest_lease(&self) -> Duration {
+        if self.mail.is_some() {
+            self.lease_of(CHANNEL_MAIL).max(self.lease())
+        } else {
+            self.lease()
+        }
     }
 
     /// The wait before attempt `attempts + 1`, after `attempts` failed ones.
@@ -232,7 +261,7 @@ fn claim(
         .filter_map(|d| d.subscription_id.as_deref())
         .collect();
     let subscriptions = full.push_subscriptions_by_id(&subscription_ids)?;
-    let lease_until = now + delta(config.lease());
+    let lease_until = now + delta(config.lease_of(channel));
     for mut delivery in due {
         if gate.free() == 0 {
             break;
@@ -709,8 +738,8 @@ pub struct Settled {
 
 impl Outbox {
     /// Claims what is due now on every lane, after any claim the lane's own thread is in,
-    /// and waits (on real time, at most the worker's lease, within which every send
-    /// ends: [`WorkerConfig::lease`]) until no send is in flight, that is
+    /// and waits (on real time, at most the longest lease, within which every send
+    /// ends: [`WorkerConfig::longest_lease`]) until no send is in flight, that is
     /// until every send has been answered and its outcome recorded; again until a round
     /// that began with no send in flight claims nothing. (A claim leaves due rows where
     /// the lane, an account or a URL has no room; and a failed send may be due again at
@@ -718,7 +747,7 @@ impl Outbox {
     /// has been sent, and nothing else.
     #[must_use]
     pub fn settle(&self) -> Settled {
-        let until = Instant::now() + self.worker.config.lease();
+        let until = Instant::now() + self.worker.config.longest_lease();
         let mut claimed = 0;
         loop {
             let (progress, began_idle) = self.claim_round();
@@ -840,5 +869,14 @@ mod tests {
         assert_eq!(waits, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 600, 600]);
         assert_eq!(config.backoff_after(i32::MAX), MAX_BACKOFF);
         assert_eq!(config.lease(), Duration::from_secs(20));
+        assert_eq!(config.lease_of(CHANNEL_WEBHOOK), Duration::from_secs(20));
+        assert_eq!(config.lease_of(CHANNEL_PUSH), Duration::from_secs(20));
+        // A mail's lease outlasts a conversation whose every step takes the whole timeout.
+        assert_eq!(config.lease_of(CHANNEL_MAIL), Duration::from_secs(130));
+        assert_eq!(
+            config.longest_lease(),
+            Duration::from_secs(20),
+            "mail is off"
+        );
     }
 }

@@ -47,6 +47,8 @@ struct SinkState {
     /// Recipient → how many more messages to refuse.
     refuse: HashMap<String, usize>,
     refused: HashMap<String, usize>,
+    /// How long the sink waits before each reply (a slow mail server).
+    slow: Duration,
 }
 
 struct Sink {
@@ -73,6 +75,10 @@ impl Sink {
 
     fn refuse(&self, to: &str, times: usize) {
         self.state.lock().unwrap().refuse.insert(to.into(), times);
+    }
+
+    fn slow(&self, delay: Duration) {
+        self.state.lock().unwrap().slow = delay;
     }
 
     fn refused(&self, to: &str) -> usize {
@@ -115,7 +121,8 @@ impl Sink {
 }
 
 fn serve(stream: TcpStream, state: &Mutex<SinkState>) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
+    let slow = state.lock().unwrap().slow;
+    let mut out = Slow(stream.try_clone()?, slow);
     let mut input = BufReader::new(stream);
     out.write_all(b"220 sink ESMTP\r\n")?;
     let mut to = Vec::new();
@@ -188,6 +195,16 @@ fn serve(stream: TcpStream, state: &Mutex<SinkState>) -> std::io::Result<()> {
             // RSET, NOOP and anything else.
             out.write_all(b"250 ok\r\n")?;
         }
+    }
+}
+
+/// A connection's writer that waits before each reply (each `write_all` is one reply).
+struct Slow(TcpStream, Duration);
+
+impl Slow {
+    fn write_all(&mut self, reply: &[u8]) -> std::io::Result<()> {
+        std::thread::sleep(self.1);
+        self.0.write_all(reply)
     }
 }
 
@@ -652,6 +669,42 @@ fn refused_mails_are_retried_and_stale_ones_dropped(backend: Backend) {
     assert_eq!(sink.to("bert@example.org").len(), 1, "only the link");
 }
 
+/// lettre's timeout bounds each step of an SMTP conversation, not the whole of it: a server
+/// that takes most of the timeout for every reply makes a conversation several timeouts
+/// long. A mail's lease covers that, so no other claim takes the mail while it is being
+/// sent and it goes out once. (With the lease of a webhook, twice the timeout, the mail was
+/// claimed again mid-conversation: a second attempt counted, and the mail sent twice.)
+fn a_slow_mail_server_gets_each_mail_once(backend: Backend) {
+    let sink = Sink::start();
+    let server = mail_server(backend, &sink, &[("WEBHOOK_TIMEOUT_MS", "1000")]);
+    let api = server.client();
+    let anna = api.account("anna");
+    let bert = api.guest("bert");
+    verify(&api, &sink, &anna, "anna@example.org");
+    // Each of the conversation's seven replies takes 500 ms (each well within the 1 s
+    // timeout): 3.5 s in all, more than twice the timeout.
+    sink.slow(Duration::from_millis(500));
+    let quick = json!({ "ruleset": "6-nimmt", "players": 2 });
+    let r = api.post("/v1/games/quick", Some(&anna.token), &quick);
+    assert_eq!(r.status, 201, "{}", r.text);
+    let r = api.post("/v1/games/quick", Some(&bert.token), &quick);
+    assert_eq!(r.body["status"], "active", "{}", r.text);
+    let mails = sink.wait_for("anna@example.org", 2);
+    assert!(mails[1].subject().starts_with("Your turn"), "{mails:?}");
+    // (The worker records the outcome right after the sink's answer.)
+    wait_until("anna's reminder to be recorded", || {
+        outbox(&server, &anna.id, "your_turn")
+            .first()
+            .is_some_and(|s| s.starts_with("delivered"))
+    });
+    assert_eq!(outbox(&server, &anna.id, "your_turn"), ["delivered:1"]);
+    assert_eq!(
+        sink.to("anna@example.org").len(),
+        2,
+        "the link and one reminder"
+    );
+}
+
 fn the_digest_lists_the_games_awaiting(backend: Backend) {
     let sink = Sink::start();
     let server = mail_server(backend, &sink, &[("MAIL_DIGEST_SECONDS", "3600")]);
@@ -749,6 +802,7 @@ both!(
     mail_is_off_without_smtp,
     reminders_arrive_without_hidden_information,
     refused_mails_are_retried_and_stale_ones_dropped,
+    a_slow_mail_server_gets_each_mail_once,
     the_digest_lists_the_games_awaiting,
     deletion_removes_the_address,
 );
