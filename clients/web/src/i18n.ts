@@ -620,7 +620,7 @@ const en = {
   loggedOutEverywhere: "You were logged out on every device.",
   deleteTitle: "Delete account",
   deleteText:
-    "Your name, password, e-mail address, reminders and webhooks are removed and you are signed out everywhere. Games keep your seat as “deleted player”; in running games a bot plays it from then on. This cannot be undone.",
+    "Your name, password, e-mail address, reminders and webhooks are removed and you are signed out everywhere. Games keep your seat as “deleted player”; in running games a bot plays it from then on. Games you host that still wait for players are closed to the others. This cannot be undone.",
   deleteConfirm: "Really delete your account for good?",
   deletePassword: "Your password, to confirm",
   deleteAccount: "Delete my account",
@@ -1348,7 +1348,7 @@ const de: Dict = {
   loggedOutEverywhere: "Du wurdest auf allen Geräten abgemeldet.",
   deleteTitle: "Konto löschen",
   deleteText:
-    "Dein Name, Passwort, deine E-Mail-Adresse, Erinnerungen und Webhooks werden entfernt, und du wirst überall abgemeldet. Spiele behalten deinen Platz als „deleted player“; in laufenden Spielen spielt ihn ab dann ein Bot. Das lässt sich nicht rückgängig machen.",
+    "Dein Name, Passwort, deine E-Mail-Adresse, Erinnerungen und Webhooks werden entfernt, und du wirst überall abgemeldet. Spiele behalten deinen Platz als „deleted player“; in laufenden Spielen spielt ihn ab dann ein Bot. Von dir eröffnete Spiele, die noch auf Spieler warten, werden für die anderen geschlossen. Das lässt sich nicht rückgängig machen.",
   deleteConfirm: "Dein Konto wirklich endgültig löschen?",
   deletePassword: "Dein Passwort zur Bestätigung",
   deleteAccount: "Mein Konto löschen",
