@@ -70,9 +70,10 @@ fn waits() -> bool {
 
 /// `POST /test/outbox`: claims every delivery due at the test clock's time (after any
 /// claim the worker's own threads are in) and answers once every send in flight has been
-/// answered and recorded, at most the worker's lease (twice the POST timeout) later:
-/// `{"claimed", "in_flight"}`. With `in_flight: 0`, a receiver has got everything due at
-/// the clock's time, and a delivery it has not got was not due. No body.
+/// answered and recorded, at most the longest lease of its lanes later
+/// (`WorkerConfig::longest_lease`): `{"claimed", "in_flight"}`. With `in_flight: 0`, a
+/// receiver has got everything due at the clock's time, and a delivery it has not got was
+/// not due. No body.
 ///
 /// `?wait=false`: one claim on every lane, answered at once with what it claimed and the
 /// sends in flight after it. With `claimed: 0`, nothing due could start now; for tests

@@ -66,26 +66,22 @@ impl WorkerConfig {
     }
 
     /// The lease of a claimed delivery of `channel`: [`WorkerConfig::lease`], but for a
-    /// mail the timeout once per step of the SMTP conversation, each of which may take up
-    /// to the whole timeout, so that a slow mail server cannot outlast the lease and have
-    /// the mail claimed and sent a second time.
+    /// mail the mail server's timeout (the one lettre is given) once per step of the SMTP
+    /// conversation, each of which may take up to the whole timeout, so that a slow mail
+    /// server cannot outlast the lease and have the mail claimed and sent a second time.
+    /// (With mail off a mail is dropped, not sent: the plain lease.)
     #[must_use]
     pub fn lease_of(&self, channel: &str) -> Duration {
-        if channel == CHANNEL_MAIL {
-            self.timeout.saturating_mul(SMTP_STEPS)
-        } else {
-            self.lease()
+        match &self.mail {
+            Some(mail) if channel == CHANNEL_MAIL => mail.timeout.saturating_mul(SMTP_STEPS),
+            _ => self.lease(),
         }
     }
 
-    /// The longest lease of the lanes that run (the mails' only with mail on).
+    /// The longest lease of the lanes, within which every send ends.
     #[must_use]
     pub fn longest_lease(&self) -> Duration {
-        if self.mail.is_some() {
-            self.lease_of(CHANNEL_MAIL).max(self.lease())
-        } else {
-            self.lease()
-        }
+        self.lease().max(self.lease_of(CHANNEL_MAIL))
     }
 
     /// The wait before attempt `attempts + 1`, after `attempts` failed ones.
@@ -871,12 +867,25 @@ mod tests {
         assert_eq!(config.lease(), Duration::from_secs(20));
         assert_eq!(config.lease_of(CHANNEL_WEBHOOK), Duration::from_secs(20));
         assert_eq!(config.lease_of(CHANNEL_PUSH), Duration::from_secs(20));
-        // A mail's lease outlasts a conversation whose every step takes the whole timeout.
-        assert_eq!(config.lease_of(CHANNEL_MAIL), Duration::from_secs(130));
         assert_eq!(
             config.longest_lease(),
             Duration::from_secs(20),
             "mail is off"
         );
+        // A mail's lease outlasts a conversation whose every step takes the whole timeout
+        // (the mail server's, as lettre has it).
+        let config = WorkerConfig {
+            mail: Some(crate::mail::MailConfig {
+                smtp_url: "smtp://127.0.0.1:25".into(),
+                from: "Stammtisch <noreply@example.org>".into(),
+                public_url: "https://play.example.org".into(),
+                digest_interval: Duration::from_secs(86_400),
+                timeout: Duration::from_secs(10),
+            }),
+            ..config
+        };
+        assert_eq!(config.lease_of(CHANNEL_MAIL), Duration::from_secs(130));
+        assert_eq!(config.lease_of(CHANNEL_WEBHOOK), Duration::from_secs(20));
+        assert_eq!(config.longest_lease(), Duration::from_secs(130));
     }
 }
