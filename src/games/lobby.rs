@@ -184,7 +184,7 @@ impl Service {
         self.release_reservations(game_id)?;
         let game = self
             .store
-            .write(|tx| self.load(tx, game_id).map(|(_, g)| g))?;
+            .read(|tx| self.load(tx, game_id).map(|(_, g)| g))?;
         let others = game.seats.iter().enumerate().filter_map(|(seat, s)| {
             let seat = u8::try_from(seat).ok()?;
             (s.occupant.is_some() && seat != game.host_seat).then_some(seat)

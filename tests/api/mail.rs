@@ -400,7 +400,9 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
     assert_eq!(r.body["address"], Value::Null);
     assert_eq!(r.body["pending_address"], "anna@example.org");
 
-    confirm(&api, "00ff").assert_problem(404, "not_found");
+    for unknown in ["00ff", "not-hex", ""] {
+        confirm(&api, unknown).assert_problem(404, "not_found");
+    }
     api.post("/v1/mail/verify", None, &json!({ "token": token, "x": 1 }))
         .assert_problem(422, "validation_failed");
     let r = confirm(&api, &token);
