@@ -319,15 +319,7 @@ fn a_lobby_whose_host_is_deleted_is_closed_to_everyone_else(backend: Backend) {
     let del = api.account("delia");
     let otto = api.guest("otto");
     let pia = api.guest("pia");
-    let listed = |game: &str| -> bool {
-        let r = api.get("/v1/games?status=lobby", Some(&pia.token));
-        assert_eq!(r.status, 200, "{}", r.text);
-        r.body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|g| g["id"] == game)
-    };
+    let listed = |game: &String| api.listed(&pia, "status=lobby").contains(game);
     // A public lobby with a person and a bot, and a private one with a person.
     let open = api.create_game(
         &del,
@@ -387,16 +379,10 @@ fn a_lobby_whose_host_is_deleted_is_closed_to_everyone_else(backend: Backend) {
         .collect();
     assert_eq!(removed, [json!(1), json!(2)], "{seats:?}");
     // Otto's own list no longer has either lobby.
-    let mine = api.get("/v1/games?mine=true", Some(&otto.token));
-    assert_eq!(mine.status, 200, "{}", mine.text);
+    let mine = api.listed(&otto, "mine=true");
     assert!(
-        mine.body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|g| g["id"] != open.as_str() && g["id"] != private_id.as_str()),
-        "{}",
-        mine.text
+        !mine.contains(&open) && !mine.contains(&private_id),
+        "{mine:?}"
     );
     // Nobody joins either lobby any more: the public one is private now, the private one's
     // code is gone.

@@ -630,6 +630,19 @@ fn reminders_arrive_without_hidden_information(backend: Backend) {
     );
 }
 
+/// A two-person 6 nimmt! game by quick play, `first` then `second`: it starts by itself
+/// when full, and the first ask of both is to play a card. Its id.
+fn quick_game(api: &Api, first: &Player, second: &Player) -> String {
+    let quick = json!({ "ruleset": "6-nimmt", "players": 2 });
+    let r = api.post("/v1/games/quick", Some(&first.token), &quick);
+    assert_eq!(r.status, 201, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let r = api.post("/v1/games/quick", Some(&second.token), &quick);
+    assert_eq!(r.body["id"], id.as_str(), "{}", r.text);
+    assert_eq!(r.body["status"], "active", "{}", r.text);
+    id
+}
+
 fn refused_mails_are_retried_and_stale_ones_dropped(backend: Backend) {
     let sink = Sink::start();
     let server = mail_server(backend, &sink, &[]);
@@ -641,14 +654,7 @@ fn refused_mails_are_retried_and_stale_ones_dropped(backend: Backend) {
     // Anna's server refuses twice, then accepts; bert's refuses until further notice.
     sink.refuse("anna@example.org", 2);
     sink.refuse("bert@example.org", 1_000);
-    // Quick play starts by itself when full: the first ask of both is to play a card.
-    let quick = json!({ "ruleset": "6-nimmt", "players": 2 });
-    let r = api.post("/v1/games/quick", Some(&anna.token), &quick);
-    assert_eq!(r.status, 201, "{}", r.text);
-    let id = r.body["id"].as_str().unwrap().to_owned();
-    let r = api.post("/v1/games/quick", Some(&bert.token), &quick);
-    assert_eq!(r.body["id"], id.as_str(), "{}", r.text);
-    assert_eq!(r.body["status"], "active");
+    let id = quick_game(&api, &anna, &bert);
     let mails = sink.wait_for("anna@example.org", 2);
     assert!(mails[1].subject().starts_with("Your turn"), "{mails:?}");
     assert_eq!(sink.refused("anna@example.org"), 2);
@@ -686,11 +692,7 @@ fn a_slow_mail_server_gets_each_mail_once(backend: Backend) {
     // Each of the conversation's seven replies takes 500 ms (each well within the 1 s
     // timeout): 3.5 s in all, more than twice the timeout.
     sink.slow(Duration::from_millis(500));
-    let quick = json!({ "ruleset": "6-nimmt", "players": 2 });
-    let r = api.post("/v1/games/quick", Some(&anna.token), &quick);
-    assert_eq!(r.status, 201, "{}", r.text);
-    let r = api.post("/v1/games/quick", Some(&bert.token), &quick);
-    assert_eq!(r.body["status"], "active", "{}", r.text);
+    quick_game(&api, &anna, &bert);
     let mails = sink.wait_for("anna@example.org", 2);
     assert!(mails[1].subject().starts_with("Your turn"), "{mails:?}");
     // (The worker records the outcome right after the sink's answer.)

@@ -431,14 +431,9 @@ fn kept_seats_are_released_after_the_window(backend: Backend) {
     let anna = api.guest("anna");
     let ben = api.guest("ben");
     let cara = api.guest("cara");
-    let listed_with_a_free_seat = |game: &str| -> bool {
-        let r = api.get("/v1/games?status=lobby&free_seats=1", Some(&cara.token));
-        assert_eq!(r.status, 200, "{}", r.text);
-        r.body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|g| g["id"] == game)
+    let listed_with_a_free_seat = |game: &String| -> bool {
+        api.listed(&cara, "status=lobby&free_seats=1")
+            .contains(game)
     };
     let game = start_game(
         &api,

@@ -671,6 +671,18 @@ impl Api {
         r.body
     }
 
+    /// The ids of the games `GET /v1/games?{query}` lists for `viewer` (its first page).
+    pub fn listed(&self, viewer: &Player, query: &str) -> Vec<String> {
+        let r = self.get(&format!("/v1/games?{query}"), Some(&viewer.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+        r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     pub fn view(&self, player: &Player, game: &str) -> Value {
         let r = self.get(&format!("/v1/games/{game}"), Some(&player.token));
         assert_eq!(r.status, 200, "{}", r.text);
