@@ -10,7 +10,7 @@ use diesel::{Connection, RunQueryDsl};
 use serde_json::{Value, json};
 
 use crate::clusters::PgCluster;
-use crate::support::{Api, Backend, Player, TestDb, TestServer, metric, wait_until};
+use crate::support::{Backend, TestDb, TestServer, metric, wait_until};
 
 /// Runs one statement on a cluster.
 fn sql(url: &str, statement: &str) {
@@ -47,18 +47,6 @@ fn caught_up(primary: &PgCluster, standby: &PgCluster) {
     );
 }
 
-/// The ids of the games of a list.
-fn ids(api: &Api, who: &Player, query: &str) -> Vec<String> {
-    let r = api.get(&format!("/v1/games?{query}"), Some(&who.token));
-    assert_eq!(r.status, 200, "{}", r.text);
-    r.body["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|g| g["id"].as_str().map(str::to_owned))
-        .collect()
-}
-
 #[test]
 fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     let primary = PgCluster::new();
@@ -74,7 +62,7 @@ fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     let bob = api.guest("bob");
     caught_up(&primary, &standby);
     let lobby = "status=lobby";
-    assert!(ids(&api, &bob, lobby).is_empty());
+    assert!(api.listed(&bob, lobby).is_empty());
     let reads = metric(&api, "stammtisch_replica_reads_total");
     assert!(reads >= 1, "bob's list came from the replica");
 
@@ -89,12 +77,12 @@ fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     let game = created.body["id"].as_str().unwrap().to_owned();
 
     // Bob has written nothing: his list is the replica's, without the new game.
-    assert!(!ids(&api, &bob, lobby).contains(&game));
+    assert!(!api.listed(&bob, lobby).contains(&game));
     assert!(metric(&api, "stammtisch_replica_reads_total") > reads);
     // Alice just wrote: her reads go to the primary, which has her game.
     let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
-    assert!(ids(&api, &alice, "mine=true").contains(&game));
-    assert!(ids(&api, &alice, lobby).contains(&game));
+    assert!(api.listed(&alice, "mine=true").contains(&game));
+    assert!(api.listed(&alice, lobby).contains(&game));
     assert_eq!(
         metric(&api, "stammtisch_replica_fallbacks_total"),
         fallbacks + 2,
@@ -111,10 +99,10 @@ fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     wait_until(
         "bob's list from the replica to show the game",
         Duration::from_secs(60),
-        || ids(&api, &bob, lobby).contains(&game),
+        || api.listed(&bob, lobby).contains(&game),
     );
     let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
-    assert!(ids(&api, &alice, "mine=true").contains(&game));
+    assert!(api.listed(&alice, "mine=true").contains(&game));
     assert_eq!(
         metric(&api, "stammtisch_replica_fallbacks_total"),
         fallbacks,

@@ -679,7 +679,7 @@ impl Api {
             .as_array()
             .unwrap()
             .iter()
-            .map(|g| g["id"].as_str().unwrap().to_owned())
+            .filter_map(|g| g["id"].as_str().map(str::to_owned))
             .collect()
     }
 
