@@ -131,8 +131,8 @@ impl StateCache {
     /// The cached state of a game.
     #[must_use]
     pub fn get(&self, id: &str) -> Option<(i32, Game)> {
-        let games = self.games.as_ref()?;
-        let found = games.get(id).map(|e| (e.version, e.game.clone()));
+        self.games.as_ref()?;
+        let found = self.peek(id);
         let counter = if found.is_some() {
             &self.counters.hits
         } else {
@@ -140,6 +140,20 @@ impl StateCache {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         found
+    }
+
+    /// The cached state of a game without counting a load: for a look ahead whose load is
+    /// counted when it is used ([`StateCache::count_hits`]) or by the [`StateCache::get`]
+    /// that follows it.
+    #[must_use]
+    pub fn peek(&self, id: &str) -> Option<(i32, Game)> {
+        let games = self.games.as_ref()?;
+        games.get(id).map(|e| (e.version, e.game.clone()))
+    }
+
+    /// Counts `n` loads that started from states found by [`StateCache::peek`].
+    pub fn count_hits(&self, n: u64) {
+        self.counters.hits.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Whether `put` would keep a state of this version (so the caller can skip a clone).

@@ -338,6 +338,12 @@ impl Limits {
         )
     }
 
+    /// The command limit: commands per window of [`Limits::command_window`] (0: none).
+    #[must_use]
+    pub fn command_limit(&self) -> u32 {
+        self.config.commands_per_minute
+    }
+
     /// The window that commands are counted in now, or `None` when the command limit is
     /// off. The group commit takes it before its first statement, which counts the
     /// batch's commands on PostgreSQL ([`crate::store::Tx::batch_reads`]).

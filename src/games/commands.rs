@@ -164,6 +164,16 @@ impl Service {
             })
     }
 
+    /// How the batches decided on cached states went so far (see [`DraftStats`]).
+    #[must_use]
+    pub fn draft_stats(&self) -> DraftStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        DraftStats {
+            appended_with_reads: self.drafts.appended_with_reads.load(Relaxed),
+            decided_again: self.drafts.decided_again.load(Relaxed),
+        }
+    }
+
     /// The group-commit queue of a game's commands, if any.
     pub(super) fn lane(&self, game_id: &str) -> Option<&crate::group::GroupQueue<Job, JobResult>> {
         use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -263,6 +273,17 @@ impl Service {
         if !Access::of(row.public, game).admits_command(req.account, &req.command, invited) {
             return Err(ServiceError::GameNotFound);
         }
+        self.decide_admitted(version, game, req)
+    }
+
+    /// [`Service::decide_on`] for a sender the game admits (one seated at it, whom every
+    /// game admits, needs no index row to know it).
+    pub(super) fn decide_admitted(
+        &self,
+        version: i32,
+        game: &Game,
+        req: &CommandRequest<'_>,
+    ) -> Result<(Vec<NewEvent>, Game), ServiceError> {
         if let Some(expected) = req.if_match
             && expected != version
         {
@@ -448,6 +469,14 @@ impl Service {
     /// rendered by each command's own caller afterwards, not here, so the batches stay
     /// short. `counted`: whether the batch's commands were counted against their senders'
     /// limit (a count is not undone when the batch fails later).
+    ///
+    /// Where the backend appends with the reads (PostgreSQL) and every game of the batch is
+    /// cached, the commands are decided on the cached states first ([`Service::draft`]) and
+    /// the appends go in the reads' statement, which makes them only if the reads let every
+    /// command through (`store/batch.rs`): then a batch is one round trip. When they do not
+    /// (a token, a limit, someone listening), nothing was appended and the batch goes on
+    /// from the reads as above; a game that moved on elsewhere conflicts, and its cached
+    /// state is brought up to date for the next try.
     pub(super) fn batch_attempt(
         &self,
         tx: &mut Tx<'_>,
@@ -484,15 +513,35 @@ impl Service {
                 .collect(),
             None => Vec::new(),
         };
-        let mut reads = tx.batch_reads(&crate::store::BatchQuery {
+        let query = crate::store::BatchQuery {
             accounts: &unchecked,
             games: &ids,
             mail: self.mail_digest.is_some(),
             count: &count,
             window: window.map_or((0, 0), |w| (w.start(), w.length())),
-        })?;
+        };
+        // Where the backend can append with the reads, a batch whose games are all cached
+        // is decided first and sent with them (one round trip when nothing stands in the way).
+        let draft = tx.appends_with_reads().then(|| self.draft(jobs)).flatten();
+        let (mut reads, made) = match &draft {
+            Some(draft) => {
+                let sent = self.send_with_reads(tx, jobs, draft, &query)?;
+                let counter = if sent.1.is_some() {
+                    &self.drafts.appended_with_reads
+                } else {
+                    &self.drafts.decided_again
+                };
+                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                sent
+            }
+            None => (tx.batch_reads(&query)?, None),
+        };
         let senders = self.batch_senders(jobs, &reads, window.as_ref())?;
         *counted = true;
+        if let (Some(draft), Some(made)) = (draft, made) {
+            let rows = std::mem::take(&mut reads.games);
+            return self.drafted(tx, draft, &made, senders, &rows, &reads, committed, pass);
+        }
         let rows = std::mem::take(&mut reads.games);
         let cached: Vec<(&GameRow, Option<(i32, Game)>)> = rows
             .iter()
@@ -628,6 +677,195 @@ impl Service {
         Ok(results)
     }
 
+    /// A batch decided on the cached states, before anything is read: `None` unless every
+    /// game is cached, every sender is seated at their game (whom it admits whatever its
+    /// index row says) and the rules take every command. The states may be behind their
+    /// games (another replica moved one on): the append's compare-and-set finds that out.
+    pub(super) fn draft<'j>(&self, jobs: &'j [Job]) -> Option<Draft<'j>> {
+        let mut tables: Vec<(&'j str, Drafted)> = Vec::new();
+        let mut decided = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            let game = job.game.as_str();
+            let i = match tables.iter().position(|(id, _)| *id == game) {
+                Some(i) => i,
+                None => {
+                    // Counted as a load once the draft is used.
+                    let (version, state) = self.cache.peek(game)?;
+                    tables.push((
+                        game,
+                        Drafted {
+                            loaded: version,
+                            version,
+                            game: state,
+                            events: Vec::new(),
+                        },
+                    ));
+                    tables.len() - 1
+                }
+            };
+            let (_, table) = tables.get_mut(i)?;
+            table.game.seat_of(&job.account)?;
+            // Names are in no event (the rules know people by account only): the sender's
+            // name, read with the batch, is needed for the views only.
+            let req = CommandRequest {
+                token_version: None,
+                ..job.request()
+            };
+            let (encoded, after) = self
+                .decide_admitted(table.version, &table.game, &req)
+                .ok()?;
+            table.version += i32::try_from(encoded.len()).unwrap_or(i32::MAX);
+            table.events.extend(encoded);
+            let before = std::mem::replace(&mut table.game, after.clone());
+            decided.push(Decided {
+                table: game,
+                version: table.version,
+                before,
+                after,
+            });
+        }
+        Some(Draft { tables, decided })
+    }
+
+    /// The batch's reads with `draft`'s appends ([`Tx::batch_reads_and_append`]): the reads,
+    /// and the games whose appends were made, or `None` when the reads stood in the way
+    /// (nothing but the count was written).
+    pub(super) fn send_with_reads<'j>(
+        &self,
+        tx: &mut Tx<'_>,
+        jobs: &[Job],
+        draft: &Draft<'j>,
+        query: &crate::store::BatchQuery<'_>,
+    ) -> Result<(BatchReads, Option<Vec<&'j str>>), ServiceError> {
+        let indexes: Vec<GameIndex> = draft
+            .tables
+            .iter()
+            .map(|(id, t)| index_of(&t.game, id))
+            .collect();
+        let appends: Vec<Append<'_>> = draft
+            .tables
+            .iter()
+            .zip(&indexes)
+            .map(|((id, t), index)| Append {
+                game: id,
+                expected: t.loaded,
+                index,
+                events: &t.events,
+            })
+            .collect();
+        let tokens: Vec<(&str, i32)> = jobs
+            .iter()
+            .filter_map(|j| Some((j.account.as_str(), j.token_version?)))
+            .collect();
+        let done = tx.batch_reads_and_append(
+            query,
+            &crate::store::Speculative {
+                appends: &appends,
+                tokens: &tokens,
+                limit: self.limits.command_limit(),
+            },
+        )?;
+        let made = done.made.map(|made| {
+            draft
+                .tables
+                .iter()
+                .zip(made)
+                .filter_map(|((id, _), made)| made.then_some(*id))
+                .collect()
+        });
+        Ok((done.reads, made))
+    }
+
+    /// The results of a batch whose drafted appends the reads let through: each command
+    /// applied where its game's append was made, a conflict where the game had moved on
+    /// (its cached state is brought up to date for the next try). `senders`: the batch's
+    /// own verdicts on the reads, which the statement's guard passed by the same test.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the batch's parts, each used once"
+    )]
+    pub(super) fn drafted<'j>(
+        &self,
+        tx: &mut Tx<'_>,
+        draft: Draft<'j>,
+        made: &[&'j str],
+        senders: Vec<Result<String, ServiceError>>,
+        rows: &[GameRow],
+        reads: &BatchReads,
+        committed: &mut Vec<(String, i32, Game)>,
+        pass: &dyn Fn(),
+    ) -> Result<Vec<JobResult>, ServiceError> {
+        self.cache
+            .count_hits(u64::try_from(draft.tables.len()).unwrap_or(u64::MAX));
+        if let Some(Err(e)) = senders.iter().find(|s| s.is_err()) {
+            // Cannot be: the guard is the same test on the same rows.
+            tracing::error!(error = %e, "a drafted batch was appended for a refused sender");
+        }
+        let afters: Vec<&Game> = draft.decided.iter().map(|d| &d.after).collect();
+        let seated = seated_people(&afters);
+        let (_, names) = self.seated_facts(tx, &seated, reads.people.as_deref())?;
+        let names = std::sync::Arc::new(names);
+        let stale: Vec<(&str, i32)> = draft
+            .tables
+            .iter()
+            .filter(|(id, _)| !made.contains(id))
+            .map(|(id, t)| (*id, t.loaded))
+            .collect();
+        self.catch_up_cached(tx, &stale)?;
+        let mut results = Vec::with_capacity(draft.decided.len());
+        for (d, sender) in draft.decided.into_iter().zip(senders) {
+            results.push(match sender {
+                Err(e) => Err(e),
+                Ok(_) if !made.contains(&d.table) => Err(ServiceError::Store(StoreError::Conflict)),
+                Ok(_) => {
+                    let row = rows
+                        .iter()
+                        .find(|r| r.id == d.table)
+                        .cloned()
+                        .ok_or(ServiceError::GameNotFound)?;
+                    Ok(Batched::Applied(Box::new(Unrendered {
+                        game: d.after,
+                        row,
+                        version: d.version,
+                        names: names.clone(),
+                    })))
+                }
+            });
+        }
+        for (id, table) in draft.tables {
+            if made.contains(&id) {
+                committed.push((id.to_owned(), table.version, table.game));
+            }
+        }
+        pass();
+        Ok(results)
+    }
+
+    /// Brings the cached states of `stale` (game, the version its state was cached at) up
+    /// to date with the events after them, where the cache still holds that version.
+    pub(super) fn catch_up_cached(
+        &self,
+        tx: &mut Tx<'_>,
+        stale: &[(&str, i32)],
+    ) -> Result<(), ServiceError> {
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let mut newer: HashMap<String, Vec<StoredEvent>> = HashMap::new();
+        for event in tx.events_after_many(stale)? {
+            newer.entry(event.game_id.clone()).or_default().push(event);
+        }
+        for (id, loaded) in stale {
+            let state = self.cache.peek(id).filter(|(version, _)| version == loaded);
+            if state.is_some() {
+                let stored = newer.remove(*id).unwrap_or_default();
+                let (version, game) = Self::fold(id, state, &stored)?;
+                self.cache.put(id, version, game);
+            }
+        }
+        Ok(())
+    }
+
     /// Whether anyone seated listens (a webhook, a push subscription, or a mail address
     /// when mail is on), and the seated people's names: from the batch's first read when it
     /// covers them all (PostgreSQL; someone who joined in this batch is a sender, so
@@ -728,6 +966,42 @@ pub(super) struct Unrendered {
 pub(super) struct Table<'r> {
     pub(super) row: &'r GameRow,
     /// The version read from the store: the append's compare-and-set.
+    pub(super) loaded: i32,
+    pub(super) version: i32,
+    pub(super) game: Game,
+    /// The events of the batch's commands on this game, in order.
+    pub(super) events: Vec<NewEvent>,
+}
+
+/// How the group commit's batches decided on cached states went ([`Service::draft_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DraftStats {
+    /// Batches whose appends went with their reads and were let through (one round trip
+    /// on PostgreSQL; an append may still have lost its compare-and-set).
+    pub appended_with_reads: u64,
+    /// Batches whose reads stood in the way (a token, a limit, someone listening): decided
+    /// again from the reads, as a batch without cached states is.
+    pub decided_again: u64,
+}
+
+/// The counters behind [`DraftStats`].
+#[derive(Debug, Default)]
+pub(super) struct DraftCounters {
+    pub(super) appended_with_reads: std::sync::atomic::AtomicU64,
+    pub(super) decided_again: std::sync::atomic::AtomicU64,
+}
+
+/// A batch decided on cached states ([`Service::draft`]).
+pub(super) struct Draft<'j> {
+    /// Its games, in the order first met.
+    pub(super) tables: Vec<(&'j str, Drafted)>,
+    /// Its commands, in order.
+    pub(super) decided: Vec<Decided<'j>>,
+}
+
+/// A game of a [`Draft`]: as cached, and as the batch's commands left it.
+pub(super) struct Drafted {
+    /// The cached version: the append's compare-and-set.
     pub(super) loaded: i32,
     pub(super) version: i32,
     pub(super) game: Game,

@@ -287,6 +287,8 @@ pub struct Service {
     /// lane, each game always in the same lane, so batches of one replica never race each
     /// other for a game while the lanes' batches overlap.
     batches: std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]>,
+    /// How the batches decided on cached states went ([`Service::draft_stats`]).
+    drafts: std::sync::Arc<DraftCounters>,
     /// Quick plays waiting for their turn.
     quick: QuickQueues,
     /// Vacation days per year of every registered account (`STAMMTISCH_VACATION_DAYS`).
@@ -306,6 +308,7 @@ impl Service {
             mail_digest: None,
             push_window: crate::push::DEFAULT_COALESCE_WINDOW,
             batches: lanes(DEFAULT_LANES, DEFAULT_BATCH_MAX, DEFAULT_LINGER),
+            drafts: std::sync::Arc::default(),
             limits: crate::limits::Limits::new(store.clone(), crate::limits::LimitConfig::NONE),
             quick: QuickQueues::default(),
             vacation_days: crate::vacation::DEFAULT_DAYS,

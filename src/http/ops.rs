@@ -97,6 +97,20 @@ pub async fn metrics(state: web::Data<AppState>) -> HttpResponse {
          # TYPE stammtisch_batched_commands_total counter\nstammtisch_batched_commands_total {}\n",
         batches.batches, batches.jobs
     );
+    let drafts = state.service.draft_stats();
+    let body = format!(
+        "{body}# HELP stammtisch_batches_appended_with_reads_total Group-commit batches decided \
+         on cached states whose appends went in the statement that read their accounts and \
+         games (PostgreSQL: one round trip).\n\
+         # TYPE stammtisch_batches_appended_with_reads_total counter\n\
+         stammtisch_batches_appended_with_reads_total {}\n\
+         # HELP stammtisch_batches_decided_again_total Group-commit batches decided on cached \
+         states whose reads stood in the way (a token, a limit, someone listening), decided \
+         again from the reads.\n\
+         # TYPE stammtisch_batches_decided_again_total counter\n\
+         stammtisch_batches_decided_again_total {}\n",
+        drafts.appended_with_reads, drafts.decided_again
+    );
     let cache = state.service.cache_stats();
     let body = format!(
         "{body}# HELP stammtisch_state_cache_hits_total Game loads that started from a cached \

@@ -6,7 +6,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::StoreError;
-use super::games::{Append, GameIndex, NewEvent, SeatRow, StoredEvent};
+use super::games::{Append, GameIndex, NewEvent, StoredEvent};
 use super::json::JsonValue;
 use super::schema::{events, game_seats, games};
 use super::tx::{Conn, Tx, conflict_or, on};
@@ -154,140 +154,18 @@ trait Appends {
 }
 
 impl Appends for diesel::pg::PgConnection {
-    /// One statement for any number of games: the compare-and-sets, the events and the
-    /// changed seats as data-modifying CTEs that write only for the games whose
-    /// compare-and-set matched. A command's cost on PostgreSQL is mostly round trips (each
+    /// One statement for any number of games (`batch.rs`: the compare-and-sets, the events
+    /// and the changed seats as data-modifying CTEs that write only for the games whose
+    /// compare-and-set matched). A command's cost on PostgreSQL is mostly round trips (each
     /// one two context switches, on the server's and on the backend's side; `perf` put a
     /// quarter of the server's CPU in switching), so this is one statement for a whole
-    /// batch of commands ([`crate::games`]'s group commit) instead of three per command;
-    /// the text is the same for any number of games, events or seats (arrays), so the
-    /// statement stays prepared.
-    ///
-    /// The row lock orders concurrent appends to one game; `last_tx <= feed_tx()` makes
-    /// the feed agree: an append whose transaction id was taken before the previous
-    /// append's (it wrote something else first) would sort before it, so it conflicts
-    /// and is retried in a new transaction instead. Games are locked in id order, so two
-    /// batches that share games wait for each other instead of deadlocking. Seats: a
-    /// game's seats are fixed when it is created, so only rows that differ are rewritten.
+    /// batch of commands ([`crate::games`]'s group commit) instead of three per command.
     fn append_rows(
         &mut self,
         appends: &[Append<'_>],
         at: NaiveDateTime,
     ) -> Result<Vec<bool>, StoreError> {
-        use diesel::sql_types::{Array, Bool, Integer, Nullable, Text, Timestamp};
-        let mut order: Vec<&Append<'_>> = appends.iter().collect();
-        order.sort_by_key(|a| a.game);
-        let games: Vec<&str> = order.iter().map(|a| a.game).collect();
-        let expected: Vec<i32> = order.iter().map(|a| a.expected).collect();
-        let versions: Vec<i32> = order
-            .iter()
-            .map(|a| a.expected + i32::try_from(a.events.len()).unwrap_or(i32::MAX))
-            .collect();
-        let statuses: Vec<&str> = order.iter().map(|a| a.index.status.as_str()).collect();
-        let public: Vec<Option<bool>> = order.iter().map(|a| a.index.public).collect();
-        let free: Vec<i32> = order.iter().map(|a| a.index.free_seats).collect();
-        let events: Vec<(&str, i32, &NewEvent)> = order
-            .iter()
-            .flat_map(|a| (1..).zip(a.events).map(|(n, e)| (a.game, n, e)))
-            .collect();
-        let event_games: Vec<&str> = events.iter().map(|(g, _, _)| *g).collect();
-        let ids: Vec<String> = events
-            .iter()
-            .map(|_| uuid::Uuid::now_v7().to_string())
-            .collect();
-        let offsets: Vec<i32> = events.iter().map(|(_, n, _)| *n).collect();
-        let types: Vec<&str> = events
-            .iter()
-            .map(|(_, _, e)| e.event_type.as_str())
-            .collect();
-        let schemas: Vec<i32> = events.iter().map(|(_, _, e)| e.schema_version).collect();
-        let audiences: Vec<&str> = events.iter().map(|(_, _, e)| e.audience.as_str()).collect();
-        let data: Vec<JsonValue> = events
-            .iter()
-            .map(|(_, _, e)| JsonValue(e.data.clone()))
-            .collect();
-        let seats: Vec<&SeatRow> = order.iter().flat_map(|a| &a.index.seats).collect();
-        debug_assert!(
-            order
-                .iter()
-                .all(|a| a.index.seats.iter().all(|s| s.game_id == a.game))
-        );
-        let seat_games: Vec<&str> = seats.iter().map(|s| s.game_id.as_str()).collect();
-        let seat_numbers: Vec<i32> = seats.iter().map(|s| s.seat).collect();
-        let accounts: Vec<Option<&str>> = seats.iter().map(|s| s.account_id.as_deref()).collect();
-        let awaiting: Vec<bool> = seats.iter().map(|s| s.awaiting).collect();
-        let actions: Vec<Option<&str>> = seats.iter().map(|s| s.action.as_deref()).collect();
-        let deadlines: Vec<Option<NaiveDateTime>> = seats.iter().map(|s| s.deadline_at).collect();
-        let made: Vec<AppendedGame> = crate::prepared!(
-            "WITH input AS ( \
-                 SELECT * FROM unnest($1::text[], $2::int4[], $3::int4[], $4::text[], \
-                                      $5::bool[], $6::int4[]) WITH ORDINALITY \
-                        AS i(game, expected, version, status, public, free_seats, ord)), \
-             stamp AS (SELECT $7::timestamp AS at, feed_tx() AS tx), \
-             locked AS ( \
-                 SELECT g.id FROM games g JOIN input i ON g.id = i.game \
-                  ORDER BY i.ord FOR UPDATE OF g), \
-             cas AS ( \
-                 UPDATE games g SET version = i.version, status = i.status, \
-                        updated_at = stamp.at, public = COALESCE(i.public, g.public), \
-                        free_seats = i.free_seats, last_tx = stamp.tx \
-                   FROM input i, stamp, (SELECT count(*) FROM locked) l \
-                  WHERE g.id = i.game AND g.version = i.expected AND g.last_tx <= stamp.tx \
-              RETURNING g.id, i.expected, stamp.at, stamp.tx), \
-             appended AS ( \
-                 INSERT INTO events (event_id, game_id, seq, event_type, schema_version, \
-                                     audience, data, recorded_at, tx_id) \
-                 SELECT e.event_id, cas.id, cas.expected + e.n, e.event_type, \
-                        e.schema_version, e.audience, e.data, cas.at, cas.tx \
-                   FROM unnest($8::text[], $9::text[], $10::int4[], $11::text[], \
-                               $12::int4[], $13::text[], $14::jsonb[]) WITH ORDINALITY \
-                        AS e(game, event_id, n, event_type, schema_version, audience, data, \
-                             ord) \
-                   JOIN cas ON cas.id = e.game \
-                  ORDER BY e.ord), \
-             seated AS ( \
-                 INSERT INTO game_seats AS s (game_id, seat, account_id, awaiting, action, \
-                                              deadline_at) \
-                 SELECT cas.id, n.seat, n.account_id, n.awaiting, n.action, n.deadline_at \
-                   FROM unnest($15::text[], $16::int4[], $17::text[], $18::bool[], \
-                               $19::text[], $20::timestamp[]) \
-                        AS n(game, seat, account_id, awaiting, action, deadline_at) \
-                   JOIN cas ON cas.id = n.game \
-                 ON CONFLICT (game_id, seat) DO UPDATE \
-                    SET account_id = excluded.account_id, awaiting = excluded.awaiting, \
-                        action = excluded.action, deadline_at = excluded.deadline_at \
-                  WHERE s.account_id IS DISTINCT FROM excluded.account_id \
-                     OR s.awaiting IS DISTINCT FROM excluded.awaiting \
-                     OR s.action IS DISTINCT FROM excluded.action \
-                     OR s.deadline_at IS DISTINCT FROM excluded.deadline_at) \
-             SELECT id FROM cas",
-        )
-        .bind::<Array<Text>, _>(&games)
-        .bind::<Array<Integer>, _>(&expected)
-        .bind::<Array<Integer>, _>(&versions)
-        .bind::<Array<Text>, _>(&statuses)
-        .bind::<Array<Nullable<Bool>>, _>(&public)
-        .bind::<Array<Integer>, _>(&free)
-        .bind::<Timestamp, _>(at)
-        .bind::<Array<Text>, _>(&event_games)
-        .bind::<Array<Text>, _>(&ids)
-        .bind::<Array<Integer>, _>(&offsets)
-        .bind::<Array<Text>, _>(&types)
-        .bind::<Array<Integer>, _>(&schemas)
-        .bind::<Array<Text>, _>(&audiences)
-        .bind::<Array<super::json::Jsonb>, _>(&data)
-        .bind::<Array<Text>, _>(&seat_games)
-        .bind::<Array<Integer>, _>(&seat_numbers)
-        .bind::<Array<Nullable<Text>>, _>(&accounts)
-        .bind::<Array<Bool>, _>(&awaiting)
-        .bind::<Array<Nullable<Text>>, _>(&actions)
-        .bind::<Array<Nullable<Timestamp>>, _>(&deadlines)
-        .load(self)
-        .map_err(conflict_or)?;
-        Ok(appends
-            .iter()
-            .map(|a| made.iter().any(|m| m.id == a.game))
-            .collect())
+        super::batch::appends_pg(self, appends, at)
     }
 }
 
@@ -300,12 +178,6 @@ struct IndexChange<'a> {
     updated_at: NaiveDateTime,
     public: Option<bool>,
     free_seats: i32,
-}
-
-#[derive(diesel::QueryableByName)]
-struct AppendedGame {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    id: String,
 }
 
 impl Appends for diesel::sqlite::SqliteConnection {

@@ -4,7 +4,6 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::result::Error as DieselError;
 
 use super::StoreError;
 use super::accounts::AccountRow;
@@ -60,6 +59,17 @@ pub struct BatchQuery<'a> {
     pub window: (i64, i64),
 }
 
+impl BatchQuery<'_> {
+    /// Nothing to read.
+    pub(super) const NONE: BatchQuery<'static> = BatchQuery {
+        accounts: &[],
+        games: &[],
+        mail: false,
+        count: &[],
+        window: (0, 0),
+    };
+}
+
 /// A rate counter after hits were added: this window's hits and the previous window's.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct KeyCounts {
@@ -110,7 +120,8 @@ impl Tx<'_> {
     /// # Errors
     /// Database failure.
     pub fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
-        on!(self, |c| ReadTogether::batch_reads(c, query))
+        let at = self.now;
+        on!(self, |c| ReadTogether::batch_reads(c, query, at))
     }
 
     /// The stored first response to a command with this idempotency key.
@@ -220,114 +231,31 @@ impl Tx<'_> {
 /// statement is a round trip, which the batch's leader makes while the next batch waits,
 /// so they are one statement there; SQLite runs in the process and keeps the plain loads.
 trait ReadTogether {
-    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError>;
-}
-
-#[derive(diesel::QueryableByName)]
-struct BatchJson {
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    accounts: String,
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    games: String,
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    counts: String,
-    #[diesel(sql_type = diesel::sql_types::Text)]
-    people: String,
+    fn batch_reads(
+        &mut self,
+        query: &BatchQuery<'_>,
+        at: NaiveDateTime,
+    ) -> Result<BatchReads, StoreError>;
 }
 
 impl ReadTogether for diesel::pg::PgConnection {
-    /// One statement; each part a JSON array (the rows differ in shape).
-    /// - `acc`: the accounts without their password hashes (not needed to check a token,
-    ///   so kept out of the server's memory).
-    /// - `hits`: a command counts when its token holds, by the test of
-    ///   `accounts::admit` (the account exists, is not deleted, and has the token's
-    ///   version); the batch admits by that same test on the same rows. The counters are
-    ///   written in key order, so that two transactions counting the same accounts wait
-    ///   for each other instead of deadlocking.
-    /// - `listens`: what `webhooks_of_accounts`, `push_subscriptions_of_accounts` and
-    ///   `mail_recipients` would find: a webhook or a push subscription of the account, or
-    ///   a mail address when mail is on.
-    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
-        use diesel::sql_types::{Array, BigInt, Bool, Integer, Nullable, Text};
-        let keys: Vec<&str> = query.count.iter().map(|(k, _, _)| k.as_str()).collect();
-        let senders: Vec<&str> = query.count.iter().map(|(_, a, _)| *a).collect();
-        let versions: Vec<Option<i32>> = query.count.iter().map(|(_, _, v)| *v).collect();
-        let row: BatchJson = crate::prepared!(
-            "WITH acc AS ( \
-                 SELECT id, name, NULL::text AS password_hash, guest, roles, created_at, \
-                        token_version, deleted_at, registered_at \
-                   FROM accounts WHERE id = ANY($1::text[])), \
-             g AS ( \
-                 SELECT id, ruleset, name, status, host_account, version, created_at, \
-                        updated_at, public, invite_code, free_seats, time_control \
-                   FROM games WHERE id = ANY($2::text[])), \
-             hits AS ( \
-                 SELECT c.key, count(*)::int4 AS add \
-                   FROM unnest($3::text[], $4::text[], $5::int4[]) AS c(key, account, version) \
-                   LEFT JOIN acc ON acc.id = c.account \
-                  WHERE c.version IS NULL \
-                     OR (acc.deleted_at IS NULL AND acc.token_version = c.version) \
-                  GROUP BY c.key), \
-             up AS ( \
-                 INSERT INTO rate_counters (key, window_start, count) \
-                 SELECT key, $6::bigint, add FROM hits ORDER BY key \
-                 ON CONFLICT (key, window_start) \
-                 DO UPDATE SET count = rate_counters.count + EXCLUDED.count \
-                 RETURNING key, window_start, count), \
-             people AS ( \
-                 SELECT s.account_id AS id FROM game_seats s JOIN g ON s.game_id = g.id \
-                  WHERE s.account_id IS NOT NULL \
-                 UNION SELECT id FROM acc) \
-             SELECT (SELECT COALESCE(json_agg(acc), '[]') FROM acc)::text AS accounts, \
-                    (SELECT COALESCE(json_agg(g), '[]') FROM g)::text AS games, \
-                    (SELECT COALESCE(json_agg(json_build_object( \
-                         'key', up.key, 'current', up.count, \
-                         'previous', COALESCE(r.count, 0))), '[]') \
-                       FROM up LEFT JOIN rate_counters r \
-                         ON r.key = up.key AND r.window_start = up.window_start - $7::bigint \
-                    )::text AS counts, \
-                    (SELECT COALESCE(json_agg(json_build_object( \
-                         'id', a.id, 'name', a.name, 'listens', \
-                         EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = a.id) \
-                         OR EXISTS (SELECT 1 FROM push_subscriptions ps \
-                              WHERE ps.account_id = a.id) \
-                         OR ($8::bool AND EXISTS (SELECT 1 FROM mail_settings m \
-                              WHERE m.account_id = a.id AND m.address IS NOT NULL)))), '[]') \
-                       FROM people p JOIN accounts a ON a.id = p.id)::text AS people",
-        )
-        .bind::<Array<Text>, _>(query.accounts)
-        .bind::<Array<Text>, _>(query.games)
-        .bind::<Array<Text>, _>(&keys)
-        .bind::<Array<Text>, _>(&senders)
-        .bind::<Array<Nullable<Integer>>, _>(&versions)
-        .bind::<BigInt, _>(query.window.0)
-        .bind::<BigInt, _>(query.window.1)
-        .bind::<Bool, _>(query.mail)
-        .get_result(self)?;
-        // A part that does not parse is a row diesel could not have read either. The error
-        // names the kind and place only: serde's message may quote a value (a private
-        // game's invite code), and this error is logged.
-        let parse = |e: serde_json::Error| {
-            StoreError::Query(DieselError::DeserializationError(
-                format!(
-                    "the batch's reads did not parse ({:?} error at column {})",
-                    e.classify(),
-                    e.column()
-                )
-                .into(),
-            ))
-        };
-        Ok(BatchReads {
-            accounts: serde_json::from_str(&row.accounts).map_err(parse)?,
-            games: serde_json::from_str(&row.games).map_err(parse)?,
-            people: Some(serde_json::from_str(&row.people).map_err(parse)?),
-            counts: Some(serde_json::from_str(&row.counts).map_err(parse)?),
-        })
+    /// One statement, the same that appends a batch decided on cached states (`batch.rs`),
+    /// here with nothing to append.
+    fn batch_reads(
+        &mut self,
+        query: &BatchQuery<'_>,
+        at: NaiveDateTime,
+    ) -> Result<BatchReads, StoreError> {
+        super::batch::reads_pg(self, query, at)
     }
 }
 
 impl ReadTogether for diesel::sqlite::SqliteConnection {
-    fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
+    fn batch_reads(
+        &mut self,
+        query: &BatchQuery<'_>,
+        _at: NaiveDateTime,
+    ) -> Result<BatchReads, StoreError> {
         Ok(BatchReads {
             accounts: accounts::table
                 .filter(accounts::id.eq_any(query.accounts))

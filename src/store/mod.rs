@@ -7,6 +7,7 @@
 mod accounts;
 mod analytics;
 mod appends;
+mod batch;
 mod commands;
 mod counters;
 mod games;
@@ -41,6 +42,7 @@ use crate::clock::Clock;
 
 pub use accounts::{AccountRow, DELETED_NAME, MailSettingsRow, MailVerificationRow};
 pub use analytics::{FeedCursor, FeedLag};
+pub use batch::{ReadsAndAppends, Speculative};
 pub use commands::{BatchQuery, BatchReads, IdempotentAnswer, IdempotentRow, KeyCounts, PersonRow};
 pub use games::{
     Append, GameIndex, GameRow, GameSummaryRow, ListQuery, NewEvent, SeatRow, StoredEvent,

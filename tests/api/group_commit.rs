@@ -470,7 +470,101 @@ fn two_replicas_moving_the_same_games_at_once_never_deadlock() {
     }
 }
 
+/// The counters of the batches decided on cached states: appended with their reads, and
+/// decided again from them.
+fn drafts(api: &Api) -> (u64, u64) {
+    (
+        counter(api, "stammtisch_batches_appended_with_reads_total"),
+        counter(api, "stammtisch_batches_decided_again_total"),
+    )
+}
+
+/// On PostgreSQL a command on a cached game is decided before anything is read and
+/// appended in the statement that reads its sender's account (one round trip); a command
+/// the reads refuse (a revoked token) is decided again from them, hears 401 and writes
+/// nothing. SQLite reads first, always.
+fn a_command_on_a_cached_game_is_appended_with_its_reads(backend: Backend) {
+    let server = TestServer::start(backend);
+    let api = server.client();
+    let host = api.guest("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    let view = api.view(&host, &game);
+    let version = view["version"].as_i64().unwrap();
+    let card = cards(&view["you"]["hand"])[0];
+    let before = drafts(&api);
+    let body = api.ok(&host, &game, &json!({ "type": "play_card", "card": card }));
+    // The answer is the sender's own view, with the names read beside the append.
+    assert_eq!(body["you"]["selected"], card, "{body}");
+    assert!(body["version"].as_i64().unwrap() > version, "{body}");
+    assert_eq!(body["seats"][0]["name"], "host", "{body}");
+    assert_eq!(body["seats"][1]["name"], "guest", "{body}");
+    let after = drafts(&api);
+    match backend {
+        Backend::Postgres => assert_eq!(after, (before.0 + 1, before.1)),
+        Backend::Sqlite => assert_eq!(after, (0, 0)),
+    }
+    // A revoked token: the statement's guard lets nothing through; 401, nothing written.
+    let guest_card = cards(&api.view(&guest, &game)["you"]["hand"])[0];
+    let r = api.post("/v1/me/logout", Some(&guest.token), &json!({}));
+    assert_eq!(r.status, 204, "{}", r.text);
+    let r = api.command(
+        &guest,
+        &game,
+        &json!({ "type": "play_card", "card": guest_card }),
+    );
+    r.assert_problem(401, "unauthorized");
+    assert_eq!(api.view(&host, &game)["version"], body["version"]);
+    let refused = drafts(&api);
+    match backend {
+        Backend::Postgres => assert_eq!(refused, (after.0, after.1 + 1)),
+        Backend::Sqlite => assert_eq!(refused, (0, 0)),
+    }
+}
+
+/// A replica whose cached state of a game is behind (the other replica moved it on) drafts
+/// on it, loses the compare-and-set, brings its state up to date and applies the command on
+/// its next try: the log is what one replica would have written.
+#[test]
+fn a_replica_behind_on_a_game_catches_up_and_applies() {
+    let server = TestServer::start(Backend::Postgres);
+    let replica = server.replica(&[]);
+    let (a, b) = (server.client(), replica.client());
+    let host = a.guest("host");
+    let guest = a.guest("guest");
+    let game = seated_game(&a, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    // The replica caches the game as it is now.
+    let guest_card = cards(&b.view(&guest, &game)["you"]["hand"])[0];
+    let host_card = cards(&a.view(&host, &game)["you"]["hand"])[0];
+    let version = a.view(&host, &game)["version"].as_i64().unwrap();
+    a.ok(
+        &host,
+        &game,
+        &json!({ "type": "play_card", "card": host_card }),
+    );
+    let before = drafts(&b);
+    let body = b.ok(
+        &guest,
+        &game,
+        &json!({ "type": "play_card", "card": guest_card }),
+    );
+    // Both cards were played: the turn was revealed, once.
+    let reveals = a
+        .events(&host, &game)
+        .iter()
+        .filter(|e| e["type"] == "cards_revealed")
+        .count();
+    assert_eq!(reveals, 1);
+    assert_eq!(body["version"], a.view(&host, &game)["version"], "{body}");
+    assert!(body["version"].as_i64().unwrap() > version + 2, "{body}");
+    // The first try lost its compare-and-set, the second was made; neither was refused.
+    assert_eq!(drafts(&b), (before.0 + 2, before.1));
+    let log = replica.log_text();
+    assert!(!log.contains("a batch failed"), "{log}");
+}
+
 both!(
+    a_command_on_a_cached_game_is_appended_with_its_reads,
     commands_that_arrive_together_each_get_their_own_answer,
     a_batch_refuses_each_command_on_its_own,
     without_the_group_commit_commands_go_alone,
