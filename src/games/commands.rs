@@ -653,18 +653,9 @@ impl Service {
         for d in decided {
             results.push(match d {
                 Err(e) => Err(e),
-                Ok(d) if !made.contains(&d.table) => Err(ServiceError::Store(StoreError::Conflict)),
                 Ok(d) => {
-                    let row = tables
-                        .get(d.table)
-                        .map(|t| t.row.clone())
-                        .ok_or(ServiceError::GameNotFound)?;
-                    Ok(Batched::Applied(Box::new(Unrendered {
-                        game: d.after,
-                        row,
-                        version: d.version,
-                        names: names.clone(),
-                    })))
+                    let row = tables.get(d.table).map(|t| t.row.clone());
+                    applied(d, &made, row, &names)
                 }
             });
         }
@@ -816,19 +807,9 @@ impl Service {
         for (d, sender) in draft.decided.into_iter().zip(senders) {
             results.push(match sender {
                 Err(e) => Err(e),
-                Ok(_) if !made.contains(&d.table) => Err(ServiceError::Store(StoreError::Conflict)),
                 Ok(_) => {
-                    let row = rows
-                        .iter()
-                        .find(|r| r.id == d.table)
-                        .cloned()
-                        .ok_or(ServiceError::GameNotFound)?;
-                    Ok(Batched::Applied(Box::new(Unrendered {
-                        game: d.after,
-                        row,
-                        version: d.version,
-                        names: names.clone(),
-                    })))
+                    let row = rows.iter().find(|r| r.id == d.table).cloned();
+                    applied(d, made, row, &names)
                 }
             });
         }
@@ -1016,6 +997,25 @@ pub(super) struct Decided<'j> {
     pub(super) version: i32,
     pub(super) before: Game,
     pub(super) after: Game,
+}
+
+/// A decided command's result: applied, for its caller to render, where its game's append
+/// was made (`made`); a conflict where the game had moved on.
+fn applied(
+    d: Decided<'_>,
+    made: &[&str],
+    row: Option<GameRow>,
+    names: &std::sync::Arc<HashMap<String, String>>,
+) -> JobResult {
+    if !made.contains(&d.table) {
+        return Err(ServiceError::Store(StoreError::Conflict));
+    }
+    Ok(Batched::Applied(Box::new(Unrendered {
+        game: d.after,
+        row: row.ok_or(ServiceError::GameNotFound)?,
+        version: d.version,
+        names: names.clone(),
+    })))
 }
 
 /// What an idempotency key is bound to: a SHA-256 of the command and the invite code.
