@@ -253,6 +253,9 @@ pub struct Mail {
     config: Option<MailConfig>,
     mailer: Option<Arc<Mailer>>,
     clock: crate::clock::Clock,
+    /// The address the server listens on, once bound, for links when `PUBLIC_URL` is
+    /// unset ([`Mail::listening_on`]); shared by every clone.
+    listening: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Mail {
@@ -267,7 +270,23 @@ impl Mail {
             config,
             mailer,
             clock: crate::clock::Clock::system(),
+            listening: Arc::default(),
         })
+    }
+
+    /// Links in mails (the verification page) point at `base` (`http://host:port`, the
+    /// address the server was bound to) instead of the one configured before binding,
+    /// which names port 0 when the server binds to any free port. For a server without
+    /// `PUBLIC_URL` only; the first call counts.
+    pub fn listening_on(&self, base: String) {
+        let _ = self.listening.set(base);
+    }
+
+    /// Where links in mails point: `PUBLIC_URL`, or the address the server listens on.
+    fn base<'a>(&'a self, config: &'a MailConfig) -> &'a str {
+        self.listening
+            .get()
+            .map_or(config.public_url.as_str(), String::as_str)
     }
 
     /// The same service reading the time (settings changes, verification links) from
@@ -377,7 +396,7 @@ impl Mail {
         })?;
         // The web client's page, which asks before it confirms: a mail scanner that opens
         // the link confirms nothing.
-        let link = format!("{}{}", config.public_url, confirmation_path(&token));
+        let link = format!("{}{}", self.base(config), confirmation_path(&token));
         let mail = Outgoing {
             to: address,
             subject: "Confirm your e-mail address for Stammtisch".into(),
@@ -421,7 +440,7 @@ impl Mail {
     /// nothing up and changes nothing.
     #[must_use]
     pub fn confirmation_page(&self, token: &str) -> Option<String> {
-        let base = self.config.as_ref().map_or("", |c| c.public_url.as_str());
+        let base = self.config.as_ref().map_or("", |c| self.base(c));
         link_token(token).then(|| format!("{base}{}", confirmation_path(token)))
     }
 

@@ -252,9 +252,14 @@ fn send(api: &Api, method: &str, path: &str, token: &str, body: Option<&Value>) 
 
 /// The token of the newest verification link `address` got.
 fn link_token(sink: &Sink, address: &str, n: usize) -> String {
+    link_token_under(PUBLIC, sink, address, n)
+}
+
+/// The token of the `n`th verification link `address` got, which must point under `base`.
+fn link_token_under(base: &str, sink: &Sink, address: &str, n: usize) -> String {
     let mails = sink.wait_for(address, n);
     let body = &mails[n - 1].body;
-    let prefix = format!("{PUBLIC}/#/mail/verify/");
+    let prefix = format!("{base}/#/mail/verify/");
     let start = body
         .find(&prefix)
         .unwrap_or_else(|| panic!("no link: {body}"))
@@ -337,6 +342,44 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Without `PUBLIC_URL` the verification link, and the old link's redirect, name the
+/// address the server listens on (the tests bind to any free port), as the reminders'
+/// links do: not the configured port 0.
+fn without_public_url_the_link_names_the_port_the_server_listens_on(backend: Backend) {
+    let sink = Sink::start();
+    let server = TestServer::start_with_env(
+        TestDb::new(backend),
+        backend,
+        &[
+            ("SMTP_URL", sink.url.as_str()),
+            ("MAIL_FROM", "Stammtisch <noreply@example.org>"),
+        ],
+    );
+    let api = server.client();
+    assert!(!api.base.ends_with(":0"), "{}", api.base);
+    let anna = api.account("anna");
+    let r = send(
+        &api,
+        "POST",
+        "/v1/me/mail/address",
+        &anna.token,
+        Some(&json!({ "address": "anna@example.org" })),
+    );
+    assert_eq!(r.status, 202, "{}", r.text);
+    let token = link_token_under(&api.base, &sink, "anna@example.org", 1);
+    assert!(token.len() >= 32, "{token}");
+    let r = open_old_link(&api, &format!("?token={token}"));
+    assert_eq!(r.status, 303, "{}", r.text);
+    assert_eq!(
+        r.header("location").as_deref(),
+        Some(format!("{}/#/mail/verify/{token}", api.base).as_str())
+    );
+    // The link works: the page's confirmation takes it.
+    let r = api.post("/v1/mail/verify", None, &json!({ "token": token }));
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["address"], "anna@example.org");
 }
 
 fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
@@ -801,6 +844,7 @@ fn verification_mails_are_limited_per_account_and_recipient(backend: Backend) {
 }
 
 both!(
+    without_public_url_the_link_names_the_port_the_server_listens_on,
     verification_mails_are_limited_per_account_and_recipient,
     an_address_is_verified_by_a_single_use_link,
     mail_is_off_without_smtp,
