@@ -715,6 +715,10 @@ impl Service {
                 after,
             });
         }
+        // A game without events to append is left to the batch's usual path.
+        if tables.iter().any(|(_, t)| t.events.is_empty()) {
+            return None;
+        }
         Some(Draft { tables, decided })
     }
 
