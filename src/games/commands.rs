@@ -536,6 +536,9 @@ impl Service {
             }
             None => (tx.batch_reads(&query)?, None),
         };
+        if let (Some(draft), None, Some(people)) = (&draft, &made, reads.people.as_deref()) {
+            self.remember_listeners(draft, people);
+        }
         let senders = self.batch_senders(jobs, &reads, window.as_ref())?;
         *counted = true;
         if let (Some(draft), Some(made)) = (draft, made) {
@@ -673,6 +676,16 @@ impl Service {
     /// index row says) and the rules take every command. The states may be behind their
     /// games (another replica moved one on): the append's compare-and-set finds that out.
     pub(super) fn draft<'j>(&self, jobs: &'j [Job]) -> Option<Draft<'j>> {
+        let now = self.clock.timestamp();
+        let listened = |game: &str| {
+            self.drafts
+                .listened
+                .get(game)
+                .is_some_and(|at| now - at < LISTENED_SECONDS)
+        };
+        if jobs.iter().any(|j| listened(&j.game)) {
+            return None;
+        }
         let mut tables: Vec<(&'j str, Drafted)> = Vec::new();
         let mut decided = Vec::with_capacity(jobs.len());
         for job in jobs {
@@ -720,6 +733,24 @@ impl Service {
             return None;
         }
         Some(Draft { tables, decided })
+    }
+
+    /// Remembers the games of a refused draft at which someone listens (by the reads'
+    /// `people`), so that their next commands are read first ([`LISTENED_SECONDS`]).
+    pub(super) fn remember_listeners(&self, draft: &Draft<'_>, people: &[PersonRow]) {
+        let now = self.clock.timestamp();
+        let listens = |account: &str| people.iter().any(|p| p.listens && p.id == account);
+        for (id, table) in &draft.tables {
+            if table
+                .game
+                .seats
+                .iter()
+                .filter_map(rules::Seat::account)
+                .any(listens)
+            {
+                self.drafts.listened.insert(std::sync::Arc::from(*id), now);
+            }
+        }
     }
 
     /// The batch's reads with `draft`'s appends ([`Tx::batch_reads_and_append`]): the reads,
@@ -969,11 +1000,37 @@ pub struct DraftStats {
     pub decided_again: u64,
 }
 
-/// The counters behind [`DraftStats`].
-#[derive(Debug, Default)]
+/// How long a game whose draft was refused because someone concerned listens goes without
+/// drafts (seconds of the services' clock): its commands are read first meanwhile, as the
+/// guard would refuse them again (their outbox rows go with their events).
+pub(super) const LISTENED_SECONDS: i64 = 60;
+
+/// The counters behind [`DraftStats`], and the games drafts leave alone for a while.
 pub(super) struct DraftCounters {
     pub(super) appended_with_reads: std::sync::atomic::AtomicU64,
     pub(super) decided_again: std::sync::atomic::AtomicU64,
+    /// Games whose draft someone's listening refused, with when (the clock's seconds).
+    /// Bounded; a game evicted early is only drafted once more.
+    listened: moka::sync::Cache<std::sync::Arc<str>, i64>,
+}
+
+impl Default for DraftCounters {
+    fn default() -> Self {
+        Self {
+            appended_with_reads: std::sync::atomic::AtomicU64::default(),
+            decided_again: std::sync::atomic::AtomicU64::default(),
+            listened: moka::sync::Cache::new(100_000),
+        }
+    }
+}
+
+impl std::fmt::Debug for DraftCounters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DraftCounters")
+            .field("appended_with_reads", &self.appended_with_reads)
+            .field("decided_again", &self.decided_again)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A batch decided on cached states ([`Service::draft`]).

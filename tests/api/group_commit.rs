@@ -522,6 +522,43 @@ fn a_command_on_a_cached_game_is_appended_with_its_reads(backend: Backend) {
     }
 }
 
+/// A game where someone listens (a webhook) is read first: its first drafted command is
+/// refused by the guard (its outbox rows must go with its events) and decided again; its
+/// next commands are not drafted for a minute of the server's clock, then once more.
+fn a_game_someone_listens_to_is_read_first(backend: Backend) {
+    let server =
+        TestServer::start_with_env(TestDb::new(backend), backend, &[crate::webhooks::LOOPBACK]);
+    let api = server.client();
+    let host = api.account("host");
+    let guest = api.guest("guest");
+    let game = seated_game(&api, &host, std::slice::from_ref(&guest), 0, &json!({}));
+    crate::webhooks::register(&api, &host, "http://127.0.0.1:9/hook");
+    let play = |p: &Player| {
+        let card = cards(&api.view(p, &game)["you"]["hand"])[0];
+        api.ok(p, &game, &json!({ "type": "play_card", "card": card }));
+    };
+    let before = drafts(&api);
+    play(&host);
+    play(&guest);
+    let after = drafts(&api);
+    // Past the minute a draft is tried again, and refused again.
+    server.advance_clock(61);
+    take_rows(&api, &game, &[&host, &guest]);
+    play(&host);
+    let later = drafts(&api);
+    match backend {
+        Backend::Postgres => {
+            assert_eq!(after, (before.0, before.1 + 1));
+            assert_eq!(later, (after.0, after.1 + 1));
+        }
+        Backend::Sqlite => assert_eq!(later, (0, 0)),
+    }
+    // The listening path wrote the hook's rows with the events (the webhook tests check
+    // which).
+    let rows = crate::webhooks::outbox(backend, &server.db.url);
+    assert!(!rows.is_empty(), "{rows:?}");
+}
+
 /// A replica whose cached state of a game is behind (the other replica moved it on) drafts
 /// on it, loses the compare-and-set, brings its state up to date and applies the command on
 /// its next try: the log is what one replica would have written.
@@ -565,6 +602,7 @@ fn a_replica_behind_on_a_game_catches_up_and_applies() {
 
 both!(
     a_command_on_a_cached_game_is_appended_with_its_reads,
+    a_game_someone_listens_to_is_read_first,
     commands_that_arrive_together_each_get_their_own_answer,
     a_batch_refuses_each_command_on_its_own,
     without_the_group_commit_commands_go_alone,
