@@ -250,6 +250,17 @@ fn send(api: &Api, method: &str, path: &str, token: &str, body: Option<&Value>) 
     Reply::from_response(req.send().unwrap())
 }
 
+/// `POST /v1/me/mail/address`: asks for a verification link to `address`.
+fn ask_address(api: &Api, token: &str, address: &str) -> Reply {
+    send(
+        api,
+        "POST",
+        "/v1/me/mail/address",
+        token,
+        Some(&json!({ "address": address })),
+    )
+}
+
 /// The token of the newest verification link `address` got.
 fn link_token(sink: &Sink, address: &str, n: usize) -> String {
     link_token_under(PUBLIC, sink, address, n)
@@ -273,13 +284,7 @@ fn link_token_under(base: &str, sink: &Sink, address: &str, n: usize) -> String 
 /// Adds and verifies `address` for `player`; returns how many mails it has now.
 fn verify(api: &Api, sink: &Sink, player: &Player, address: &str) {
     let before = sink.to(address).len();
-    let r = send(
-        api,
-        "POST",
-        "/v1/me/mail/address",
-        &player.token,
-        Some(&json!({ "address": address })),
-    );
+    let r = ask_address(api, &player.token, address);
     assert_eq!(r.status, 202, "{}", r.text);
     let token = link_token(sink, address, before + 1);
     let r = confirm(api, &token);
@@ -360,13 +365,7 @@ fn without_public_url_the_link_names_the_port_the_server_listens_on(backend: Bac
     let api = server.client();
     assert!(!api.base.ends_with(":0"), "{}", api.base);
     let anna = api.account("anna");
-    let r = send(
-        &api,
-        "POST",
-        "/v1/me/mail/address",
-        &anna.token,
-        Some(&json!({ "address": "anna@example.org" })),
-    );
+    let r = ask_address(&api, &anna.token, "anna@example.org");
     assert_eq!(r.status, 202, "{}", r.text);
     let token = link_token_under(&api.base, &sink, "anna@example.org", 1);
     assert!(token.len() >= 32, "{token}");
@@ -398,22 +397,9 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
         "<x@example.org>",
         "x@example.org, y@example.org",
     ] {
-        send(
-            &api,
-            "POST",
-            "/v1/me/mail/address",
-            &anna.token,
-            Some(&json!({ "address": bad })),
-        )
-        .assert_problem(422, "validation_failed");
+        ask_address(&api, &anna.token, bad).assert_problem(422, "validation_failed");
     }
-    let r = send(
-        &api,
-        "POST",
-        "/v1/me/mail/address",
-        &anna.token,
-        Some(&json!({ "address": "anna@example.org" })),
-    );
+    let r = ask_address(&api, &anna.token, "anna@example.org");
     assert_eq!(r.status, 202, "{}", r.text);
     assert_eq!(r.body["pending_address"], "anna@example.org");
     assert_eq!(r.body["address"], Value::Null);
@@ -459,13 +445,7 @@ fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
     assert_eq!(r.body["your_turn"], true);
 
     // An expired link does not work.
-    let r = send(
-        &api,
-        "POST",
-        "/v1/me/mail/address",
-        &anna.token,
-        Some(&json!({ "address": "anna2@example.org" })),
-    );
+    let r = ask_address(&api, &anna.token, "anna2@example.org");
     assert_eq!(r.status, 202, "{}", r.text);
     let late = link_token(&sink, "anna2@example.org", 1);
     sql(
@@ -526,14 +506,7 @@ fn mail_is_off_without_smtp(backend: Backend) {
     let anna = api.account("anna");
     let r = api.get("/v1/me/mail", Some(&anna.token));
     assert_eq!(r.body["enabled"], false);
-    send(
-        &api,
-        "POST",
-        "/v1/me/mail/address",
-        &anna.token,
-        Some(&json!({ "address": "anna@example.org" })),
-    )
-    .assert_problem(409, "mail_disabled");
+    ask_address(&api, &anna.token, "anna@example.org").assert_problem(409, "mail_disabled");
 }
 
 fn reminders_arrive_without_hidden_information(backend: Backend) {
@@ -816,15 +789,7 @@ fn verification_mails_are_limited_per_account_and_recipient(backend: Backend) {
     let server = mail_server(backend, &sink, &[("LIMIT_MAILS_PER_HOUR", "2")]);
     let api = server.client();
     let anna = api.guest("anna");
-    let ask = |p: &Player, address: &str| {
-        send(
-            &api,
-            "POST",
-            "/v1/me/mail/address",
-            &p.token,
-            Some(&json!({ "address": address })),
-        )
-    };
+    let ask = |p: &Player, address: &str| ask_address(&api, &p.token, address);
     for _ in 0..2 {
         assert_eq!(ask(&anna, "victim@example.org").status, 202);
     }
