@@ -512,7 +512,7 @@ impl Ratings {
         self.store.read_replica(Some(viewer), |tx| {
             tx.account_by_id(player)?
                 .ok_or(ServiceError::PlayerNotFound)?;
-            let results = tx.results_of(player, player == viewer, before, limit)?;
+            let results = tx.results_of(player, player == viewer, before.clone(), limit)?;
             let full = i64::try_from(results.len()).unwrap_or(i64::MAX) == limit;
             let next_cursor = results.last().filter(|_| full).map(|r| {
                 encode_cursor(&format!(

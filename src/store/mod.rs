@@ -508,20 +508,27 @@ impl Store {
     /// [`Store::read`] on the replica when there is one that has replayed `reader`'s last
     /// write (`None`: a read no one's own write fences); on the primary otherwise. For
     /// reads that may be a little behind: lists, the analysts' feed, leaderboards,
-    /// profiles.
+    /// profiles. A read that fails on a replica that no longer answers (it went away after
+    /// its pooled connection was opened) is made again on the primary.
     ///
     /// # Errors
     /// As [`Store::read`].
     pub fn read_replica<T, E>(
         &self,
         reader: Option<&str>,
-        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
+        f: impl Fn(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<StoreError>,
     {
-        if let Some(mut conn) = self.replica.as_ref().and_then(|r| r.connection_for(reader)) {
-            return f(&mut Tx::pg(&mut conn, self.clock.naive()));
+        if let Some(replica) = &self.replica
+            && let Some(mut conn) = replica.connection_for(reader)
+        {
+            let read = f(&mut Tx::pg(&mut conn, self.clock.naive()));
+            if read.is_ok() || replica.answers(&mut conn) {
+                return read;
+            }
+            tracing::warn!("the replica stopped answering; the read went to the primary");
         }
         self.read(f)
     }

@@ -139,6 +139,17 @@ impl Replica {
         conn
     }
 
+    /// Whether the replica still answers on `conn` (after a read on it failed). A read
+    /// it no longer answers is counted as one that went to the primary.
+    pub fn answers(&self, conn: &mut PgConnection) -> bool {
+        let answers = diesel::RunQueryDsl::execute(diesel::sql_query("SELECT 1"), conn).is_ok();
+        if !answers {
+            self.reads.fetch_sub(1, Ordering::Relaxed);
+            self.fallbacks.fetch_add(1, Ordering::Relaxed);
+        }
+        answers
+    }
+
     /// Where reads went so far.
     #[must_use]
     pub fn stats(&self) -> ReplicaStats {

@@ -134,6 +134,54 @@ fn reads_go_to_the_replica_and_never_back_in_time_for_the_writer() {
     assert_eq!(board.status, 200, "{}", board.text);
 }
 
+/// The pool keeps its connections to the replica (it does not ask the replica at each
+/// checkout), so after the replica goes away a read takes a connection it closed. Such a
+/// read is made on the primary instead of failing: the leaderboard answers 200 every time,
+/// each read counted as one the replica did not answer.
+#[test]
+fn a_read_on_a_replica_that_went_away_is_made_on_the_primary() {
+    let primary = PgCluster::new();
+    let standby = PgCluster::standby_of(&primary);
+    let server = TestServer::start_with_env(
+        TestDb::at(&primary.url()),
+        Backend::Postgres,
+        &[("DATABASE_READ_URL", &standby.url())],
+    );
+    let api = server.client();
+    let bob = api.guest("bob");
+    caught_up(&primary, &standby);
+    let board = "/v1/rulesets/6-nimmt/leaderboard";
+    // Reads at once: the pool keeps one or more connections to the replica.
+    let handles: Vec<_> = (0..6)
+        .map(|_| {
+            let (api, bob) = (api.clone(), bob.clone());
+            std::thread::spawn(move || api.get(board, Some(&bob.token)).status)
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 200);
+    }
+    assert!(metric(&api, "stammtisch_replica_reads_total") >= 6);
+
+    standby.pg_ctl("stop");
+    let reads = metric(&api, "stammtisch_replica_reads_total");
+    let fallbacks = metric(&api, "stammtisch_replica_fallbacks_total");
+    for _ in 0..8 {
+        let r = api.get(board, Some(&bob.token));
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    assert_eq!(metric(&api, "stammtisch_replica_reads_total"), reads);
+    assert_eq!(
+        metric(&api, "stammtisch_replica_fallbacks_total"),
+        fallbacks + 8
+    );
+    let log = server.log_text();
+    assert!(
+        log.contains("the replica stopped answering"),
+        "a kept connection was taken after the stop: {log}"
+    );
+}
+
 /// A replica that cannot be reached at start does not keep the server from starting: its
 /// reads go to the primary (docs/configuration.md, `DATABASE_READ_URL`).
 #[test]
