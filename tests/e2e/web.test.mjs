@@ -1347,6 +1347,11 @@ describe("the web client", () => {
       await p.reload();
       await p.locator(".mail-address .hint", { hasText: "24 Stunden" }).waitFor();
       assert.equal(await p.locator("[data-mail-address='tilda@example.org']").count(), 0);
+      // An account page open in another tab of the same browser shows the confirmation
+      // at once, without a reload.
+      const other = await me.context.newPage();
+      await other.goto(own.base + "/#/account");
+      await other.locator(".mail-address .hint", { hasText: "24 Stunden" }).waitFor();
       // The person opens it and confirms, by keyboard.
       await p.goto(link);
       await p.locator("h1", { hasText: "E-Mail-Adresse bestätigen" }).waitFor();
@@ -1356,6 +1361,8 @@ describe("the web client", () => {
       await p.locator(".verify-mail button").focus();
       await p.keyboard.press("Enter");
       await p.locator("[data-mail-verified='tilda@example.org']").waitFor();
+      await other.locator("[data-mail-address='tilda@example.org']").waitFor();
+      await other.close();
       await shoot(p, "74-verify-mail-done");
       await assertAccessible(p, "the confirmed page");
       // Used once: pressing again on a fresh load says so in words.

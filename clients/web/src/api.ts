@@ -57,6 +57,24 @@ window.addEventListener("storage", (e) => {
   if (next?.token !== session.get()?.token) session.set(next);
 });
 
+// A confirmed e-mail address, told to the browser's other tabs: an account page open in
+// one of them shows it at once (storage events reach the other tabs, not the one that wrote).
+const MAIL_VERIFIED_KEY = "stammtisch.mailVerified";
+
+/** Tells the other tabs that an e-mail address was just confirmed. */
+export function announceMailVerified(): void {
+  localStorage.setItem(MAIL_VERIFIED_KEY, String(Date.now()));
+}
+
+/** Calls `then` when another tab confirms an e-mail address; returns the unsubscribe. */
+export function onMailVerified(then: () => void): () => void {
+  const listener = (e: StorageEvent) => {
+    if (e.key === MAIL_VERIFIED_KEY) then();
+  };
+  window.addEventListener("storage", listener);
+  return () => window.removeEventListener("storage", listener);
+}
+
 export const api = createApi({
   baseUrl: apiBase,
   token: () => session.get()?.token ?? null,

@@ -5,7 +5,16 @@
 import type { RefObject } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { components } from "../../../typescript/src/index.ts";
-import { api, renewToken, session, signOut, startSession, unwrap, type Session } from "../api";
+import {
+  api,
+  onMailVerified,
+  renewToken,
+  session,
+  signOut,
+  startSession,
+  unwrap,
+  type Session,
+} from "../api";
 import { dateTime, lang, t } from "../i18n";
 import { useStore } from "../store";
 import { getVacation, hoursText, localInput, setAway, type Vacation } from "../clocks";
@@ -193,6 +202,8 @@ function Mail() {
     unwrap(api.GET("/v1/me/mail")).then(setM, setLoadError);
   };
   useEffect(load, []);
+  // The link confirmed in another tab: shown here at once.
+  useEffect(() => onMailVerified(load), []);
   return (
     <section class="panel mail" aria-labelledby="mail-h">
       <h2 id="mail-h">{t("mailTitle")}</h2>

@@ -3,7 +3,7 @@
 // that opens every link in a mail confirms nothing). Needs no sign-in: the token identifies
 // the account (`POST /v1/mail/verify`).
 import { useState } from "preact/hooks";
-import { api, ApiError, session, unwrap } from "../api";
+import { announceMailVerified, api, ApiError, session, unwrap } from "../api";
 import { t } from "../i18n";
 import { useStore } from "../store";
 import { ErrorMessage, useAction } from "../ui";
@@ -18,6 +18,7 @@ export function VerifyMailPage(props: { token: string }) {
       try {
         const r = await unwrap(api.POST("/v1/mail/verify", { body: { token: props.token } }));
         setAddress(r.address);
+        announceMailVerified();
       } catch (e) {
         // Unknown, used or expired: said in words, not as an error code.
         if (e instanceof ApiError && e.status === 404) setGone(true);
