@@ -320,6 +320,7 @@ fn mail(
         public_url: public_url.map_or_else(|| format!("http://{bind_addr}"), str::to_owned),
         digest_interval: duration("MAIL_DIGEST_SECONDS", 86_400, Duration::from_secs)?,
         timeout,
+        bound: std::sync::Arc::default(),
     }))
 }
 

@@ -67,12 +67,35 @@ pub struct MailConfig {
     pub smtp_url: String,
     /// The sender, e.g. `Stammtisch <noreply@example.org>`.
     pub from: String,
-    /// The base of links in mails, e.g. `https://play.example.org` (no trailing slash).
+    /// The base of links in mails, e.g. `https://play.example.org` (no trailing slash), as
+    /// configured; [`MailConfig::link_base`] is what the links use.
     pub public_url: String,
     /// The time between an ask and the digest that lists it (a day by default).
     pub digest_interval: Duration,
     /// The limit of one SMTP conversation.
     pub timeout: Duration,
+    /// The address the server was bound to, for links when `PUBLIC_URL` is unset
+    /// ([`MailConfig::listening_on`]); shared by every clone of this configuration (the
+    /// mail service's and the outbox worker's).
+    pub bound: Arc<std::sync::OnceLock<String>>,
+}
+
+impl MailConfig {
+    /// Links in mails point at `base` (`http://host:port`, the address the server was
+    /// bound to) instead of `public_url`, which names port 0 when the server binds to any
+    /// free port. For a server without `PUBLIC_URL` only; the first call counts, for every
+    /// clone of this configuration.
+    pub fn listening_on(&self, base: String) {
+        let _ = self.bound.set(base);
+    }
+
+    /// Where links in mails point: the bound address when set, else `public_url`.
+    #[must_use]
+    pub fn link_base(&self) -> &str {
+        self.bound
+            .get()
+            .map_or(self.public_url.as_str(), String::as_str)
+    }
 }
 
 /// A mail ready to go.
@@ -253,9 +276,6 @@ pub struct Mail {
     config: Option<MailConfig>,
     mailer: Option<Arc<Mailer>>,
     clock: crate::clock::Clock,
-    /// The address the server listens on, once bound, for links when `PUBLIC_URL` is
-    /// unset ([`Mail::listening_on`]); shared by every clone.
-    listening: Arc<std::sync::OnceLock<String>>,
 }
 
 impl Mail {
@@ -270,23 +290,7 @@ impl Mail {
             config,
             mailer,
             clock: crate::clock::Clock::system(),
-            listening: Arc::default(),
         })
-    }
-
-    /// Links in mails (the verification page) point at `base` (`http://host:port`, the
-    /// address the server was bound to) instead of the one configured before binding,
-    /// which names port 0 when the server binds to any free port. For a server without
-    /// `PUBLIC_URL` only; the first call counts.
-    pub fn listening_on(&self, base: String) {
-        let _ = self.listening.set(base);
-    }
-
-    /// Where links in mails point: `PUBLIC_URL`, or the address the server listens on.
-    fn base<'a>(&'a self, config: &'a MailConfig) -> &'a str {
-        self.listening
-            .get()
-            .map_or(config.public_url.as_str(), String::as_str)
     }
 
     /// The same service reading the time (settings changes, verification links) from
@@ -396,7 +400,7 @@ impl Mail {
         })?;
         // The web client's page, which asks before it confirms: a mail scanner that opens
         // the link confirms nothing.
-        let link = format!("{}{}", self.base(config), confirmation_path(&token));
+        let link = format!("{}{}", config.link_base(), confirmation_path(&token));
         let mail = Outgoing {
             to: address,
             subject: "Confirm your e-mail address for Stammtisch".into(),
@@ -440,7 +444,7 @@ impl Mail {
     /// nothing up and changes nothing.
     #[must_use]
     pub fn confirmation_page(&self, token: &str) -> Option<String> {
-        let base = self.config.as_ref().map_or("", |c| self.base(c));
+        let base = self.config.as_ref().map_or("", MailConfig::link_base);
         link_token(token).then(|| format!("{base}{}", confirmation_path(token)))
     }
 

@@ -493,8 +493,6 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
     let mail = stammtisch::mail::Mail::new(service.store().clone(), config.mail.clone())
         .map_err(|e| anyhow::anyhow!(e))?
         .with_clock(clock.clone());
-    // Shares its link base with the state's copy: set once the server is bound.
-    let mail_links = mail.clone();
     let vacation =
         stammtisch::vacation::Vacation::new(service.store().clone(), config.vacation_days)
             .with_clock(clock);
@@ -589,13 +587,12 @@ async fn serve(config: Config, store: Store) -> anyhow::Result<()> {
         println!("listening on http://{addr}");
     }
     // Links in mails point at PUBLIC_URL, or else at the address the server listens on
-    // (the outbox's reminders and the verification mail alike).
-    if let (None, Some(addr)) = (&config.public_url, server.addrs().first()) {
-        let base = format!("http://{addr}");
-        if let Some(mail) = worker.mail.as_mut() {
-            mail.public_url.clone_from(&base);
-        }
-        mail_links.listening_on(base);
+    // (set once for every clone of the mail configuration: the outbox's reminders and the
+    // verification mail alike).
+    if let (None, Some(mail), Some(addr)) =
+        (&config.public_url, &config.mail, server.addrs().first())
+    {
+        mail.listening_on(format!("http://{addr}"));
     }
     let worker =
         stammtisch::outbox::worker::spawn_worker(store_for_worker, worker, shutdown_rx_worker);

@@ -376,7 +376,7 @@ fn claim(
             Target::Push(push)
         } else {
             let rendered = match &config.mail {
-                Some(mail) => crate::mail::render(full, &delivery, &mail.public_url)?,
+                Some(mail) => crate::mail::render(full, &delivery, mail.link_base())?,
                 None => None,
             };
             let Some(mail) = rendered else {
@@ -881,6 +881,7 @@ mod tests {
                 public_url: "https://play.example.org".into(),
                 digest_interval: Duration::from_secs(86_400),
                 timeout: Duration::from_secs(10),
+                bound: std::sync::Arc::default(),
             }),
             ..config
         };

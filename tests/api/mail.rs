@@ -379,6 +379,12 @@ fn without_public_url_the_link_names_the_port_the_server_listens_on(backend: Bac
     let r = api.post("/v1/mail/verify", None, &json!({ "token": token }));
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.body["address"], "anna@example.org");
+    // The outbox's reminders name the same address.
+    let bert = api.guest("bert");
+    let game = quick_game(&api, &anna, &bert);
+    let mails = sink.wait_for("anna@example.org", 2);
+    let link = format!("{}/#/games/{game}", api.base);
+    assert!(mails[1].body.contains(&link), "{link} in {}", mails[1].body);
 }
 
 fn an_address_is_verified_by_a_single_use_link(backend: Backend) {
