@@ -1005,8 +1005,8 @@ pub struct DraftStats {
 /// guard would refuse them again (their outbox rows go with their events).
 pub(super) const LISTENED_SECONDS: i64 = 60;
 
-/// The counters behind [`DraftStats`], and the games drafts leave alone for a while.
-pub(super) struct DraftCounters {
+/// How the drafts went ([`DraftStats`]), and the games they leave alone for a while.
+pub(super) struct Drafts {
     pub(super) appended_with_reads: std::sync::atomic::AtomicU64,
     pub(super) decided_again: std::sync::atomic::AtomicU64,
     /// Games whose draft someone's listening refused, with when (the clock's seconds).
@@ -1014,7 +1014,7 @@ pub(super) struct DraftCounters {
     listened: moka::sync::Cache<std::sync::Arc<str>, i64>,
 }
 
-impl Default for DraftCounters {
+impl Default for Drafts {
     fn default() -> Self {
         Self {
             appended_with_reads: std::sync::atomic::AtomicU64::default(),
@@ -1024,9 +1024,9 @@ impl Default for DraftCounters {
     }
 }
 
-impl std::fmt::Debug for DraftCounters {
+impl std::fmt::Debug for Drafts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DraftCounters")
+        f.debug_struct("Drafts")
             .field("appended_with_reads", &self.appended_with_reads)
             .field("decided_again", &self.decided_again)
             .finish_non_exhaustive()

@@ -288,7 +288,7 @@ pub struct Service {
     /// other for a game while the lanes' batches overlap.
     batches: std::sync::Arc<[crate::group::GroupQueue<Job, JobResult>]>,
     /// How the batches decided on cached states went ([`Service::draft_stats`]).
-    drafts: std::sync::Arc<DraftCounters>,
+    drafts: std::sync::Arc<Drafts>,
     /// Quick plays waiting for their turn.
     quick: QuickQueues,
     /// Vacation days per year of every registered account (`STAMMTISCH_VACATION_DAYS`).

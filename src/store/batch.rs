@@ -18,10 +18,12 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 
 use super::StoreError;
+use super::accounts::AccountRow;
 use super::commands::{BatchQuery, BatchReads};
-use super::games::{Append, NewEvent, SeatRow};
+use super::games::{Append, GameRow, NewEvent, SeatRow};
 use super::json::JsonValue;
-use super::tx::{Conn, Tx, conflict_or};
+use super::schema::{accounts, games};
+use super::tx::{Conn, Tx, conflict_or, on};
 
 /// Appends a batch decided on its cached states, to make in its reads' statement only if
 /// those reads let every command through ([`Tx::batch_reads_and_append`]).
@@ -39,7 +41,7 @@ pub struct Speculative<'a> {
 
 impl Speculative<'_> {
     /// Nothing to append.
-    const NONE: Speculative<'static> = Speculative {
+    pub(super) const NONE: Speculative<'static> = Speculative {
         appends: &[],
         tokens: &[],
         limit: 0,
@@ -71,14 +73,12 @@ impl Tx<'_> {
         speculative: &Speculative<'_>,
     ) -> Result<ReadsAndAppends, StoreError> {
         let at = self.now;
-        if let Conn::Pg(c) = &mut self.conn {
-            let (reads, made) = one_statement(c, query, speculative, at)?;
-            return Ok(ReadsAndAppends { reads, made });
-        }
-        Ok(ReadsAndAppends {
-            reads: self.batch_reads(query)?,
-            made: None,
-        })
+        on!(self, |c| ReadTogether::reads_and_appends(
+            c,
+            query,
+            speculative,
+            at
+        ))
     }
 
     /// Whether [`Tx::batch_reads_and_append`] can append with the reads: on PostgreSQL,
@@ -86,17 +86,70 @@ impl Tx<'_> {
     /// batch there reads first and decides after.
     #[must_use]
     pub fn appends_with_reads(&self) -> bool {
-        matches!(self.conn, Conn::Pg(_))
+        match self.conn {
+            Conn::Pg(_) => <diesel::pg::PgConnection as ReadTogether>::APPENDS_WITH_READS,
+            Conn::Sqlite(_) => {
+                <diesel::sqlite::SqliteConnection as ReadTogether>::APPENDS_WITH_READS
+            }
+        }
     }
 }
 
-/// The batch's reads on PostgreSQL (no appends).
-pub(super) fn reads_pg(
-    conn: &mut diesel::pg::PgConnection,
-    query: &BatchQuery<'_>,
-    at: NaiveDateTime,
-) -> Result<BatchReads, StoreError> {
-    Ok(one_statement(conn, query, &Speculative::NONE, at)?.0)
+/// The group commit's reads before deciding, and the appends that may go with them
+/// ([`Tx::batch_reads_and_append`]). On PostgreSQL every statement is a round trip, which
+/// the batch's leader makes while the next batch waits, so reads and appends are one
+/// statement there; SQLite runs in the process and keeps the plain loads, and a batch there
+/// decides after reading (there is no round trip to save).
+trait ReadTogether {
+    /// Whether the appends can go with the reads.
+    const APPENDS_WITH_READS: bool;
+
+    fn reads_and_appends(
+        &mut self,
+        query: &BatchQuery<'_>,
+        speculative: &Speculative<'_>,
+        at: NaiveDateTime,
+    ) -> Result<ReadsAndAppends, StoreError>;
+}
+
+impl ReadTogether for diesel::pg::PgConnection {
+    const APPENDS_WITH_READS: bool = true;
+
+    fn reads_and_appends(
+        &mut self,
+        query: &BatchQuery<'_>,
+        speculative: &Speculative<'_>,
+        at: NaiveDateTime,
+    ) -> Result<ReadsAndAppends, StoreError> {
+        let (reads, made) = one_statement(self, query, speculative, at)?;
+        Ok(ReadsAndAppends { reads, made })
+    }
+}
+
+impl ReadTogether for diesel::sqlite::SqliteConnection {
+    const APPENDS_WITH_READS: bool = false;
+
+    /// The reads only (`speculative` is never appended: `made` is `None`).
+    fn reads_and_appends(
+        &mut self,
+        query: &BatchQuery<'_>,
+        _speculative: &Speculative<'_>,
+        _at: NaiveDateTime,
+    ) -> Result<ReadsAndAppends, StoreError> {
+        let reads = BatchReads {
+            accounts: accounts::table
+                .filter(accounts::id.eq_any(query.accounts))
+                .select(AccountRow::as_select())
+                .load(self)?,
+            games: games::table
+                .filter(games::id.eq_any(query.games))
+                .select(GameRow::as_select())
+                .load(self)?,
+            people: None,
+            counts: None,
+        };
+        Ok(ReadsAndAppends { reads, made: None })
+    }
 }
 
 /// The appends on PostgreSQL (no reads, nothing to guard): whether each was made.

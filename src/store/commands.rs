@@ -1,6 +1,6 @@
-//! What the command path needs beside the games: the group-commit batch's reads (accounts,
-//! games, the people concerned and the rate count in one round trip on PostgreSQL),
-//! idempotency keys and their stored answers, and named locks.
+//! What the command path needs beside the games: what the group-commit batch reads (the
+//! accounts, games, people concerned and the rate count; the statement itself is in
+//! `batch.rs`), idempotency keys and their stored answers, and named locks.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -9,7 +9,7 @@ use super::StoreError;
 use super::accounts::AccountRow;
 use super::games::GameRow;
 use super::json::JsonValue;
-use super::schema::{accounts, games, idempotency_keys};
+use super::schema::idempotency_keys;
 use super::tx::{Tx, conflict_or, on};
 
 /// A stored answer to a command with an idempotency key.
@@ -115,13 +115,15 @@ impl Tx<'_> {
     /// What a group-commit batch reads before it decides: the senders' accounts and the
     /// games' index rows (those that exist, in no particular order), and, where the
     /// backend does so in the same round trip (PostgreSQL), the people concerned and the
-    /// command count (see [`BatchReads`]).
+    /// command count (see [`BatchReads`]): [`Tx::batch_reads_and_append`] with nothing to
+    /// append.
     ///
     /// # Errors
     /// Database failure.
     pub fn batch_reads(&mut self, query: &BatchQuery<'_>) -> Result<BatchReads, StoreError> {
-        let at = self.now;
-        on!(self, |c| ReadTogether::batch_reads(c, query, at))
+        Ok(self
+            .batch_reads_and_append(query, &super::Speculative::NONE)?
+            .reads)
     }
 
     /// The stored first response to a command with this idempotency key.
@@ -224,50 +226,6 @@ impl Tx<'_> {
     /// Database failure.
     pub fn lock_named(&mut self, key: &str) -> Result<(), StoreError> {
         on!(self, |c| Locks::lock(c, key))
-    }
-}
-
-/// The group commit's reads before deciding ([`Tx::batch_reads`]). On PostgreSQL every
-/// statement is a round trip, which the batch's leader makes while the next batch waits,
-/// so they are one statement there; SQLite runs in the process and keeps the plain loads.
-trait ReadTogether {
-    fn batch_reads(
-        &mut self,
-        query: &BatchQuery<'_>,
-        at: NaiveDateTime,
-    ) -> Result<BatchReads, StoreError>;
-}
-
-impl ReadTogether for diesel::pg::PgConnection {
-    /// One statement, the same that appends a batch decided on cached states (`batch.rs`),
-    /// here with nothing to append.
-    fn batch_reads(
-        &mut self,
-        query: &BatchQuery<'_>,
-        at: NaiveDateTime,
-    ) -> Result<BatchReads, StoreError> {
-        super::batch::reads_pg(self, query, at)
-    }
-}
-
-impl ReadTogether for diesel::sqlite::SqliteConnection {
-    fn batch_reads(
-        &mut self,
-        query: &BatchQuery<'_>,
-        _at: NaiveDateTime,
-    ) -> Result<BatchReads, StoreError> {
-        Ok(BatchReads {
-            accounts: accounts::table
-                .filter(accounts::id.eq_any(query.accounts))
-                .select(AccountRow::as_select())
-                .load(self)?,
-            games: games::table
-                .filter(games::id.eq_any(query.games))
-                .select(GameRow::as_select())
-                .load(self)?,
-            people: None,
-            counts: None,
-        })
     }
 }
 
