@@ -19,6 +19,7 @@ pub mod group;
 pub mod http;
 pub mod ids;
 pub mod limits;
+pub mod lookup;
 pub mod mail;
 pub mod notify;
 pub mod outbox;

@@ -17,6 +17,7 @@
 //! client (`PUBLIC_URL/#/games/<id>`). Off when `SMTP_URL` is unset. Blocking: call from
 //! `web::block` or a thread of its own. Knows no HTTP.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -130,9 +131,102 @@ pub enum MailError {
 }
 
 /// Sends mail over SMTP (lettre).
+///
+/// lettre resolves the server's name with the system's resolver, which no timeout bounds;
+/// a mail's lease counts on every step being bounded (a mail whose lease ran out while its
+/// conversation still went on could be claimed and sent a second time). So the name is
+/// looked up here within the timeout ([`crate::lookup`]) and lettre is given an address:
+/// the first the name resolves to, and the next only when the one before refused the
+/// connection or could not be reached (nothing was said to it, so nothing can have been
+/// sent), at most [`SMTP_ADDRESSES`]. TLS still checks the certificate against the name.
 pub struct Mailer {
-    transport: SmtpTransport,
+    server: SmtpServer,
+    timeout: Duration,
     from: Mailbox,
+    resolve: crate::lookup::Resolve,
+}
+
+/// How many of the addresses a name resolves to a mail tries (see [`Mailer`]).
+pub const SMTP_ADDRESSES: usize = 2;
+
+/// What `SMTP_URL` says, read as lettre reads it (`SmtpTransport::from_url`).
+struct SmtpServer {
+    host: url::Host<String>,
+    port: u16,
+    tls: TlsMode,
+    credentials: Option<(String, String)>,
+    hello: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TlsMode {
+    None,
+    Wrapper,
+    Required,
+    Opportunistic,
+}
+
+impl SmtpServer {
+    fn parse(raw: &str) -> Result<Self, String> {
+        // lettre's own reading first: what it refuses, this refuses.
+        SmtpTransport::from_url(raw).map_err(|e| format!("SMTP_URL: {e}"))?;
+        let url = url::Url::parse(raw).map_err(|e| format!("SMTP_URL: {e}"))?;
+        let host = url.host().ok_or("SMTP_URL: no host")?.to_owned();
+        let asked = url
+            .query_pairs()
+            .find(|(k, _)| k == "tls")
+            .map(|(_, v)| v.into_owned());
+        use lettre::transport::smtp::{SMTP_PORT, SUBMISSION_PORT, SUBMISSIONS_PORT};
+        let (tls, port) = match (url.scheme(), asked.as_deref()) {
+            ("smtps", _) => (TlsMode::Wrapper, SUBMISSIONS_PORT),
+            (_, Some("required")) => (TlsMode::Required, SUBMISSION_PORT),
+            (_, Some("opportunistic")) => (TlsMode::Opportunistic, SUBMISSION_PORT),
+            _ => (TlsMode::None, SMTP_PORT),
+        };
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8()
+                .map(std::borrow::Cow::into_owned)
+                .map_err(|e| format!("SMTP_URL: {e}"))
+        };
+        let credentials = match url.password() {
+            Some(password) => Some((decode(url.username())?, decode(password)?)),
+            None => None,
+        };
+        let hello = (url.path().len() > 1).then(|| url.path().trim_matches('/').to_owned());
+        Ok(Self {
+            host,
+            port: url.port().unwrap_or(port),
+            tls,
+            credentials,
+            hello,
+        })
+    }
+
+    /// A transport to `address`; TLS checks the certificate against the URL's host.
+    fn transport(&self, address: IpAddr, timeout: Duration) -> Result<SmtpTransport, String> {
+        use lettre::transport::smtp::authentication::Credentials;
+        use lettre::transport::smtp::client::{Tls, TlsParameters};
+        use lettre::transport::smtp::extension::ClientId;
+        let mut builder = SmtpTransport::builder_dangerous(address.to_string())
+            .port(self.port)
+            .timeout(Some(timeout));
+        let parameters =
+            || TlsParameters::new(self.host.to_string()).map_err(|e| format!("SMTP_URL: {e}"));
+        builder = match self.tls {
+            TlsMode::None => builder,
+            TlsMode::Wrapper => builder.tls(Tls::Wrapper(parameters()?)),
+            TlsMode::Required => builder.tls(Tls::Required(parameters()?)),
+            TlsMode::Opportunistic => builder.tls(Tls::Opportunistic(parameters()?)),
+        };
+        if let Some((user, password)) = &self.credentials {
+            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+        }
+        if let Some(hello) = &self.hello {
+            builder = builder.hello_name(ClientId::Domain(hello.clone()));
+        }
+        Ok(builder.build())
+    }
 }
 
 impl Mailer {
@@ -141,18 +235,29 @@ impl Mailer {
     /// # Errors
     /// An SMTP URL or sender lettre refuses.
     pub fn new(config: &MailConfig) -> Result<Self, String> {
-        let transport = SmtpTransport::from_url(&config.smtp_url)
-            .map_err(|e| format!("SMTP_URL: {e}"))?
-            .timeout(Some(config.timeout))
-            .build();
+        let server = SmtpServer::parse(&config.smtp_url)?;
         let from = config.from.parse().map_err(|e| format!("MAIL_FROM: {e}"))?;
-        Ok(Self { transport, from })
+        Ok(Self {
+            server,
+            timeout: config.timeout,
+            from,
+            resolve: crate::lookup::system,
+        })
+    }
+
+    /// The same mailer looking names up with `resolve` instead of the system's resolver
+    /// (tests: a resolver that hangs, a name with several addresses).
+    #[must_use]
+    pub fn with_resolver(mut self, resolve: crate::lookup::Resolve) -> Self {
+        self.resolve = resolve;
+        self
     }
 
     /// Sends one plain-text mail; `Err` describes a failed attempt.
     ///
     /// # Errors
-    /// An address lettre refuses, a refusing or unreachable server.
+    /// An address lettre refuses, a server name that does not resolve within the timeout,
+    /// a refusing or unreachable server.
     pub fn send(&self, mail: &Outgoing) -> Result<(), String> {
         let to: Mailbox = mail.to.parse().map_err(|e| format!("recipient: {e}"))?;
         let message = Message::builder()
@@ -162,11 +267,52 @@ impl Mailer {
             .header(ContentType::TEXT_PLAIN)
             .body(mail.body.clone())
             .map_err(|e| e.to_string())?;
-        self.transport
-            .send(&message)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let addresses = match &self.server.host {
+            url::Host::Ipv4(ip) => vec![IpAddr::V4(*ip)],
+            url::Host::Ipv6(ip) => vec![IpAddr::V6(*ip)],
+            url::Host::Domain(name) => {
+                crate::lookup::lookup_with(self.resolve, name, self.server.port, self.timeout)
+                    .ok_or_else(|| {
+                        format!(
+                            "the mail server's name {name} did not resolve within {} ms",
+                            self.timeout.as_millis()
+                        )
+                    })?
+                    .iter()
+                    .map(SocketAddr::ip)
+                    .collect()
+            }
+        };
+        let mut last = String::from("the mail server's name resolved to no address");
+        for address in addresses.into_iter().take(SMTP_ADDRESSES) {
+            match self.server.transport(address, self.timeout)?.send(&message) {
+                Ok(_) => return Ok(()),
+                Err(e) if never_connected(&e) => last = format!("{address}: {e}"),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Err(last)
     }
+}
+
+/// Whether a failed send failed before its connection was made, so that nothing was said
+/// to the server: the connection was refused or the address could not be reached. (A
+/// timeout may also come later in the conversation, so it does not count.)
+fn never_connected(e: &lettre::transport::smtp::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::HostUnreachable
+                    | std::io::ErrorKind::NetworkUnreachable
+                    | std::io::ErrorKind::AddrNotAvailable
+            );
+        }
+        source = s.source();
+    }
+    false
 }
 
 /// An account's mail settings as it sees them.
@@ -820,4 +966,39 @@ pub(crate) fn winner_names(tx: &mut Tx<'_>, payload: &Value) -> Result<String, S
         .collect();
     shown.extend(list("winner_bots"));
     Ok(shown.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// `SMTP_URL` is read as lettre's `from_url` reads it: the scheme and `tls` choose the
+    /// encryption and the default port, the user and password are percent-decoded, the
+    /// path names the `EHLO`, and an address in brackets is an IPv6 address, not a name.
+    #[test]
+    fn smtp_urls_are_read_as_lettre_reads_them() {
+        let s = SmtpServer::parse("smtps://mailer:p%40ss@mail.example.org").unwrap();
+        assert_eq!(s.host, url::Host::Domain("mail.example.org".to_owned()));
+        assert_eq!((s.tls, s.port), (TlsMode::Wrapper, 465));
+        assert_eq!(s.credentials, Some(("mailer".into(), "p@ss".into())));
+        assert_eq!(s.hello, None);
+        let s = SmtpServer::parse("smtp://mail.example.org?tls=required").unwrap();
+        assert_eq!(
+            (s.tls, s.port, s.credentials),
+            (TlsMode::Required, 587, None)
+        );
+        let s = SmtpServer::parse("smtp://mail.example.org:2525?tls=opportunistic").unwrap();
+        assert_eq!((s.tls, s.port), (TlsMode::Opportunistic, 2525));
+        let s = SmtpServer::parse("smtp://[::1]:2525/relay.example.org").unwrap();
+        assert_eq!(
+            s.host,
+            url::Host::<String>::Ipv6(std::net::Ipv6Addr::LOCALHOST)
+        );
+        assert_eq!((s.tls, s.port), (TlsMode::None, 2525));
+        assert_eq!(s.hello.as_deref(), Some("relay.example.org"));
+        // What lettre refuses is refused.
+        assert!(SmtpServer::parse("http://mail.example.org").is_err());
+        assert!(SmtpServer::parse("smtp://mail.example.org?tls=sometimes").is_err());
+    }
 }

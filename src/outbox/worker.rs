@@ -51,11 +51,13 @@ pub struct WorkerConfig {
     pub clock: crate::clock::Clock,
 }
 
-/// The replies a mail's SMTP conversation waits for, each of which lettre's timeout bounds
-/// on its own (it is a limit per step, not for the whole conversation): the connection, the
-/// greeting, `EHLO`, `STARTTLS` and `EHLO` again, `AUTH` (up to three exchanges), `MAIL
-/// FROM`, `RCPT TO`, `DATA`, the message's end and `QUIT`.
-const SMTP_STEPS: u32 = 13;
+/// The steps of sending a mail that each may take up to the mail server's timeout (it is a
+/// limit per step, not for the whole conversation): the lookup of the server's name, a
+/// connection to each address tried ([`crate::mail::SMTP_ADDRESSES`]), and the replies the
+/// conversation waits for: the greeting, `EHLO`, `STARTTLS` and `EHLO` again, `AUTH` (up to
+/// three exchanges), `MAIL FROM`, `RCPT TO`, `DATA`, the message's end and `QUIT`.
+#[allow(clippy::cast_possible_truncation)]
+const SMTP_STEPS: u32 = 1 + crate::mail::SMTP_ADDRESSES as u32 + 12;
 
 impl WorkerConfig {
     /// How long a claimed webhook or push delivery stays invisible to other workers: twice
@@ -872,8 +874,8 @@ mod tests {
             Duration::from_secs(20),
             "mail is off"
         );
-        // A mail's lease outlasts a conversation whose every step takes the whole timeout
-        // (the mail server's, as lettre has it).
+        // A mail's lease outlasts a send whose every step takes the whole timeout (the mail
+        // server's, as lettre has it): the name's lookup, two connections, twelve replies.
         let config = WorkerConfig {
             mail: Some(crate::mail::MailConfig {
                 smtp_url: "smtp://127.0.0.1:25".into(),
@@ -885,8 +887,8 @@ mod tests {
             }),
             ..config
         };
-        assert_eq!(config.lease_of(CHANNEL_MAIL), Duration::from_secs(130));
+        assert_eq!(config.lease_of(CHANNEL_MAIL), Duration::from_secs(150));
         assert_eq!(config.lease_of(CHANNEL_WEBHOOK), Duration::from_secs(20));
-        assert_eq!(config.longest_lease(), Duration::from_secs(130));
+        assert_eq!(config.longest_lease(), Duration::from_secs(150));
     }
 }

@@ -9,8 +9,7 @@
 //! address when checked and to a private one when connected: DNS rebinding). Knows no
 //! storage and no HTTP routes.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
-use std::sync::mpsc;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
@@ -234,32 +233,12 @@ pub fn check_url(raw: &str, max_len: usize, targets: Targets) -> Result<Url, Url
             Ok(url)
         }
         Some(Host::Domain(name)) => {
-            if let Some(addrs) = lookup(name, port, REGISTRATION_LOOKUP_TIMEOUT) {
+            if let Some(addrs) = crate::lookup::lookup(name, port, REGISTRATION_LOOKUP_TIMEOUT) {
                 targets.check_all(name, &addrs).map_err(not_allowed)?;
             }
             Ok(url)
         }
     }
-}
-
-/// The addresses `name` resolves to, or `None` when it does not resolve within `timeout`.
-fn lookup(name: &str, port: u16, timeout: Duration) -> Option<Vec<SocketAddr>> {
-    let (tx, rx) = mpsc::sync_channel(1);
-    let target = (name.to_owned(), port);
-    let spawned = std::thread::Builder::new()
-        .name("webhook-lookup".into())
-        .spawn(move || {
-            let found: Option<Vec<SocketAddr>> =
-                target.to_socket_addrs().ok().map(Iterator::collect);
-            let _ = tx.send(found);
-        });
-    if spawned.is_err() {
-        return None;
-    }
-    rx.recv_timeout(timeout)
-        .ok()
-        .flatten()
-        .filter(|a| !a.is_empty())
 }
 
 /// ureq's resolver with the address policy: resolves as usual, refuses the connection when

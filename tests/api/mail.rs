@@ -873,3 +873,96 @@ fn mail_does_not_wait_behind_hanging_webhooks(backend: Backend) {
 }
 
 both!(mail_does_not_wait_behind_hanging_webhooks);
+
+/// `SMTP_URL` naming the mail server by name: the server looks the name up itself (within
+/// the timeout) and reaches the mail server at what it resolves to.
+fn a_mail_server_named_by_name_is_reached_at_its_address(backend: Backend) {
+    let sink = Sink::start();
+    let by_name = sink.url.replace("127.0.0.1", "localhost");
+    assert_ne!(by_name, sink.url);
+    let server = mail_server(backend, &sink, &[("SMTP_URL", by_name.as_str())]);
+    let api = server.client();
+    let anna = api.account("anna");
+    verify(&api, &sink, &anna, "anna@example.org");
+    let bert = api.guest("bert");
+    quick_game(&api, &anna, &bert);
+    let mails = sink.wait_for("anna@example.org", 2);
+    assert!(mails[1].subject().starts_with("Your turn"), "{mails:?}");
+}
+
+both!(a_mail_server_named_by_name_is_reached_at_its_address);
+
+/// A `Mailer` for the sink, its server named `mail.example.test` and looked up by `resolve`.
+fn mailer_by_name(sink: &Sink, resolve: stammtisch::lookup::Resolve) -> stammtisch::mail::Mailer {
+    let config = stammtisch::mail::MailConfig {
+        smtp_url: sink.url.replace("127.0.0.1", "mail.example.test"),
+        from: "Stammtisch <noreply@example.org>".into(),
+        public_url: PUBLIC.into(),
+        digest_interval: Duration::from_secs(86_400),
+        timeout: Duration::from_millis(300),
+        bound: Arc::default(),
+    };
+    stammtisch::mail::Mailer::new(&config)
+        .unwrap()
+        .with_resolver(resolve)
+}
+
+fn a_mail(to: &str) -> stammtisch::mail::Outgoing {
+    stammtisch::mail::Outgoing {
+        to: to.into(),
+        subject: "Hello".into(),
+        body: "Hello there.\n".into(),
+    }
+}
+
+/// The system's resolver takes no timeout: a lookup that hangs must not hold a mail's send
+/// past its timeout (a mail's lease counts on every step being bounded; past the lease
+/// another claim could send it a second time). The attempt fails, nothing is sent, and the
+/// outbox tries again later.
+#[test]
+fn a_mail_server_name_that_does_not_resolve_in_time_fails_the_attempt() {
+    fn hangs(_: &str, _: u16) -> std::io::Result<Vec<std::net::SocketAddr>> {
+        std::thread::sleep(Duration::from_secs(3_600));
+        Ok(Vec::new())
+    }
+    let sink = Sink::start();
+    let err = mailer_by_name(&sink, hangs)
+        .send(&a_mail("anna@example.org"))
+        .unwrap_err();
+    assert!(
+        err.contains("mail.example.test did not resolve within 300 ms"),
+        "{err}"
+    );
+    assert!(sink.to("anna@example.org").is_empty());
+}
+
+/// A name with several addresses: the next is tried only when the one before refused the
+/// connection (nothing was said to it), and at most two (each connection may take the
+/// whole timeout, and the mail's lease counts two). 127.0.0.2 and 127.0.0.3 are loopback
+/// addresses the sink does not listen on.
+#[test]
+fn the_second_address_is_tried_when_the_first_refuses_the_connection() {
+    fn second_listens(_: &str, port: u16) -> std::io::Result<Vec<std::net::SocketAddr>> {
+        Ok(vec![
+            ([127, 0, 0, 2], port).into(),
+            ([127, 0, 0, 1], port).into(),
+        ])
+    }
+    fn third_listens(_: &str, port: u16) -> std::io::Result<Vec<std::net::SocketAddr>> {
+        Ok(vec![
+            ([127, 0, 0, 2], port).into(),
+            ([127, 0, 0, 3], port).into(),
+            ([127, 0, 0, 1], port).into(),
+        ])
+    }
+    let sink = Sink::start();
+    mailer_by_name(&sink, second_listens)
+        .send(&a_mail("anna@example.org"))
+        .unwrap();
+    assert_eq!(sink.to("anna@example.org").len(), 1);
+    let err = mailer_by_name(&sink, third_listens)
+        .send(&a_mail("bert@example.org"))
+        .unwrap_err();
+    assert!(err.starts_with("127.0.0.3:"), "{err}");
+    assert!(sink.to("bert@example.org").is_empty());
+}
