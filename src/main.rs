@@ -154,8 +154,8 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::GrantRole { name, role } => grant_role(&store, &name, &role),
         Cmd::RebuildRatings => {
-            let events = stammtisch::ratings::Ratings::new(store).rebuild()?;
-            println!("ratings rebuilt from {events} public events");
+            let games = stammtisch::ratings::Ratings::new(store).rebuild()?;
+            println!("ratings rebuilt from {games} finished games");
             Ok(())
         }
         Cmd::RebuildTournaments => {

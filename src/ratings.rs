@@ -1,10 +1,14 @@
 //! Ratings, results and profiles: a projection of the event log.
 //!
 //! The projection follows the analysts' feed (the commit-ordered global order of public
-//! events) from a checkpoint kept in the same transaction as what it writes. At every
-//! `game_finished` it folds that game's log up to the end and records each person's
-//! result; when the game is rated it updates the Weng-Lin ratings (the `skillratings`
-//! crate) of the registered people at the table. Because the order and the input come from
+//! events) from a checkpoint kept in the same transaction as what it writes, reading only
+//! its `game_finished` events (a partial index of their own). At each it folds that game's
+//! log up to the end and records each person's result; when the game is rated it updates
+//! the Weng-Lin ratings (the `skillratings` crate) of the registered people at the table.
+//! A page of finished games is one transaction with a few statements, not several per
+//! game: the games' logs, their people's registration and ratings are read together, the
+//! ratings updated in memory in feed order, and the changed ratings and the results
+//! written together. Because the order and the input come from
 //! the log alone, `rebuild` (the `stammtisch rebuild-ratings` command) arrives at exactly
 //! the same numbers as the running projection.
 //!
@@ -16,6 +20,8 @@
 //!
 //! Knows no HTTP. Blocking: call from `web::block` or a thread of its own.
 
+use std::collections::{BTreeSet, HashMap};
+
 use chrono::{DateTime, NaiveDateTime, Utc};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
@@ -24,14 +30,14 @@ use rules::Game;
 use rules::tournament::places;
 
 use crate::games::{ServiceError, decode};
-use crate::store::{FeedCursor, RatingRow, ResultRow, StatsRow, Store, Tx};
+use crate::store::{FeedCursor, RatingRow, ResultRow, StatsRow, Store, StoredEvent, Tx};
 
 /// A rating counts as provisional until this many rated games.
 pub const PROVISIONAL_GAMES: i32 = 10;
 /// The projection's name (its checkpoint row).
 const PROJECTION: &str = "ratings";
-/// Feed events read per transaction.
-const PAGE: i64 = 500;
+/// Finished games folded per transaction.
+const PAGE: i64 = 200;
 
 /// The ratings service.
 #[derive(Clone)]
@@ -72,15 +78,22 @@ fn conservative(r: &WengLinRating) -> f64 {
     r.rating - 3.0 * r.uncertainty
 }
 
-/// Folds one finished game into the projection: results for everyone, ratings when rated.
-fn project_game(
-    tx: &mut Tx<'_>,
-    game_id: &str,
-    finished_at: NaiveDateTime,
-) -> Result<(), ServiceError> {
-    let stored = tx.load_events(game_id)?;
-    // Up to the end only: later events (a visibility change, a rematch link) do not change
-    // what the game was when it finished.
+/// What a page of finished games is folded with, read before any of them is folded (a
+/// few statements per page, not several per game): when their people registered, and those
+/// people's ratings, which the page's games update here in feed order and which are
+/// written at the page's end with the results.
+struct Fold {
+    registered: HashMap<String, Option<NaiveDateTime>>,
+    ratings: HashMap<(String, String), RatingRow>,
+    /// The ratings the page changed (in a set: written once each).
+    changed: BTreeSet<(String, String)>,
+    results: Vec<ResultRow>,
+}
+
+/// A finished game's state at its end: its log folded up to `game_finished` (later events,
+/// a visibility change or a rematch link, do not change what the game was when it
+/// finished). `None` when the log holds no game.
+fn at_its_end(stored: &[StoredEvent]) -> Result<Option<Game>, ServiceError> {
     let end = stored
         .iter()
         .position(|e| e.event_type == "game_finished")
@@ -89,90 +102,137 @@ fn project_game(
         .iter()
         .map(decode)
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(game) = Game::from_events(&events) else {
-        return Ok(());
-    };
-    let ruleset = game.setup.ruleset.name();
-    let seated = people(&game);
-    let public = game.public == Some(true);
-    // Registered when the game finished: an account registered later (a guest that kept its
-    // games by registering) does not make an old game rated, so a rebuild from the log
-    // arrives at the numbers the running projection wrote.
-    let mut registered = Vec::new();
-    for person in &seated {
-        let account = tx.account_by_id(&person.account)?;
-        if account
-            .and_then(|a| a.registered_at)
-            .is_some_and(|at| at <= finished_at)
-        {
-            registered.push(person);
-        }
-    }
-    let rated = public && !game.prepared_deal && registered.len() >= 2;
-    let mut after: Vec<(String, f64)> = Vec::new();
-    if rated {
-        let mut before = Vec::new();
-        for person in &registered {
-            let row = tx.rating(&person.account, ruleset)?;
-            before.push((
-                row.as_ref()
-                    .map_or_else(WengLinRating::new, |r| WengLinRating {
-                        rating: r.rating,
-                        uncertainty: r.uncertainty,
-                    }),
-                row.map_or(0, |r| r.games),
-            ));
-        }
-        let teams: Vec<[WengLinRating; 1]> = before.iter().map(|(r, _)| [*r]).collect();
-        let outcome: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+    Ok(Game::from_events(&events))
+}
+
+impl Fold {
+    /// Folds one finished game: results for everyone, ratings when rated.
+    fn game(&mut self, game_id: &str, game: &Game, finished_at: NaiveDateTime) {
+        let ruleset = game.setup.ruleset.name();
+        let seated = people(game);
+        let public = game.public == Some(true);
+        // Registered when the game finished: an account registered later (a guest that
+        // kept its games by registering) does not make an old game rated, so a rebuild
+        // from the log arrives at the numbers the running projection wrote.
+        let registered: Vec<&Seated> = seated
             .iter()
-            .zip(&registered)
-            .map(|(team, p)| {
-                (
-                    team.as_slice(),
-                    MultiTeamOutcome::new(usize::try_from(p.place).unwrap_or(1)),
-                )
+            .filter(|p| {
+                self.registered
+                    .get(&p.account)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|at| at <= finished_at)
             })
             .collect();
-        let updated = weng_lin_multi_team(&outcome, &WengLinConfig::new());
-        for ((person, (_, games)), team) in registered.iter().zip(&before).zip(updated) {
-            let Some(new) = team.first() else { continue };
-            tx.put_rating(&RatingRow {
+        let rated = public && !game.prepared_deal && registered.len() >= 2;
+        let mut after: Vec<(String, f64)> = Vec::new();
+        if rated {
+            let before: Vec<(WengLinRating, i32)> = registered
+                .iter()
+                .map(|p| {
+                    let row = self.ratings.get(&(p.account.clone(), ruleset.to_owned()));
+                    (
+                        row.map_or_else(WengLinRating::new, |r| WengLinRating {
+                            rating: r.rating,
+                            uncertainty: r.uncertainty,
+                        }),
+                        row.map_or(0, |r| r.games),
+                    )
+                })
+                .collect();
+            let teams: Vec<[WengLinRating; 1]> = before.iter().map(|(r, _)| [*r]).collect();
+            let outcome: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+                .iter()
+                .zip(&registered)
+                .map(|(team, p)| {
+                    (
+                        team.as_slice(),
+                        MultiTeamOutcome::new(usize::try_from(p.place).unwrap_or(1)),
+                    )
+                })
+                .collect();
+            let updated = weng_lin_multi_team(&outcome, &WengLinConfig::new());
+            for ((person, (_, games)), team) in registered.iter().zip(&before).zip(updated) {
+                let Some(new) = team.first() else { continue };
+                let key = (person.account.clone(), ruleset.to_owned());
+                self.ratings.insert(
+                    key.clone(),
+                    RatingRow {
+                        account_id: person.account.clone(),
+                        ruleset: ruleset.to_owned(),
+                        rating: new.rating,
+                        uncertainty: new.uncertainty,
+                        score: conservative(new),
+                        games: games + 1,
+                    },
+                );
+                self.changed.insert(key);
+                after.push((person.account.clone(), conservative(new)));
+            }
+        }
+        for person in &seated {
+            self.results.push(ResultRow {
+                game_id: game_id.to_owned(),
                 account_id: person.account.clone(),
                 ruleset: ruleset.to_owned(),
-                rating: new.rating,
-                uncertainty: new.uncertainty,
-                score: conservative(new),
-                games: games + 1,
-            })?;
-            after.push((person.account.clone(), conservative(new)));
+                seat: i32::from(person.seat),
+                place: person.place,
+                players: i32::from(game.setup.players),
+                total: game
+                    .totals()
+                    .get(usize::from(person.seat))
+                    .copied()
+                    .unwrap_or(0),
+                rounds: i32::try_from(game.scores.len()).unwrap_or(i32::MAX),
+                won: person.won,
+                resigned: person.resigned,
+                public,
+                rated: rated && after.iter().any(|(a, _)| *a == person.account),
+                rating_after: after
+                    .iter()
+                    .find(|(a, _)| *a == person.account)
+                    .map(|(_, r)| *r),
+                finished_at,
+            });
         }
     }
-    for person in &seated {
-        tx.insert_result(&ResultRow {
-            game_id: game_id.to_owned(),
-            account_id: person.account.clone(),
-            ruleset: ruleset.to_owned(),
-            seat: i32::from(person.seat),
-            place: person.place,
-            players: i32::from(game.setup.players),
-            total: game
-                .totals()
-                .get(usize::from(person.seat))
-                .copied()
-                .unwrap_or(0),
-            rounds: i32::try_from(game.scores.len()).unwrap_or(i32::MAX),
-            won: person.won,
-            resigned: person.resigned,
-            public,
-            rated: rated && after.iter().any(|(a, _)| *a == person.account),
-            rating_after: after
-                .iter()
-                .find(|(a, _)| *a == person.account)
-                .map(|(_, r)| *r),
-            finished_at,
-        })?;
+}
+
+/// Folds the finished games of `page` (`game_finished` events in feed order) into the
+/// projection.
+fn project_page(tx: &mut Tx<'_>, page: &[StoredEvent]) -> Result<(), ServiceError> {
+    let ids: Vec<String> = page.iter().map(|e| e.game_id.clone()).collect();
+    let streams = tx.load_streams(&ids)?;
+    let mut games = Vec::with_capacity(page.len());
+    for event in page {
+        let stream = streams.get(&event.game_id).map_or(&[][..], Vec::as_slice);
+        if let Some(game) = at_its_end(stream)? {
+            games.push((event, game));
+        }
     }
+    let mut accounts: Vec<String> = games
+        .iter()
+        .flat_map(|(_, g)| g.seats.iter().filter_map(rules::Seat::account))
+        .map(str::to_owned)
+        .collect();
+    accounts.sort_unstable();
+    accounts.dedup();
+    let mut fold = Fold {
+        registered: tx.registered_at_of(&accounts)?,
+        ratings: tx.ratings_of_accounts(&accounts)?,
+        changed: BTreeSet::new(),
+        results: Vec::new(),
+    };
+    for (event, game) in &games {
+        fold.game(&event.game_id, game, event.recorded_at);
+    }
+    let changed: Vec<RatingRow> = fold
+        .changed
+        .iter()
+        .filter_map(|key| fold.ratings.get(key).cloned())
+        .collect();
+    tx.put_ratings(&changed)?;
+    tx.insert_results(&fold.results)?;
     Ok(())
 }
 
@@ -364,9 +424,9 @@ impl Ratings {
         Self { store }
     }
 
-    /// Reads the feed from the checkpoint and folds every finished game in it; returns
-    /// how many events it read. Safe with any number of replicas: each page is one
-    /// transaction that holds the projection's row lock.
+    /// Reads the feed's `game_finished` events from the checkpoint and folds every
+    /// finished game; returns how many it folded. Safe with any number of replicas: each
+    /// page is one transaction that holds the projection's row lock.
     ///
     /// # Errors
     /// Storage failure, an unreadable event.
@@ -380,12 +440,8 @@ impl Ratings {
             let n = self.store.write_by_keys(|tx| {
                 let checkpoint = tx.lock_projection(PROJECTION, "0")?;
                 let after = feed_cursor(tx, &checkpoint)?;
-                let page = tx.feed_page(after, PAGE)?;
-                for event in &page {
-                    if event.event_type == "game_finished" {
-                        project_game(tx, &event.game_id, event.recorded_at)?;
-                    }
-                }
+                let page = tx.finished_page(after, PAGE)?;
+                project_page(tx, &page)?;
                 if let Some(last) = page.last() {
                     let at = FeedCursor::from(last);
                     tx.set_checkpoint(PROJECTION, &format!("{}:{}", at.tx_id, at.position))?;
@@ -399,7 +455,8 @@ impl Ratings {
         }
     }
 
-    /// Forgets every result and rating and builds them again from the event log.
+    /// Forgets every result and rating and builds them again from the event log; returns
+    /// how many finished games it folded.
     ///
     /// # Errors
     /// Storage failure, an unreadable event.

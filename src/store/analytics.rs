@@ -67,6 +67,20 @@ impl Tx<'_> {
         on!(self, |c| Feed::page(c, after, limit))
     }
 
+    /// The feed's `game_finished` events after `after`, in feed order: [`Tx::feed_page`]
+    /// with only those (what the ratings projection folds), read by a partial index of
+    /// their own (migration `finished_feed`).
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn finished_page(
+        &mut self,
+        after: FeedCursor,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        on!(self, |c| Feed::finished(c, after, limit))
+    }
+
     /// The feed cursor just after the event at `position` (`None`: no such event).
     ///
     /// # Errors
@@ -133,6 +147,7 @@ impl Tx<'_> {
 /// The feed's order and the append's compare-and-set, per backend.
 trait Feed {
     fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
+    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
     fn lag(&mut self) -> Result<FeedLag, StoreError>;
 }
 
@@ -166,6 +181,19 @@ impl Feed for diesel::pg::PgConnection {
         .load(self)?)
     }
 
+    /// As `page`, by `finished_page()` (migration `finished_feed`).
+    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        use diesel::sql_types::BigInt;
+        Ok(diesel::sql_query(
+            "SELECT position, event_id, game_id, seq, event_type, schema_version, audience, \
+             data, recorded_at, tx_id FROM finished_page($1, $2, $3)",
+        )
+        .bind::<BigInt, _>(after.tx_id)
+        .bind::<BigInt, _>(after.position)
+        .bind::<BigInt, _>(limit)
+        .load(self)?)
+    }
+
     fn lag(&mut self) -> Result<FeedLag, StoreError> {
         let row: Lag = diesel::sql_query(
             "SELECT count(*) AS held, COALESCE(EXTRACT(EPOCH FROM \
@@ -191,6 +219,17 @@ impl Feed for diesel::sqlite::SqliteConnection {
         Ok(events::table
             .filter(events::position.gt(after.position))
             .filter(events::audience.eq("public"))
+            .order(events::position.asc())
+            .limit(limit)
+            .select(StoredEvent::as_select())
+            .load(self)?)
+    }
+
+    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+        Ok(events::table
+            .filter(events::position.gt(after.position))
+            .filter(events::audience.eq("public"))
+            .filter(events::event_type.eq("game_finished"))
             .order(events::position.asc())
             .limit(limit)
             .select(StoredEvent::as_select())

@@ -218,6 +218,29 @@ impl Tx<'_> {
         })
     }
 
+    /// The events of each of `games`, in `seq` order, in statements of at most 200 games.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn load_streams(
+        &mut self,
+        games: &[String],
+    ) -> Result<std::collections::HashMap<String, Vec<StoredEvent>>, StoreError> {
+        let mut streams: std::collections::HashMap<String, Vec<StoredEvent>> =
+            std::collections::HashMap::with_capacity(games.len());
+        for chunk in games.chunks(200) {
+            let rows: Vec<StoredEvent> = on!(self, |c| events::table
+                .filter(events::game_id.eq_any(chunk))
+                .order((events::game_id.asc(), events::seq.asc()))
+                .select(StoredEvent::as_select())
+                .load(c)?);
+            for row in rows {
+                streams.entry(row.game_id.clone()).or_default().push(row);
+            }
+        }
+        Ok(streams)
+    }
+
     /// A game's index row and its events after `after` (0: all), in order, read in one
     /// statement (one snapshot, one round trip); `None` when there is no such game.
     ///

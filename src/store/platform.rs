@@ -3,6 +3,8 @@
 //! types. These tables are projections of the event log: `ratings::rebuild` empties and
 //! refills them from the log.
 
+use std::collections::{HashMap, HashSet};
+
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
@@ -145,59 +147,118 @@ impl Tx<'_> {
         })
     }
 
-    /// Records a result; an existing one for the same game and account is kept.
+    /// When each of `ids` that names an account registered (`None`: a guest), in statements
+    /// of at most 500 ids.
     ///
     /// # Errors
     /// Database failure.
-    pub fn insert_result(&mut self, row: &ResultRow) -> Result<(), StoreError> {
-        on!(self, |c| {
-            let exists = player_results::table
-                .find((&row.game_id, &row.account_id))
-                .count()
-                .get_result::<i64>(c)?;
-            if exists == 0 {
-                diesel::insert_into(player_results::table)
-                    .values(row.clone())
-                    .execute(c)?;
-            }
-            Ok(())
-        })
-    }
-
-    /// A rating.
-    ///
-    /// # Errors
-    /// Database failure.
-    pub fn rating(
+    pub fn registered_at_of(
         &mut self,
-        account: &str,
-        ruleset: &str,
-    ) -> Result<Option<RatingRow>, StoreError> {
-        on!(self, |c| {
-            Ok(ratings::table
-                .find((account, ruleset))
-                .select(RatingRow::as_select())
-                .first(c)
-                .optional()?)
-        })
+        ids: &[String],
+    ) -> Result<HashMap<String, Option<NaiveDateTime>>, StoreError> {
+        let mut found = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let rows: Vec<(String, Option<NaiveDateTime>)> = on!(self, |c| accounts::table
+                .filter(accounts::id.eq_any(chunk))
+                .select((accounts::id, accounts::registered_at))
+                .load(c)?);
+            found.extend(rows);
+        }
+        Ok(found)
     }
 
-    /// Writes a rating.
+    /// Every rating of the accounts `ids`, by account and ruleset, in statements of at most
+    /// 500 ids.
     ///
     /// # Errors
     /// Database failure.
-    pub fn put_rating(&mut self, row: &RatingRow) -> Result<(), StoreError> {
-        on!(self, |c| {
-            let updated = diesel::update(ratings::table.find((&row.account_id, &row.ruleset)))
-                .set(row.clone())
-                .execute(c)?;
-            if updated == 0 {
-                diesel::insert_into(ratings::table)
-                    .values(row.clone())
+    pub fn ratings_of_accounts(
+        &mut self,
+        ids: &[String],
+    ) -> Result<HashMap<(String, String), RatingRow>, StoreError> {
+        let mut found = HashMap::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            let rows: Vec<RatingRow> = on!(self, |c| ratings::table
+                .filter(ratings::account_id.eq_any(chunk))
+                .select(RatingRow::as_select())
+                .load(c)?);
+            found.extend(
+                rows.into_iter()
+                    .map(|r| ((r.account_id.clone(), r.ruleset.clone()), r)),
+            );
+        }
+        Ok(found)
+    }
+
+    /// Writes ratings, replacing those of the same account and ruleset: per ruleset, the
+    /// old rows go and the new ones are inserted, in statements of at most 500 rows.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn put_ratings(&mut self, rows: &[RatingRow]) -> Result<(), StoreError> {
+        let mut by_ruleset: HashMap<&str, Vec<&RatingRow>> = HashMap::new();
+        for row in rows {
+            by_ruleset
+                .entry(row.ruleset.as_str())
+                .or_default()
+                .push(row);
+        }
+        for (ruleset, rows) in by_ruleset {
+            for chunk in rows.chunks(500) {
+                let ids: Vec<&str> = chunk.iter().map(|r| r.account_id.as_str()).collect();
+                let values: Vec<RatingRow> = chunk.iter().map(|r| (*r).clone()).collect();
+                on!(self, |c| {
+                    diesel::delete(
+                        ratings::table
+                            .filter(ratings::ruleset.eq(ruleset))
+                            .filter(ratings::account_id.eq_any(&ids)),
+                    )
                     .execute(c)?;
+                    diesel::insert_into(ratings::table)
+                        .values(&values)
+                        .execute(c)?;
+                    Ok::<_, StoreError>(())
+                })?;
             }
-            Ok(())
-        })
+        }
+        Ok(())
+    }
+
+    /// Records results; one that exists for the same game and account is kept (a game
+    /// folded again does not count twice in a profile), in statements of at most 500 rows.
+    ///
+    /// # Errors
+    /// Database failure.
+    pub fn insert_results(&mut self, rows: &[ResultRow]) -> Result<(), StoreError> {
+        for chunk in rows.chunks(500) {
+            let mut games: Vec<&str> = chunk.iter().map(|r| r.game_id.as_str()).collect();
+            games.sort_unstable();
+            games.dedup();
+            let existing: Vec<(String, String)> = on!(self, |c| player_results::table
+                .filter(player_results::game_id.eq_any(&games))
+                .select((player_results::game_id, player_results::account_id))
+                .load(c)?);
+            let existing: HashSet<(String, String)> = existing.into_iter().collect();
+            let mut seen = HashSet::new();
+            let new: Vec<ResultRow> = chunk
+                .iter()
+                .filter(|r| {
+                    let key = (r.game_id.clone(), r.account_id.clone());
+                    !existing.contains(&key) && seen.insert(key)
+                })
+                .cloned()
+                .collect();
+            if new.is_empty() {
+                continue;
+            }
+            on!(self, |c| {
+                diesel::insert_into(player_results::table)
+                    .values(&new)
+                    .execute(c)?;
+                Ok::<_, StoreError>(())
+            })?;
+        }
+        Ok(())
     }
 
     /// Every rating of an account.

@@ -139,13 +139,25 @@ fn measure(
     let started = Instant::now();
     let rebuilt = stammtisch(launch, &db.url, &["rebuild-ratings"])?;
     let rebuild = started.elapsed().as_secs_f64();
-    let rebuilt_events: f64 = rebuilt
+    // "ratings rebuilt from G finished games"; the log's size is the fill's "with E events".
+    let rebuilt_games: f64 = rebuilt
         .split_whitespace()
         .find_map(|w| w.parse().ok())
         .unwrap_or(0.0);
+    let log_events: f64 = filled
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .find_map(|w| {
+            (w[1].trim_end_matches(',') == "events")
+                .then(|| w[0].parse().ok())
+                .flatten()
+        })
+        .unwrap_or(0.0);
     println!(
-        "  rebuild-ratings: {rebuilt} in {rebuild:.1} s ({:.0} events/s)",
-        rebuilt_events / rebuild.max(0.001)
+        "  rebuild-ratings: {rebuilt} in {rebuild:.1} s ({:.0} games/s; {:.0} events of the log/s)",
+        rebuilt_games / rebuild.max(0.001),
+        log_events / rebuild.max(0.001)
     );
     let bytes = database_bytes(&db)?;
 
@@ -166,12 +178,13 @@ fn measure(
     })?;
     println!(
         "{:<8} {games:>8} games: fill {fill_seconds:.0} s; start {} ms; db {:.1} MB ({:.0} bytes/game); \
-         rebuild-ratings {rebuild:.1} s ({:.0} events/s)",
+         rebuild-ratings {rebuild:.1} s ({:.0} games/s, {:.0} events of the log/s)",
         backend.name(),
         fmt_ms(ready.as_secs_f64() * 1e3),
         bytes as f64 / 1e6,
         bytes as f64 / games as f64,
-        rebuilt_events / rebuild.max(0.001),
+        rebuilt_games / rebuild.max(0.001),
+        log_events / rebuild.max(0.001),
     );
     for (name, v) in &f.figures {
         println!(

@@ -1,0 +1,2 @@
+DROP FUNCTION finished_page(BIGINT, BIGINT, BIGINT);
+DROP INDEX events_finished;
