@@ -9,7 +9,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::StoreError;
-use super::schema::{accounts, player_results, projections, ratings};
+use super::schema::{accounts, player_results, player_stats, projections, ratings};
 use super::tx::{Tx, on};
 
 /// A person's result in a finished game.
@@ -71,6 +71,21 @@ pub struct BoardRow {
     pub rating: RatingRow,
     /// The account's name.
     pub name: String,
+}
+
+/// A person's figures in one ruleset over their public or their private finished games,
+/// kept with the results (`player_stats`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Insertable)]
+#[diesel(table_name = player_stats)]
+struct StatsEntry {
+    account_id: String,
+    ruleset: String,
+    public: bool,
+    games: i64,
+    wins: i64,
+    total: i64,
+    rounds: i64,
+    resigned: i64,
 }
 
 /// Per-ruleset figures of a person's finished games.
@@ -142,6 +157,7 @@ impl Tx<'_> {
     pub fn clear_platform(&mut self) -> Result<(), StoreError> {
         on!(self, |c| {
             diesel::delete(player_results::table).execute(c)?;
+            diesel::delete(player_stats::table).execute(c)?;
             diesel::delete(ratings::table).execute(c)?;
             Ok(())
         })
@@ -257,6 +273,59 @@ impl Tx<'_> {
                     .execute(c)?;
                 Ok::<_, StoreError>(())
             })?;
+            self.add_stats(&new)?;
+        }
+        Ok(())
+    }
+
+    /// Adds new results to their people's figures (`player_stats`): the people's rows are
+    /// read, summed with the results here, and written back (deleted and inserted), three
+    /// statements for up to 500 people.
+    fn add_stats(&mut self, results: &[ResultRow]) -> Result<(), StoreError> {
+        let mut people: Vec<&str> = results.iter().map(|r| r.account_id.as_str()).collect();
+        people.sort_unstable();
+        people.dedup();
+        for chunk in people.chunks(500) {
+            let rows: Vec<StatsEntry> = on!(self, |c| player_stats::table
+                .filter(player_stats::account_id.eq_any(chunk))
+                .select(StatsEntry::as_select())
+                .load(c)?);
+            let mut sums: std::collections::BTreeMap<(String, String, bool), StatsEntry> = rows
+                .into_iter()
+                .map(|e| ((e.account_id.clone(), e.ruleset.clone(), e.public), e))
+                .collect();
+            let here: HashSet<&str> = chunk.iter().copied().collect();
+            for r in results
+                .iter()
+                .filter(|r| here.contains(r.account_id.as_str()))
+            {
+                let e = sums
+                    .entry((r.account_id.clone(), r.ruleset.clone(), r.public))
+                    .or_insert_with(|| StatsEntry {
+                        account_id: r.account_id.clone(),
+                        ruleset: r.ruleset.clone(),
+                        public: r.public,
+                        games: 0,
+                        wins: 0,
+                        total: 0,
+                        rounds: 0,
+                        resigned: 0,
+                    });
+                e.games += 1;
+                e.wins += i64::from(r.won);
+                e.total += i64::from(r.total);
+                e.rounds += i64::from(r.rounds);
+                e.resigned += i64::from(r.resigned);
+            }
+            let entries: Vec<StatsEntry> = sums.into_values().collect();
+            on!(self, |c| {
+                diesel::delete(player_stats::table.filter(player_stats::account_id.eq_any(chunk)))
+                    .execute(c)?;
+                diesel::insert_into(player_stats::table)
+                    .values(&entries)
+                    .execute(c)?;
+                Ok::<_, StoreError>(())
+            })?;
         }
         Ok(())
     }
@@ -344,42 +413,29 @@ impl Tx<'_> {
     /// # Errors
     /// Database failure.
     pub fn stats_of(&mut self, account: &str, all: bool) -> Result<Vec<StatsRow>, StoreError> {
-        on!(self, |c| {
-            let mut query = player_results::table
-                .filter(player_results::account_id.eq(account))
-                .select((
-                    player_results::ruleset,
-                    player_results::won,
-                    player_results::total,
-                    player_results::rounds,
-                    player_results::resigned,
-                ))
+        let rows: Vec<StatsEntry> = on!(self, |c| {
+            let mut query = player_stats::table
+                .filter(player_stats::account_id.eq(account))
+                .select(StatsEntry::as_select())
                 .into_boxed();
             if !all {
-                query = query.filter(player_results::public.eq(true));
+                query = query.filter(player_stats::public.eq(true));
             }
-            let rows: Vec<(String, bool, i32, i32, bool)> = query.load(c)?;
-            let mut stats: Vec<StatsRow> = Vec::new();
-            for (ruleset, won, total, rounds, resigned) in rows {
-                let at = match stats.iter().position(|s| s.ruleset == ruleset) {
-                    Some(i) => i,
-                    None => {
-                        stats.push(StatsRow {
-                            ruleset: ruleset.clone(),
-                            ..StatsRow::default()
-                        });
-                        stats.len() - 1
-                    }
-                };
-                let s = &mut stats[at];
-                s.games += 1;
-                s.wins += i64::from(won);
-                s.total += i64::from(total);
-                s.rounds += i64::from(rounds);
-                s.resigned += i64::from(resigned);
-            }
-            stats.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));
-            Ok(stats)
-        })
+            query.load(c)?
+        });
+        let mut stats: std::collections::BTreeMap<String, StatsRow> =
+            std::collections::BTreeMap::new();
+        for e in rows {
+            let s = stats.entry(e.ruleset.clone()).or_insert_with(|| StatsRow {
+                ruleset: e.ruleset.clone(),
+                ..StatsRow::default()
+            });
+            s.games += e.games;
+            s.wins += e.wins;
+            s.total += e.total;
+            s.rounds += e.rounds;
+            s.resigned += e.resigned;
+        }
+        Ok(stats.into_values().collect())
     }
 }

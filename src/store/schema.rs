@@ -145,6 +145,22 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::store::json::Jsonb;
 
+    player_stats (account_id, ruleset, public) {
+        account_id -> Text,
+        ruleset -> Text,
+        public -> Bool,
+        games -> Int8,
+        wins -> Int8,
+        total -> Int8,
+        rounds -> Int8,
+        resigned -> Int8,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::store::json::Jsonb;
+
     projections (name) {
         name -> Text,
         checkpoint -> Text,
@@ -378,6 +394,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     mail_settings,
     mail_verifications,
     player_results,
+    player_stats,
     projections,
     push_settings,
     push_subscriptions,
