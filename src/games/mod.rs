@@ -190,16 +190,13 @@ fn to_new_event_with_cause(
 /// # Errors
 /// A payload that does not decode.
 pub fn decode(stored: &StoredEvent) -> Result<Event, ServiceError> {
-    rules::upcast::decode(
-        &stored.event_type,
-        stored.schema_version,
-        stored.data.0.clone(),
+    rules::upcast::decode_ref(&stored.event_type, stored.schema_version, &stored.data.0).map_err(
+        |source| ServiceError::Corrupt {
+            game: stored.game_id.clone(),
+            seq: stored.seq,
+            source,
+        },
     )
-    .map_err(|source| ServiceError::Corrupt {
-        game: stored.game_id.clone(),
-        seq: stored.seq,
-        source,
-    })
 }
 
 /// Rebuilds a game from its stored events.
