@@ -280,12 +280,13 @@ impl Tx<'_> {
 
     /// Adds new results to their people's figures (`player_stats`): the people's rows are
     /// read, summed with the results here, and written back (deleted and inserted), three
-    /// statements for up to 500 people.
+    /// statements for up to 200 people (at most eight rows each, eight columns a row: below
+    /// SQLite's 32,766 bound parameters).
     fn add_stats(&mut self, results: &[ResultRow]) -> Result<(), StoreError> {
         let mut people: Vec<&str> = results.iter().map(|r| r.account_id.as_str()).collect();
         people.sort_unstable();
         people.dedup();
-        for chunk in people.chunks(500) {
+        for chunk in people.chunks(200) {
             let rows: Vec<StatsEntry> = on!(self, |c| player_stats::table
                 .filter(player_stats::account_id.eq_any(chunk))
                 .select(StatsEntry::as_select())
