@@ -23,6 +23,9 @@ use std::time::Duration;
 
 use chrono::{NaiveDateTime, TimeDelta};
 use lettre::message::{Mailbox, header::ContentType};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
 use lettre::{Message, SmtpTransport, Transport};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -149,21 +152,17 @@ pub struct Mailer {
 /// How many of the addresses a name resolves to a mail tries (see [`Mailer`]).
 pub const SMTP_ADDRESSES: usize = 2;
 
-/// What `SMTP_URL` says, read as lettre reads it (`SmtpTransport::from_url`).
+/// What `SMTP_URL` says, read as lettre reads it (`SmtpTransport::from_url`, which cannot
+/// be used with an address in place of the name: it would check the certificate against
+/// the address, and names an IPv6 address in brackets, which no lookup takes), read once:
+/// each mail's transport is built from it.
 struct SmtpServer {
     host: url::Host<String>,
     port: u16,
-    tls: TlsMode,
-    credentials: Option<(String, String)>,
-    hello: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TlsMode {
-    None,
-    Wrapper,
-    Required,
-    Opportunistic,
+    /// The encryption, its settings for `host` (root certificates included) made once.
+    tls: Tls,
+    credentials: Option<Credentials>,
+    hello: Option<ClientId>,
 }
 
 impl SmtpServer {
@@ -177,11 +176,13 @@ impl SmtpServer {
             .find(|(k, _)| k == "tls")
             .map(|(_, v)| v.into_owned());
         use lettre::transport::smtp::{SMTP_PORT, SUBMISSION_PORT, SUBMISSIONS_PORT};
+        let parameters =
+            || TlsParameters::new(host.to_string()).map_err(|e| format!("SMTP_URL: {e}"));
         let (tls, port) = match (url.scheme(), asked.as_deref()) {
-            ("smtps", _) => (TlsMode::Wrapper, SUBMISSIONS_PORT),
-            (_, Some("required")) => (TlsMode::Required, SUBMISSION_PORT),
-            (_, Some("opportunistic")) => (TlsMode::Opportunistic, SUBMISSION_PORT),
-            _ => (TlsMode::None, SMTP_PORT),
+            ("smtps", _) => (Tls::Wrapper(parameters()?), SUBMISSIONS_PORT),
+            (_, Some("required")) => (Tls::Required(parameters()?), SUBMISSION_PORT),
+            (_, Some("opportunistic")) => (Tls::Opportunistic(parameters()?), SUBMISSION_PORT),
+            _ => (Tls::None, SMTP_PORT),
         };
         let decode = |s: &str| {
             percent_encoding::percent_decode_str(s)
@@ -190,10 +191,11 @@ impl SmtpServer {
                 .map_err(|e| format!("SMTP_URL: {e}"))
         };
         let credentials = match url.password() {
-            Some(password) => Some((decode(url.username())?, decode(password)?)),
+            Some(password) => Some(Credentials::new(decode(url.username())?, decode(password)?)),
             None => None,
         };
-        let hello = (url.path().len() > 1).then(|| url.path().trim_matches('/').to_owned());
+        let hello = (url.path().len() > 1)
+            .then(|| ClientId::Domain(url.path().trim_matches('/').to_owned()));
         Ok(Self {
             host,
             port: url.port().unwrap_or(port),
@@ -204,28 +206,18 @@ impl SmtpServer {
     }
 
     /// A transport to `address`; TLS checks the certificate against the URL's host.
-    fn transport(&self, address: IpAddr, timeout: Duration) -> Result<SmtpTransport, String> {
-        use lettre::transport::smtp::authentication::Credentials;
-        use lettre::transport::smtp::client::{Tls, TlsParameters};
-        use lettre::transport::smtp::extension::ClientId;
+    fn transport(&self, address: IpAddr, timeout: Duration) -> SmtpTransport {
         let mut builder = SmtpTransport::builder_dangerous(address.to_string())
             .port(self.port)
-            .timeout(Some(timeout));
-        let parameters =
-            || TlsParameters::new(self.host.to_string()).map_err(|e| format!("SMTP_URL: {e}"));
-        builder = match self.tls {
-            TlsMode::None => builder,
-            TlsMode::Wrapper => builder.tls(Tls::Wrapper(parameters()?)),
-            TlsMode::Required => builder.tls(Tls::Required(parameters()?)),
-            TlsMode::Opportunistic => builder.tls(Tls::Opportunistic(parameters()?)),
-        };
-        if let Some((user, password)) = &self.credentials {
-            builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+            .timeout(Some(timeout))
+            .tls(self.tls.clone());
+        if let Some(credentials) = &self.credentials {
+            builder = builder.credentials(credentials.clone());
         }
         if let Some(hello) = &self.hello {
-            builder = builder.hello_name(ClientId::Domain(hello.clone()));
+            builder = builder.hello_name(hello.clone());
         }
-        Ok(builder.build())
+        builder.build()
     }
 }
 
@@ -285,7 +277,7 @@ impl Mailer {
         };
         let mut last = String::from("the mail server's name resolved to no address");
         for address in addresses.into_iter().take(SMTP_ADDRESSES) {
-            match self.server.transport(address, self.timeout)?.send(&message) {
+            match self.server.transport(address, self.timeout).send(&message) {
                 Ok(_) => return Ok(()),
                 Err(e) if never_connected(&e) => last = format!("{address}: {e}"),
                 Err(e) => return Err(e.to_string()),
@@ -980,23 +972,27 @@ mod tests {
     fn smtp_urls_are_read_as_lettre_reads_them() {
         let s = SmtpServer::parse("smtps://mailer:p%40ss@mail.example.org").unwrap();
         assert_eq!(s.host, url::Host::Domain("mail.example.org".to_owned()));
-        assert_eq!((s.tls, s.port), (TlsMode::Wrapper, 465));
-        assert_eq!(s.credentials, Some(("mailer".into(), "p@ss".into())));
+        assert!(matches!(s.tls, Tls::Wrapper(_)));
+        assert_eq!(s.port, 465);
+        assert_eq!(
+            s.credentials,
+            Some(Credentials::new("mailer".into(), "p@ss".into()))
+        );
         assert_eq!(s.hello, None);
         let s = SmtpServer::parse("smtp://mail.example.org?tls=required").unwrap();
-        assert_eq!(
-            (s.tls, s.port, s.credentials),
-            (TlsMode::Required, 587, None)
-        );
+        assert!(matches!(s.tls, Tls::Required(_)));
+        assert_eq!((s.port, s.credentials), (587, None));
         let s = SmtpServer::parse("smtp://mail.example.org:2525?tls=opportunistic").unwrap();
-        assert_eq!((s.tls, s.port), (TlsMode::Opportunistic, 2525));
+        assert!(matches!(s.tls, Tls::Opportunistic(_)));
+        assert_eq!(s.port, 2525);
         let s = SmtpServer::parse("smtp://[::1]:2525/relay.example.org").unwrap();
         assert_eq!(
             s.host,
             url::Host::<String>::Ipv6(std::net::Ipv6Addr::LOCALHOST)
         );
-        assert_eq!((s.tls, s.port), (TlsMode::None, 2525));
-        assert_eq!(s.hello.as_deref(), Some("relay.example.org"));
+        assert!(matches!(s.tls, Tls::None));
+        assert_eq!(s.port, 2525);
+        assert_eq!(s.hello, Some(ClientId::Domain("relay.example.org".into())));
         // What lettre refuses is refused.
         assert!(SmtpServer::parse("http://mail.example.org").is_err());
         assert!(SmtpServer::parse("smtp://mail.example.org?tls=sometimes").is_err());
