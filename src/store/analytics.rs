@@ -64,7 +64,7 @@ impl Tx<'_> {
         after: FeedCursor,
         limit: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        on!(self, |c| Feed::page(c, after, limit))
+        on!(self, |c| Feed::page(c, Part::Public, after, limit))
     }
 
     /// The feed's `game_finished` events after `after`, in feed order: [`Tx::feed_page`]
@@ -78,7 +78,7 @@ impl Tx<'_> {
         after: FeedCursor,
         limit: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
-        on!(self, |c| Feed::finished(c, after, limit))
+        on!(self, |c| Feed::page(c, Part::Finished, after, limit))
     }
 
     /// The feed cursor just after the event at `position` (`None`: no such event).
@@ -144,10 +144,23 @@ impl Tx<'_> {
     }
 }
 
+/// Which of the feed's events a page holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// Every public event (the analysts' feed).
+    Public,
+    /// Only `game_finished` events (what the ratings projection folds).
+    Finished,
+}
+
 /// The feed's order and the append's compare-and-set, per backend.
 trait Feed {
-    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
-    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError>;
+    fn page(
+        &mut self,
+        part: Part,
+        after: FeedCursor,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
     fn lag(&mut self) -> Result<FeedLag, StoreError>;
 }
 
@@ -168,26 +181,23 @@ impl Feed for diesel::pg::PgConnection {
     /// transaction below `feed_horizon()` has ended, and every later one gets a larger
     /// `tx_id`, so nothing can commit behind the cursor. `feed_page()` (migration
     /// `000040_feed_xid`) is a keyset range scan of the partial index
-    /// `events_feed (tx_id, position)`, whatever the table's statistics say.
-    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+    /// `events_feed (tx_id, position)`, whatever the table's statistics say;
+    /// `finished_page()` (migration `finished_feed`) the same of `events_finished`.
+    fn page(
+        &mut self,
+        part: Part,
+        after: FeedCursor,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
         use diesel::sql_types::BigInt;
-        Ok(diesel::sql_query(
+        let function = match part {
+            Part::Public => "feed_page",
+            Part::Finished => "finished_page",
+        };
+        Ok(diesel::sql_query(format!(
             "SELECT position, event_id, game_id, seq, event_type, schema_version, audience, \
-             data, recorded_at, tx_id FROM feed_page($1, $2, $3)",
-        )
-        .bind::<BigInt, _>(after.tx_id)
-        .bind::<BigInt, _>(after.position)
-        .bind::<BigInt, _>(limit)
-        .load(self)?)
-    }
-
-    /// As `page`, by `finished_page()` (migration `finished_feed`).
-    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
-        use diesel::sql_types::BigInt;
-        Ok(diesel::sql_query(
-            "SELECT position, event_id, game_id, seq, event_type, schema_version, audience, \
-             data, recorded_at, tx_id FROM finished_page($1, $2, $3)",
-        )
+             data, recorded_at, tx_id FROM {function}($1, $2, $3)"
+        ))
         .bind::<BigInt, _>(after.tx_id)
         .bind::<BigInt, _>(after.position)
         .bind::<BigInt, _>(limit)
@@ -215,21 +225,20 @@ impl Feed for diesel::pg::PgConnection {
 
 impl Feed for diesel::sqlite::SqliteConnection {
     /// Writers are serialised: AUTOINCREMENT positions are in commit order.
-    fn page(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
-        Ok(events::table
+    fn page(
+        &mut self,
+        part: Part,
+        after: FeedCursor,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut query = events::table
             .filter(events::position.gt(after.position))
             .filter(events::audience.eq("public"))
-            .order(events::position.asc())
-            .limit(limit)
-            .select(StoredEvent::as_select())
-            .load(self)?)
-    }
-
-    fn finished(&mut self, after: FeedCursor, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
-        Ok(events::table
-            .filter(events::position.gt(after.position))
-            .filter(events::audience.eq("public"))
-            .filter(events::event_type.eq("game_finished"))
+            .into_boxed();
+        if part == Part::Finished {
+            query = query.filter(events::event_type.eq("game_finished"));
+        }
+        Ok(query
             .order(events::position.asc())
             .limit(limit)
             .select(StoredEvent::as_select())
